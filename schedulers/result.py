@@ -1,0 +1,101 @@
+"""Running a scenario and assembling the result document (DESIGN.md "Result")."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from collections.abc import Callable
+from typing import Any
+
+from schedulers.core import rng as rngmod
+from schedulers.core.metrics import mean_ci
+from schedulers.core.validation import ScenarioError, validate_model
+from schedulers.registry import Family, RunOutput, get_family
+
+__all__ = ["digest", "run", "validate"]
+
+
+def digest(scenario: dict[str, Any]) -> str:
+    blob = json.dumps(scenario, sort_keys=True, separators=(",", ":")).encode()
+    return "sha256:" + hashlib.sha256(blob).hexdigest()
+
+
+def validate(scenario: Any) -> tuple[Family, Any]:
+    """Validate a scenario dict; returns its family and the validated model."""
+    if not isinstance(scenario, dict):
+        raise ScenarioError.single("(scenario)", "a scenario must be a JSON object")
+    family = get_family(str(scenario.get("family", "")))
+    cfg = validate_model(family.scenario_model, scenario)
+    unknown = [a for a in cfg.algorithms if a not in family.algorithms]
+    errors = [
+        {
+            "field": "algorithms",
+            "message": f"unknown algorithm {a!r}",
+            "allowed": "one of " + ", ".join(family.algorithms),
+        }
+        for a in unknown
+    ]
+    if errors:
+        raise ScenarioError(errors)
+    if family.check is not None:
+        family.check(cfg)
+    return family, cfg
+
+
+def _summary(runs: list[dict[str, Any]]) -> dict[str, dict[str, dict[str, float]]]:
+    by_alg: dict[str, dict[str, list[float]]] = {}
+    for r in runs:
+        metrics = by_alg.setdefault(r["algorithm"], {})
+        for key, value in r["metrics"].items():
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                metrics.setdefault(key, []).append(float(value))
+    return {alg: {k: mean_ci(v) for k, v in m.items()} for alg, m in by_alg.items()}
+
+
+def run(
+    scenario: dict[str, Any],
+    progress: Callable[[float, str], None] | None = None,
+) -> dict[str, Any]:
+    """Validate and run every algorithm × repetition of ``scenario``.
+
+    ``progress(fraction, message)`` is called as work advances. Nothing runs if
+    the scenario is invalid (:class:`ScenarioError` lists every bad field).
+    """
+    family, cfg = validate(scenario)
+    normalised = cfg.model_dump(mode="json")
+    total = cfg.repetitions * len(cfg.algorithms)
+    report = progress or (lambda fraction, message="": None)
+    runs: list[dict[str, Any]] = []
+    for rep in range(cfg.repetitions):
+        instance = family.prepare(cfg, rngmod.stream(cfg.seed, rep, "workload"))
+        for alg in cfg.algorithms:
+            done = len(runs)
+
+            def sub(fraction: float, message: str = "", _done=done, _alg=alg, _rep=rep) -> None:
+                report((_done + min(max(fraction, 0.0), 1.0)) / total, message or f"{_alg} repetition {_rep}")
+
+            sub(0.0)
+            t0 = time.perf_counter()
+            out: RunOutput = family.simulate(cfg, instance, alg, rngmod.stream(cfg.seed, rep, "algorithm:" + alg), sub)
+            runs.append(
+                {
+                    "algorithm": alg,
+                    "repetition": rep,
+                    "wall_time_s": time.perf_counter() - t0,
+                    "metrics": out.metrics,
+                    "schedule": out.schedule,
+                    "series": out.series,
+                    "jobs": out.jobs,
+                    **({"extra": out.extra} if out.extra else {}),
+                }
+            )
+    report(1.0, "done")
+    return {
+        "family": family.name,
+        "scenario_digest": digest(normalised),
+        "seed": cfg.seed,
+        "scenario": normalised,
+        "runs": runs,
+        "summary": _summary(runs),
+    }
