@@ -1,0 +1,67 @@
+import json
+import uuid
+import zlib
+
+from django.db import models
+
+from cloudsched_web.scenarios.models import Scenario
+
+
+class Run(models.Model):
+    """One execution of a scenario. This row, not Celery's result backend, is the truth."""
+
+    class Status(models.TextChoices):
+        QUEUED = "queued"
+        RUNNING = "running"
+        SUCCEEDED = "succeeded"
+        FAILED = "failed"
+        CANCELLED = "cancelled"
+
+    FINISHED = (Status.SUCCEEDED, Status.FAILED, Status.CANCELLED)
+
+    scenario = models.ForeignKey(Scenario, on_delete=models.CASCADE, related_name="runs")
+    config = models.JSONField(help_text="The scenario as it was when the run was submitted.")
+    status = models.CharField(max_length=12, choices=Status.choices, default=Status.QUEUED, db_index=True)
+    progress = models.FloatField(default=0.0)
+    progress_message = models.CharField(max_length=200, blank=True)
+    error = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
+    attempts = models.PositiveIntegerField(default=0)
+    summary = models.JSONField(default=dict, blank=True, help_text="Per-algorithm mean metrics.")
+    result_blob = models.BinaryField(null=True, blank=True, editable=False)
+    share_token = models.UUIDField(null=True, blank=True, unique=True, editable=False)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self):
+        return f"run {self.pk} of {self.scenario.name} [{self.status}]"
+
+    @property
+    def family(self):
+        return self.config.get("family", "")
+
+    @property
+    def is_finished(self):
+        return self.status in self.FINISHED
+
+    @property
+    def wall_time_s(self):
+        if self.started_at and self.finished_at:
+            return (self.finished_at - self.started_at).total_seconds()
+        return None
+
+    def store_result(self, result):
+        self.result_blob = zlib.compress(json.dumps(result, separators=(",", ":")).encode(), 6)
+
+    def load_result(self):
+        if not self.result_blob:
+            return None
+        return json.loads(zlib.decompress(bytes(self.result_blob)))
+
+    def new_share_token(self):
+        self.share_token = uuid.uuid4()
+        return self.share_token

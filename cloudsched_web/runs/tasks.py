@@ -1,0 +1,94 @@
+"""The one Celery task: run a stored scenario through the library (STYLE.md "Celery and results")."""
+
+import logging
+import time
+
+from celery import shared_task
+from celery.exceptions import SoftTimeLimitExceeded
+from django.db.models import Q
+from django.utils import timezone
+
+import schedulers
+from cloudsched_web.runs.models import Run
+
+log = logging.getLogger(__name__)
+PROGRESS_EVERY_S = 0.5
+STALE_AFTER_S = 600
+
+
+class Cancelled(Exception):
+    pass
+
+
+def _claim(run_id):
+    """Claim the run with a conditional update so that it executes once.
+
+    A queued row is claimed; so is a "running" row whose heartbeat went stale —
+    its worker died and the broker redelivered the message (acks_late).
+    """
+    now = timezone.now()
+    stale = now - timezone.timedelta(seconds=STALE_AFTER_S)
+    claimable = Q(status=Run.Status.QUEUED) | Q(status=Run.Status.RUNNING, heartbeat_at__lt=stale)
+    run = Run.objects.filter(id=run_id).filter(claimable).first()
+    if run is None:
+        return None
+    updated = Run.objects.filter(id=run_id, status=run.status, heartbeat_at=run.heartbeat_at).update(
+        status=Run.Status.RUNNING, started_at=now, heartbeat_at=now, attempts=run.attempts + 1, error=""
+    )
+    return Run.objects.get(id=run_id) if updated else None
+
+
+def _progress_writer(run_id):
+    last = [0.0]
+
+    def report(fraction, message=""):
+        now = time.monotonic()
+        if now - last[0] < PROGRESS_EVERY_S and fraction < 1.0:
+            return
+        last[0] = now
+        rows = Run.objects.filter(id=run_id, status=Run.Status.RUNNING).update(
+            progress=round(float(fraction), 4), progress_message=str(message)[:200], heartbeat_at=timezone.now()
+        )
+        if rows == 0:  # cancelled (or taken over) while we ran
+            raise Cancelled()
+
+    return report
+
+
+def _finish(run_id, **fields):
+    Run.objects.filter(id=run_id, status=Run.Status.RUNNING).update(finished_at=timezone.now(), **fields)
+
+
+@shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=3)
+def run_simulation(self, run_id):
+    run = _claim(run_id)
+    if run is None:
+        log.info("run %s already claimed or finished; nothing to do", run_id)
+        return
+    try:
+        result = schedulers.run(run.config, progress=_progress_writer(run_id))
+    except Cancelled:
+        return
+    except schedulers.ScenarioError as exc:
+        _finish(run_id, status=Run.Status.FAILED, error=exc.format())
+        return
+    except SoftTimeLimitExceeded:
+        _finish(run_id, status=Run.Status.FAILED, error="the run exceeded its time limit")
+        return
+    except Exception as exc:  # a bug in an algorithm: record it readably, never retry
+        log.exception("run %s failed", run_id)
+        _finish(run_id, status=Run.Status.FAILED, error=f"{type(exc).__name__}: {exc}")
+        return
+    run.refresh_from_db()
+    if run.status != Run.Status.RUNNING:
+        return
+    run.store_result(result)
+    summary = {alg: {k: v["mean"] for k, v in metrics.items()} for alg, metrics in result["summary"].items()}
+    Run.objects.filter(id=run_id, status=Run.Status.RUNNING).update(
+        status=Run.Status.SUCCEEDED,
+        progress=1.0,
+        progress_message="done",
+        summary=summary,
+        result_blob=run.result_blob,
+        finished_at=timezone.now(),
+    )

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Install everything, then run cloudsched on http://127.0.0.1:8000 with Redis and one Celery worker.
+source "$(dirname "$0")/scripts/common.sh"
+
+apt_ensure redis-server
+python_env
+node_env
+
+export DEBUG="${DEBUG:-0}"
+export SECURE_HTTPS="${SECURE_HTTPS:-0}"  # plain HTTP on loopback; set 1 behind TLS
+M="$VENV/bin/python manage.py"
+
+log "migrating the database"
+$M migrate --noinput -v0
+$M collectstatic --noinput -v0
+$M ensure_admin
+$M load_demos
+
+redis_start
+log "starting one Celery worker (log: var/celery.log)"
+"$VENV/bin/celery" -A cloudsched_web worker --loglevel INFO --concurrency 1 --logfile var/celery.log &
+WORKER=$!
+trap 'kill $WORKER 2>/dev/null; wait $WORKER 2>/dev/null' EXIT INT TERM
+$M requeue_runs
+
+log "serving on http://127.0.0.1:8000 (Ctrl-C stops the server and the worker)"
+"$VENV/bin/python" manage.py runserver 127.0.0.1:8000 --noreload

@@ -1,0 +1,55 @@
+# Shared set-up steps for run.sh and test.sh (sourced, not executed).
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+PY="${PYTHON:-python3}"
+VENV="$ROOT/.venv"
+
+log() { printf '\033[1m==> %s\033[0m\n' "$*"; }
+
+# Install Debian packages that are missing (as root, or through sudo).
+apt_ensure() {
+  local missing=()
+  for pkg in "$@"; do dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg"); done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  local sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  log "installing Debian packages: ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get install -y --no-install-recommends "${missing[@]}" \
+    || { $sudo apt-get update && $sudo apt-get install -y --no-install-recommends "${missing[@]}"; }
+}
+
+python_env() {
+  if [ ! -x "$VENV/bin/python" ]; then
+    log "creating the virtualenv in .venv"
+    "$PY" -m venv "$VENV"
+  fi
+  local stamp="$VENV/.requirements.sha256"
+  local want; want="$(sha256sum requirements.txt | cut -d' ' -f1)"
+  if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+    log "installing pinned Python packages"
+    "$VENV/bin/pip" install -q --upgrade pip
+    "$VENV/bin/pip" install -q -r requirements.txt
+    echo "$want" > "$stamp"
+  fi
+}
+
+node_env() {
+  if [ ! -d node_modules/chart.js ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+    log "installing front-end packages from npm"
+    npm ci --no-audit --no-fund
+  fi
+}
+
+redis_start() {
+  local port="${REDIS_PORT:-6379}"
+  if redis-cli -p "$port" ping >/dev/null 2>&1; then return 0; fi
+  log "starting redis-server on 127.0.0.1:$port"
+  mkdir -p var
+  redis-server --port "$port" --bind 127.0.0.1 --daemonize yes --dir "$ROOT/var" \
+    --logfile "$ROOT/var/redis.log" --pidfile "$ROOT/var/redis.pid"
+  for _ in $(seq 50); do redis-cli -p "$port" ping >/dev/null 2>&1 && return 0; sleep 0.1; done
+  echo "redis-server did not start; see var/redis.log" >&2
+  return 1
+}

@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Install what the tests need (Chromium, ChromeDriver, Redis, Python and npm packages) and run them all.
+source "$(dirname "$0")/scripts/common.sh"
+
+apt_ensure redis-server chromium chromium-driver
+python_env
+node_env
+
+log "ruff"
+"$VENV/bin/ruff" check .
+log "pytest"
+exec "$VENV/bin/python" -m pytest "$@"
