@@ -1,0 +1,45 @@
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _cli(*args, stdin=None):
+    # The toy family lives in tests/, so the CLI runs through a shim that registers it first.
+    code = "import sys; from tests import toy_family; toy_family.install(); from schedulers.__main__ import main; sys.exit(main(sys.argv[1:]))"
+    return subprocess.run(
+        [sys.executable, "-c", code, *args], input=stdin, capture_output=True, text=True, cwd=ROOT, timeout=120
+    )
+
+
+def test_the_library_never_imports_django():
+    code = "import sys, schedulers; schedulers.all_families(); assert 'django' not in sys.modules and 'celery' not in sys.modules"
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT, timeout=120)
+
+
+def test_cli_example_then_run(tmp_path):
+    example = _cli("example", "toy")
+    assert example.returncode == 0
+    scenario = tmp_path / "s.json"
+    scenario.write_text(example.stdout)
+    out = tmp_path / "r.json"
+    done = _cli("run", str(scenario), "-o", str(out), "--progress")
+    assert done.returncode == 0, done.stderr
+    assert "100.0%" in done.stderr
+    assert json.loads(out.read_text())["family"] == "toy"
+
+
+def test_cli_exits_2_with_the_validation_message():
+    done = _cli("run", "-", stdin=json.dumps({"family": "toy", "repetitions": 1000}))
+    assert done.returncode == 2
+    assert "repetitions" in done.stderr and "≤ 100" in done.stderr
+
+
+def test_cli_families_and_schema():
+    families = _cli("families")
+    assert families.returncode == 0 and "toy" in families.stdout
+    schema = json.loads(_cli("schema", "toy").stdout)
+    assert "datacenter" in schema["properties"]
+    assert _cli("preset", "toy", "nope").returncode == 2

@@ -1,0 +1,99 @@
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from schedulers.core import rng
+from schedulers.core.metrics import batch_means_ci, bounded_slowdown, mean_ci
+from schedulers.core.power import DvfsLevel, DvfsPower, LinearPower, TablePower
+from schedulers.core.series import downsample, energy_j, power_from_segments, step_series
+from schedulers.core.sim import EventQueue
+
+
+def test_streams_are_reproducible_and_independent():
+    a = rng.stream(42, 0, "workload").random(5)
+    assert np.array_equal(a, rng.stream(42, 0, "workload").random(5))
+    assert not np.array_equal(a, rng.stream(42, 1, "workload").random(5))
+    assert not np.array_equal(a, rng.stream(42, 0, "algorithm:x").random(5))
+    assert rng.child_seed(1, 2) == rng.child_seed(1, 2) >= 0
+
+
+def test_simultaneous_events_run_in_priority_then_insertion_order():
+    q = EventQueue()
+    q.schedule(5.0, "b", priority=1)
+    q.schedule(5.0, "a", priority=0)
+    q.schedule(5.0, "c", priority=1)
+    q.schedule(1.0, "first")
+    assert [e.kind for e in q] == ["first", "a", "b", "c"]
+    assert q.now == 5.0
+
+
+def test_cancelled_events_never_fire_and_the_past_is_refused():
+    q = EventQueue()
+    e = q.schedule(2.0, "x")
+    q.schedule(3.0, "y")
+    q.cancel(e)
+    assert len(q) == 1
+    assert [ev.kind for ev in q.pop_simultaneous()] == ["y"]
+    with pytest.raises(ValueError, match="past"):
+        q.schedule(1.0, "late")
+
+
+def test_table_power_matches_cloudsim_interpolation():
+    """models.md §7.1: x5675 P(0.02) = 58.4 + (98 − 58.4)/5 and P(0.87) = 189 + 0.7·(205 − 189)."""
+    model = TablePower.named("ibm_x3550_xeon_x5675")
+    assert model.power(0.02) == pytest.approx(58.4 + (98 - 58.4) / 5)
+    assert model.power(0.87) == pytest.approx(189 + 0.7 * (205 - 189))
+    assert model.power(1.0) == 222
+    with pytest.raises(ValueError):
+        model.power(1.2)
+
+
+def test_linear_power_and_dvfs_power():
+    assert LinearPower(100, 200).power(np.array([0, 0.5, 1])).tolist() == [100, 150, 200]
+    levels = (DvfsLevel(1.6, 1.484), DvfsLevel(0.6, 0.956))
+    dvfs = DvfsPower(levels, cores=2, p_static_w=20, p_max_w=60)
+    assert dvfs.host_power([0, 0]) == pytest.approx(60)
+    assert dvfs.host_power([1, None]) < dvfs.host_power([0, None]) < dvfs.host_power([0, 0])
+
+
+@given(st.lists(st.tuples(st.floats(0, 100), st.floats(0.01, 50), st.floats(0.1, 4)), min_size=1, max_size=30))
+def test_step_series_integral_equals_sum_of_rectangles(rects):
+    starts = [s for s, _, _ in rects]
+    ends = [s + d for s, d, _ in rects]
+    values = [v for _, _, v in rects]
+    t, level = step_series(starts, ends, values)
+    area = float(np.sum(level[:-1] * np.diff(t)))
+    assert area == pytest.approx(sum(d * v for _, d, v in rects), rel=1e-9)
+    assert level[-1] == 0 and level.min() >= 0
+
+
+def test_energy_is_the_integral_of_power():
+    segments = [
+        {"resource": "h0", "start": 0.0, "end": 10.0, "share": 2.0},
+        {"resource": "h0", "start": 5.0, "end": 10.0, "share": 2.0},
+        {"resource": "h1", "start": 0.0, "end": 4.0, "share": 4.0},
+    ]
+    model = LinearPower(100, 200)
+    t, p = power_from_segments(segments, {"h0": 4, "h1": 4}, lambda r, u: model.power(u))
+    e = energy_j(t, p)
+    # h0: 5 s at 50% (150 W) + 5 s at 100% (200 W); h1: 4 s at 100%; idle hosts are off.
+    assert e[-1] == pytest.approx(5 * 150 + 5 * 200 + 4 * 200)
+
+
+def test_downsample_keeps_peaks():
+    t = np.arange(10_000, dtype=float)
+    v = np.zeros_like(t)
+    v[4321] = 99.0
+    ts, vs = downsample(t, v, 100)
+    assert len(ts) <= 100 and max(vs) == 99.0
+
+
+def test_metric_helpers():
+    assert mean_ci([1.0])["ci"] == 0.0
+    s = mean_ci([1.0, 2.0, 3.0])
+    assert s["mean"] == 2.0 and s["ci"] == pytest.approx(4.302652729911275 * 1 / math.sqrt(3))
+    assert batch_means_ci(list(range(100)), batches=10)["n"] == 10
+    assert bounded_slowdown([5.0, 100.0], [1.0, 50.0]).tolist() == [1.0, 2.0]
