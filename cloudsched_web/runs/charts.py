@@ -67,10 +67,7 @@ def summary_table(result):
     """Rows of mean ± CI per algorithm, columns in one fixed metric order."""
     summary = result.get("summary", {})
     names = sorted({m for per in summary.values() for m in per})
-    rows = [
-        {"algorithm": alg, "cells": [per.get(m, {}) for m in names]}
-        for alg, per in summary.items()
-    ]
+    rows = [{"algorithm": alg, "cells": [per.get(m, {}) for m in names]} for alg, per in summary.items()]
     return {"metrics": names, "rows": rows}
 
 

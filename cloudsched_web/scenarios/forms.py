@@ -34,7 +34,14 @@ class ScenarioForm(forms.Form):
             family, cfg = schedulers.validate(config)
         except schedulers.ScenarioError as exc:
             self.scenario_errors = exc.errors
-            raise forms.ValidationError({"config": [f"{e['field']}: {e['message']}" + (f" (allowed: {e['allowed']})" if e.get("allowed") else "") for e in exc.errors]}) from None
+            raise forms.ValidationError(
+                {
+                    "config": [
+                        f"{e['field']}: {e['message']}" + (f" (allowed: {e['allowed']})" if e.get("allowed") else "")
+                        for e in exc.errors
+                    ]
+                }
+            ) from None
         self.validated = cfg.model_dump(mode="json")
         data["family"] = family.name
         return data

@@ -56,7 +56,9 @@ def edit(request, pk):
             return redirect("scenario", pk=scenario.pk)
     else:
         form = ScenarioForm(initial={"family": scenario.family, "config": json.dumps(scenario.config, indent=2)})
-    return render(request, "scenarios/edit.html", {"form": form, "families": schedulers.all_families(), "scenario": scenario})
+    return render(
+        request, "scenarios/edit.html", {"form": form, "families": schedulers.all_families(), "scenario": scenario}
+    )
 
 
 @login_required

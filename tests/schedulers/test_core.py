@@ -47,7 +47,7 @@ def test_table_power_matches_cloudsim_interpolation():
     assert model.power(0.02) == pytest.approx(58.4 + (98 - 58.4) / 5)
     assert model.power(0.87) == pytest.approx(189 + 0.7 * (205 - 189))
     assert model.power(1.0) == 222
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"\[0, 1\]"):
         model.power(1.2)
 
 
