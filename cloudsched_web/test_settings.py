@@ -1,0 +1,16 @@
+"""Settings for the test suite: production settings, minus HTTPS enforcement.
+
+The test client and the live server speak plain HTTP on loopback; everything
+else (DEBUG off, secure headers) stays as in production.
+"""
+
+from cloudsched_web.settings import *  # noqa: F403
+
+SECURE_HTTPS = False
+SESSION_COOKIE_SECURE = False
+CSRF_COOKIE_SECURE = False
+SECURE_SSL_REDIRECT = False
+SECURE_HSTS_SECONDS = 0
+SILENCED_SYSTEM_CHECKS = ["security.W004", "security.W008", "security.W012", "security.W016"]
+# No collectstatic before tests: serve from the finders (static/ and node_modules).
+STORAGES = {**STORAGES, "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"}}  # noqa: F405

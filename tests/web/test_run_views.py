@@ -1,0 +1,72 @@
+import pytest
+
+import schedulers
+from cloudsched_web.runs.models import Run
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def finished_run(scenario):
+    run = Run.objects.create(scenario=scenario, config=scenario.config, status=Run.Status.SUCCEEDED, progress=1.0)
+    result = schedulers.run(scenario.config)
+    run.store_result(result)
+    run.summary = {a: {k: v["mean"] for k, v in m.items()} for a, m in result["summary"].items()}
+    run.save()
+    return run
+
+
+def test_status_json_reports_progress(alice_client, scenario):
+    run = Run.objects.create(scenario=scenario, config=scenario.config, progress=0.25, progress_message="half way")
+    data = alice_client.get(f"/runs/{run.pk}/status.json").json()
+    assert data == {
+        "id": run.pk,
+        "status": "queued",
+        "progress": 0.25,
+        "message": "half way",
+        "error": "",
+        "finished": False,
+        "wall_time_s": None,
+    }
+
+
+def test_result_page_shows_summary_and_chart_payload(alice_client, finished_run):
+    page = alice_client.get(f"/runs/{finished_run.pk}/").content.decode()
+    assert 'id="run-payload"' in page
+    assert "makespan_s" in page
+    assert "vendor/chart.js/chart.umd" in page
+
+
+def test_result_json_download(alice_client, finished_run):
+    response = alice_client.get(f"/runs/{finished_run.pk}/result.json")
+    assert response.json()["family"] == "toy"
+
+
+def test_other_users_get_404_everywhere(client, bob, finished_run):
+    client.force_login(bob)
+    for url in ("/", "/status.json", "/result.json"):
+        assert (
+            client.get(f"/runs/{finished_run.pk}{url}" if url != "/" else f"/runs/{finished_run.pk}/").status_code
+            == 404
+        )
+    assert client.post(f"/runs/{finished_run.pk}/cancel/").status_code == 404
+    assert client.post(f"/runs/{finished_run.pk}/share/").status_code == 404
+
+
+def test_share_link_gives_read_only_access_until_revoked(alice_client, client, finished_run):
+    alice_client.post(f"/runs/{finished_run.pk}/share/")
+    finished_run.refresh_from_db()
+    token = finished_run.share_token
+    anonymous = client.__class__()
+    page = anonymous.get(f"/share/{token}/")
+    assert page.status_code == 200
+    assert "Cancel" not in page.content.decode() and "Download" not in page.content.decode()
+    alice_client.post(f"/runs/{finished_run.pk}/share/", {"revoke": "1"})
+    assert anonymous.get(f"/share/{token}/").status_code == 404
+
+
+def test_cancel_stops_a_queued_run(alice_client, scenario):
+    run = Run.objects.create(scenario=scenario, config=scenario.config)
+    alice_client.post(f"/runs/{run.pk}/cancel/")
+    run.refresh_from_db()
+    assert run.status == Run.Status.CANCELLED

@@ -1,0 +1,81 @@
+import json
+
+import pytest
+
+from cloudsched_web.runs.models import Run
+from cloudsched_web.scenarios.models import Scenario
+
+pytestmark = pytest.mark.django_db
+
+
+def test_it_requires_login(client):
+    assert client.get("/").status_code == 302
+    assert client.get("/scenarios/new/").url.startswith("/accounts/login/")
+
+
+def test_new_form_is_prefilled_with_the_family_example(alice_client):
+    page = alice_client.get("/scenarios/new/?family=toy").content.decode()
+    assert "toy example" in page
+
+
+def test_it_saves_a_valid_scenario_normalised(alice_client, alice):
+    config = {"family": "toy", "name": "mine", "workload": {"jobs": 5}}
+    response = alice_client.post("/scenarios/new/", {"family": "toy", "config": json.dumps(config)})
+    scenario = Scenario.objects.get(owner=alice)
+    assert response.url == f"/scenarios/{scenario.pk}/"
+    assert scenario.name == "mine"
+    assert scenario.config["datacenter"] == {"machines": 3}  # defaults filled in
+
+
+def test_it_shows_every_bad_field_with_its_range_and_saves_nothing(alice_client):
+    config = {"family": "toy", "seed": -5, "datacenter": {"machines": 10**9}}
+    response = alice_client.post("/scenarios/new/", {"family": "toy", "config": json.dumps(config)})
+    page = response.content.decode()
+    assert response.status_code == 200
+    assert "seed: Input should be greater than or equal to 0 (allowed: ≥ 0)" in page
+    assert "datacenter.machines" in page and "≤ 1000" in page
+    assert Scenario.objects.count() == 0
+
+
+def test_it_reports_broken_json_with_its_line(alice_client):
+    response = alice_client.post("/scenarios/new/", {"family": "toy", "config": '{"family": "toy",\n  oops}'})
+    assert response.status_code == 200
+    assert "not valid JSON" in response.content.decode()
+    assert "line 2" in response.content.decode()
+
+
+def test_a_failed_edit_keeps_the_saved_scenario(alice_client, scenario):
+    before = dict(scenario.config)
+    alice_client.post(f"/scenarios/{scenario.pk}/edit/", {"family": "toy", "config": '{"family": "toy", "seed": "x"}'})
+    scenario.refresh_from_db()
+    assert scenario.config == before
+
+
+def test_bob_cannot_see_edit_run_or_delete_alices_scenario(client, bob, scenario):
+    client.force_login(bob)
+    assert client.get(f"/scenarios/{scenario.pk}/").status_code == 404
+    assert client.get(f"/scenarios/{scenario.pk}/edit/").status_code == 404
+    assert client.post(f"/scenarios/{scenario.pk}/run/").status_code == 404
+    assert client.post(f"/scenarios/{scenario.pk}/delete/").status_code == 404
+    assert Scenario.objects.filter(pk=scenario.pk).exists()
+    assert "toy example" not in client.get("/").content.decode()
+
+
+def test_running_creates_a_run_and_executes_it_after_commit(alice_client, scenario, django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=True) as callbacks:
+        response = alice_client.post(f"/scenarios/{scenario.pk}/run/")
+    assert len(callbacks) == 1
+    run = Run.objects.get(scenario=scenario)
+    assert response.url == f"/runs/{run.pk}/"
+    assert run.status == Run.Status.SUCCEEDED
+    assert set(run.summary) == {"fcfs", "lpt"}
+
+
+def test_run_needs_post(alice_client, scenario):
+    assert alice_client.get(f"/scenarios/{scenario.pk}/run/").status_code == 405
+
+
+def test_delete_removes_scenario_and_runs(alice_client, scenario):
+    Run.objects.create(scenario=scenario, config=scenario.config)
+    alice_client.post(f"/scenarios/{scenario.pk}/delete/")
+    assert not Scenario.objects.exists() and not Run.objects.exists()
