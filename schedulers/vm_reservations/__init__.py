@@ -1,0 +1,57 @@
+"""vm_reservations: energy-efficient scheduling of VM reservations (paper 003, Tian et al.).
+
+MinTEC: place interval requests [start, end, demand] on PMs of capacity g so
+that the total energy α·T + β·L (eq. 11) is minimal. Algorithms: the Theorem 1
+lower bound reached with migrations (OPT-Min-Migration, Alg. 2.1), LLIF
+(Alg. 3.1), FFD, EST, MFFDE, and an exact MILP for small instances.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from schedulers.registry import Family, register
+from schedulers.vm_reservations.model import ALGORITHMS, Scenario, check
+from schedulers.vm_reservations.presets import PRESETS
+from schedulers.vm_reservations.simulator import simulate
+from schedulers.vm_reservations.workloads import build_instance
+
+__all__ = ["FAMILY"]
+
+SUMMARY_METRICS = (
+    "energy_kwh",
+    "power_on_time_min",
+    "pms_used",
+    "migrations",
+    "lower_bound_power_on_time_min",
+    "lower_bound_energy_kwh",
+    "power_on_ratio_to_bound",
+    "algorithm_runtime_s",
+)
+
+
+def example() -> dict[str, Any]:
+    return {
+        "family": "vm_reservations",
+        "name": "200 EC2 reservations, max duration 50 slots",
+        "seed": 1,
+        "repetitions": 2,
+        "algorithms": ["opt_min_migration", "llif", "ffd", "est", "mffde"],
+        "workload": {"kind": "generator", "n_requests": 200, "max_duration_slots": 50},
+    }
+
+
+FAMILY = register(
+    Family(
+        name="vm_reservations",
+        description="Energy-efficient VM reservations (MinTEC): lower bound, OPT-Min-Migration, LLIF, FFD, EST, MFFDE",
+        scenario_model=Scenario,
+        algorithms=ALGORITHMS,
+        example=example,
+        prepare=build_instance,
+        simulate=simulate,
+        presets=PRESETS,
+        summary_metrics=SUMMARY_METRICS,
+        check=check,
+    )
+)
