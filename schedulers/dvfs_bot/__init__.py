@@ -1,0 +1,64 @@
+"""``dvfs_bot``: cloud-aware DVFS scheduling of urgent bags of tasks (Calheiros & Buyya, paper 002).
+
+Algorithms: ``cloud_aware`` (Alg. 1) and ``baseline`` (Sec. V-A), both in
+:mod:`schedulers.dvfs_bot.cloud_aware`; the simulator is
+:mod:`schedulers.dvfs_bot.simulator`, the host power model
+:mod:`schedulers.dvfs_bot.datacenter`, the Iosup workload
+:mod:`schedulers.dvfs_bot.workloads`.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from schedulers.dvfs_bot.datacenter import Datacenter, build_datacenter
+from schedulers.dvfs_bot.model import ALGORITHMS, DvfsScenario, check, example
+from schedulers.dvfs_bot.output import SUMMARY_METRICS, build_output
+from schedulers.dvfs_bot.presets import PRESETS
+from schedulers.dvfs_bot.simulator import simulate_jobs
+from schedulers.dvfs_bot.workloads import Workload, build_workload
+from schedulers.registry import Family, RunOutput, register
+
+__all__ = ["Instance", "prepare", "simulate"]
+
+
+@dataclass
+class Instance:
+    datacenter: Datacenter
+    workload: Workload
+
+
+def prepare(cfg: DvfsScenario, rng: np.random.Generator) -> Instance:
+    """One repetition's data centre and workload, shared by every algorithm."""
+    return Instance(build_datacenter(cfg.datacenter), build_workload(cfg.workload, rng))
+
+
+def simulate(cfg: DvfsScenario, instance: Instance, algorithm: str, rng: np.random.Generator, progress) -> RunOutput:
+    """Run one algorithm; ``rng`` is unused (both algorithms are deterministic)."""
+    t0 = time.perf_counter()
+    res = simulate_jobs(instance.datacenter, instance.workload, algorithm == "cloud_aware", progress)
+    res.scheduler_time_s = time.perf_counter() - t0
+    metrics, schedule, series, jobs = build_output(
+        instance.workload, res, instance.datacenter, cfg.params.series_points, cfg.params.record_schedule
+    )
+    progress(1.0)
+    return RunOutput(metrics=metrics, schedule=schedule, series=series, jobs=jobs)
+
+
+register(
+    Family(
+        name="dvfs_bot",
+        description="Energy-efficient DVFS scheduling of urgent bag-of-tasks jobs (Calheiros & Buyya)",
+        scenario_model=DvfsScenario,
+        algorithms=ALGORITHMS,
+        example=example,
+        prepare=prepare,
+        simulate=simulate,
+        presets=PRESETS,
+        summary_metrics=SUMMARY_METRICS,
+        check=check,
+    )
+)
