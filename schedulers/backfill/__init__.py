@@ -1,0 +1,81 @@
+"""Family ``backfill``: EASY, KEASY, REASY and MEASY on a two-tier (fg/bg VM) machine.
+
+Paper 001: X. Liu, B. Chen, X. Qiu, Y. Cai, K. Huang, "Scheduling parallel jobs
+using migration and consolidation in the cloud", Mathematical Problems in
+Engineering, 2012. FCFS and EASY run on a one-tier machine (easy.py); KEASY,
+REASY and MEASY on the two-tier machine with the progress model of Section 3.2
+(simulator.py, keasy.py).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from schedulers.backfill.easy import simulate_one_tier
+from schedulers.backfill.model import ALGORITHMS, BackfillScenario, check
+from schedulers.backfill.output import SUMMARY_METRICS, Stretches, assemble
+from schedulers.backfill.presets import PRESETS
+from schedulers.backfill.simulator import simulate_two_tier
+from schedulers.backfill.workloads import Instance, build_instance
+from schedulers.registry import Family, Progress, RunOutput, register
+
+__all__ = ["example", "prepare", "simulate"]
+
+
+def example() -> dict[str, Any]:
+    """A small two-tier comparison on a Feitelson workload (< 2 s)."""
+    return {
+        "family": "backfill",
+        "name": "EASY vs KEASY/REASY/MEASY, 400 Feitelson jobs on 64 processors",
+        "seed": 1,
+        "repetitions": 1,
+        "algorithms": ["fcfs", "easy", "keasy", "reasy", "measy"],
+        "datacenter": {"processors": 64},
+        "workload": {
+            "kind": "generator",
+            "model": "feitelson",
+            "n_jobs": 400,
+            "load": 0.8,
+            "feitelson": {"max_size": 64},
+        },
+        "params": {"migration_cost_s": 20.0},
+    }
+
+
+def prepare(cfg: BackfillScenario, rng: np.random.Generator) -> Instance:
+    return build_instance(cfg, rng)
+
+
+def simulate(
+    cfg: BackfillScenario, inst: Instance, algorithm: str, rng: np.random.Generator, progress: Progress
+) -> RunOutput:
+    """Run one algorithm; the simulators are deterministic given the instance (``rng`` is unused)."""
+    if algorithm in ("fcfs", "easy"):
+        res = simulate_one_tier(inst, backfill=algorithm == "easy", progress=progress)
+        st = Stretches()
+        if cfg.params.record_schedule:
+            for j, (s, e) in enumerate(zip(res.start.tolist(), res.end.tolist(), strict=True)):
+                st.add(j, s, e, "fg", 1.0, res.alloc[j])
+        series = {"busy_fg": res.series_busy, "busy_bg": [0] * len(res.series_t), "queue_length": res.series_queue}
+        return assemble(cfg, inst, res.start, res.end, st, res.series_t, series, {})
+    res = simulate_two_tier(inst, algorithm, cfg.params, progress=progress)
+    series = {"busy_fg": res.series_fg, "busy_bg": res.series_bg, "queue_length": res.series_queue}
+    return assemble(cfg, inst, res.first_start, res.end, res.stretches, res.series_t, series, res.counters)
+
+
+register(
+    Family(
+        name="backfill",
+        description="Parallel-job backfilling with migration and consolidation on fg/bg VMs (Liu et al. 2012)",
+        scenario_model=BackfillScenario,
+        algorithms=ALGORITHMS,
+        example=example,
+        prepare=prepare,
+        simulate=simulate,
+        presets=PRESETS,
+        summary_metrics=SUMMARY_METRICS,
+        check=check,
+    )
+)

@@ -1,0 +1,173 @@
+"""KEASY, REASY and MEASY scheduling passes (Algs. 1–3 and Deploy/Dispatch of Alg. 2).
+
+``foreground_pass`` is Alg. 1 Steps 1–2 (run on an arrival or a departure from
+the foreground tier, Section 2.2.1 point 1) with REASY's reservation of Alg. 3
+in Step 2; ``background_pass`` is Step 3 (SJF into background VMs), run after
+every event batch (in particular on a departure from the background tier).
+
+The candidates of Steps 1–2 are J_q ∪ J_bg in arrival order; Deploy (Alg. 2)
+moves a background job to the foreground by swapping the CPU priorities of its
+VMs when all the fg VMs of its own processors are idle, and otherwise kills
+and restarts it (KEASY, 'K'), migrates it with a cost (MEASY, 'M'), or refuses
+(REASY, 'R'). Dispatch places the processes: FG on idle fg VMs with the least
+loaded bg VM first, BG on free bg VMs whose fg CPU use is below the threshold
+with the least loaded fg VM first (all processes of a job have the same CPU
+usage, so the process order of Alg. 2 line 18 is immaterial).
+
+Readings where the pseudo-code is loose:
+
+- Alg. 1 Step 1 continues after a failed Deploy, which is only possible in
+  REASY; we stop there (FCFS: nothing passes the head), and the head then gets
+  the reservation of Step 2. REASY keeps Steps 1 and 3 of Alg. 1 — the paper
+  says it differs only in the reservation and in the Deploy mode.
+- The backfill test uses t_r = the job's estimated remaining runtime *as it
+  would be deployed*: the full estimate for a queued job or a KEASY restart,
+  estimate − work done for a swap, plus the migration cost for a MEASY move.
+- N_E is reduced (line 31–32) only when the Deploy succeeded.
+- The shadow time of KEASY/MEASY (and of REASY for a queued head) is the
+  estimated termination of the fg job at which the idle fg VMs plus the VMs
+  freed so far reach the head's size; for a REASY head running in background it
+  is the last estimated termination of the fg jobs on its own processors and
+  N_E = N_idle + (their total size) − N_R (Alg. 3 lines 14–17).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from schedulers.backfill.simulator import BG, WAITING, TwoTier
+
+__all__ = ["background_pass", "deploy", "foreground_pass"]
+
+
+def _deploy_runtime(sim: TwoTier, j: int, now: float, mode: str) -> float | None:
+    """t_r of Alg. 1 line 27 for j if deployed now; None if Deploy would fail."""
+    if sim.tier[j] == WAITING:
+        return float(sim.est[j])
+    if sim.own_fg_idle(j):
+        return sim.est_remaining(j, now)
+    if mode == "K":
+        return float(sim.est[j])
+    if mode == "M":
+        return sim.est_remaining(j, now) + sim.cost
+    return None
+
+
+def deploy(sim: TwoTier, j: int, now: float, mode: str) -> bool:
+    """Deploy(j, BackfillType) of Alg. 2 ('K' kill, 'M' migrate, 'R' reservation only)."""
+    if sim.tier[j] == BG:
+        if sim.own_fg_idle(j):
+            pr = sim.remove(j, now)
+            sim.counters["swaps"] += 1
+            sim.place_fg(j, pr, now)
+            sim.unfg[j] = 0
+            return True
+        if mode == "R":
+            return False
+        sim.remove(j, now)
+        if mode == "K":
+            sim.counters["kills"] += 1
+            sim.counters["wasted_work_s"] += sim.run_l[j] - float(sim.wl[j])
+            sim.wl[j] = sim.run_l[j]
+        else:
+            sim.counters["migrations"] += 1
+            sim.wl[j] += sim.cost
+    pr = sim.fg_candidates()[: sim.size_l[j]]
+    sim.place_fg(j, pr, now)
+    sim.unfg[j] = 0
+    return True
+
+
+def _head(sim: TwoTier, lo: int, na: int) -> int:
+    """First index ≥ lo in J_q ∪ J_bg, or -1."""
+    if lo >= na:
+        return -1
+    hit = np.flatnonzero(sim.unfg_np[lo:na])
+    return lo + int(hit[0]) if hit.size else -1
+
+
+def _reservation(sim: TwoTier, h: int, now: float, mode: str) -> tuple[float, int]:
+    """(shadow time T_S, extra fg VMs N_E) for head job h (Alg. 1 lines 14–21, Alg. 3 lines 3–17)."""
+    need = sim.size_l[h]
+    if mode == "R" and sim.tier[h] == BG:
+        f = sim.fg[sim.procs[h]]
+        jobs = np.unique(f[f >= 0]).tolist()
+        total = sum(sim.size_l[k] for k in jobs)
+        shadow = max([sim.fg_key[k][0] for k in jobs], default=now)
+        return max(shadow, now), sim.idle_fg + total - need
+    avail = sim.idle_fg
+    for t_end, k in sim.fg_sorted:
+        avail += sim.size_l[k]
+        if avail >= need:
+            return max(t_end, now), avail - need
+    return float("inf"), 0
+
+
+def foreground_pass(sim: TwoTier, now: float, na: int, mode: str) -> None:
+    """Alg. 1 Steps 1–2 (Step 2 per Alg. 3 for REASY)."""
+    # Step 1: FCFS over J_q ∪ J_bg
+    lo = _advance(sim, na)
+    while True:
+        h = _head(sim, lo, na)
+        if h < 0:
+            return
+        if sim.size_l[h] > sim.idle_fg or not deploy(sim, h, now, mode):
+            break
+        lo = h + 1
+    # Step 2: reservation for the head, then backfill
+    shadow, extra = _reservation(sim, h, now, mode)
+    if sim.idle_fg == 0 or h + 1 >= na:
+        return
+    lo = h + 1
+    size = sim.size[lo:na]
+    # a lower bound of t_r (est. work left); the exact t_r is taken per candidate below
+    rem = sim.wl[lo:na] - sim.rate[lo:na] * (now - sim.tupd[lo:na]) + sim.slack_np[lo:na]
+    ok = sim.unfg_np[lo:na] & (size <= sim.idle_fg) & ((rem <= shadow - now) | (size <= extra))
+    for k in np.flatnonzero(ok).tolist():
+        j = lo + k
+        sj = sim.size_l[j]
+        if sj > sim.idle_fg:
+            continue
+        t_r = _deploy_runtime(sim, j, now, mode)
+        if t_r is None:
+            continue
+        late = t_r > shadow - now
+        if late and sj > extra:
+            continue
+        if deploy(sim, j, now, mode) and late:
+            extra -= sj
+        if sim.idle_fg == 0:
+            break
+
+
+def _advance(sim: TwoTier, na: int) -> int:
+    """Move the pointer to the first job of J_q ∪ J_bg (amortised O(1): flags are only cleared)."""
+    qh = sim.qh
+    while qh < na and not sim.unfg[qh]:
+        qh += 1
+    sim.qh = qh
+    return qh
+
+
+def background_pass(sim: TwoTier, now: float, na: int) -> None:
+    """Alg. 1 Step 3: SJF (by estimate) over the queue into the background tier."""
+    if sim.n_waiting == 0:
+        return
+    cand = sim.bg_candidates()
+    free = int(cand.size)
+    if free == 0:
+        return
+    lo = _advance(sim, na)
+    q = lo + np.flatnonzero((sim.tier[lo:na] == WAITING) & (sim.size[lo:na] <= free))
+    if q.size == 0:
+        return
+    q = q[np.argsort(sim.est[q], kind="stable")]
+    used = 0
+    for j in q.tolist():
+        sj = sim.size_l[j]
+        if sj > free - used:
+            continue
+        sim.place_bg(j, cand[used : used + sj], now)
+        used += sj
+        if used == free:
+            break

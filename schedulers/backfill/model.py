@@ -1,0 +1,220 @@
+"""Scenario model of the ``backfill`` family (paper 001, Liu et al. 2012).
+
+A machine of N processors, each split into a foreground (high CPU priority) and
+a background (low priority) VM (Section 2.1); a stream of rigid parallel jobs;
+the algorithms FCFS and EASY (one tier, the classic baselines) and KEASY, REASY,
+MEASY (two tiers, Algs. 1–3). Every field has a default and a hard limit so that
+``{"family": "backfill"}`` validates and runs.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import Field
+
+from schedulers.core.validation import ScenarioBase, ScenarioError, StrictModel
+
+__all__ = [
+    "ALGORITHMS",
+    "BackfillScenario",
+    "Datacenter",
+    "FeitelsonParams",
+    "GeneratorWorkload",
+    "JannParams",
+    "JobSpec",
+    "JobsWorkload",
+    "Params",
+    "TraceWorkload",
+    "check",
+]
+
+MAX_JOBS = 1_000_000
+MAX_PROCS = 100_000
+
+ALGORITHMS = {
+    "fcfs": "FCFS without backfilling, one tier (Section 1, [13])",
+    "easy": "EASY backfilling, one tier: reservation for the head job at the shadow time ([14, 15])",
+    "keasy": "FCFS with KEASY backfilling and SJF background consolidation; kill-and-restart (Algs. 1–2)",
+    "reasy": "REASY: reservation on the job's own processors, no kill (Alg. 3)",
+    "measy": "MEASY: KEASY with migration instead of kill (Section 2.3.2)",
+}
+Algorithm = Literal["fcfs", "easy", "keasy", "reasy", "measy"]
+TWO_TIER = ("keasy", "reasy", "measy")
+
+
+class Datacenter(StrictModel):
+    processors: int = Field(320, ge=1, le=MAX_PROCS, description="Number of processors N (paper: 320).")
+    use_trace_size: bool = Field(
+        False,
+        title="Use the trace's machine size",
+        description="For an SWF trace: take N from the MaxProcs (else MaxNodes) header instead of `processors`.",
+    )
+
+
+class FeitelsonParams(StrictModel):
+    """Feitelson 1996 structure (models.md §1.2); constants are OUR READING, calibrated to the paper."""
+
+    size_exponent: float = Field(1.5, ge=0.0, le=4.0, description="Harmonic order of the size law P(n) ∝ n^-a.")
+    pow2_boost: float = Field(
+        3.0, ge=1.0, le=50.0, description="Weight factor of power-of-two sizes ≥ 2 (our reading, UNCONFIRMED)."
+    )
+    serial_factor: float = Field(
+        0.4, ge=0.0, le=10.0, description="Weight factor of serial jobs (our reading, calibrated to Table 1)."
+    )
+    max_size: int = Field(0, ge=0, le=MAX_PROCS, description="Largest job size; 0 = the machine size.")
+    mean_short_s: float = Field(
+        400.0, gt=0, le=1e6, title="Short-branch mean (s)", description="Mean of the short hyper-exponential branch."
+    )
+    mean_long_s: float = Field(
+        12000.0, gt=0, le=1e7, title="Long-branch mean (s)", description="Mean of the long hyper-exponential branch."
+    )
+    p_long_min: float = Field(0.1, ge=0, le=1, description="Probability of the long branch for size 1.")
+    p_long_max: float = Field(0.9, ge=0, le=1, description="Probability of the long branch for the largest size.")
+    repeat_exponent: float = Field(
+        2.5, ge=1.1, le=10.0, description="Zipf exponent of repeated runs P(R=r) ∝ r^-e (UNCONFIRMED)."
+    )
+    max_repeats: int = Field(30, ge=1, le=1000, description="Cap on the number of runs of one job.")
+    mean_interarrival_s: float = Field(
+        1500.0, gt=0, le=1e7, description="Mean time between new (first-run) jobs; load is then set by `load`."
+    )
+
+
+class JannParams(StrictModel):
+    """Jann 1997 hyper-Erlang model; the default table is OUR refit on CTC-SP2 (models.md §2.3)."""
+
+    max_size: int = Field(0, ge=0, le=MAX_PROCS, description="Largest job size; 0 = min(machine size, 320).")
+    interarrival_scale: float = Field(
+        1.0, gt=0, le=1000, description="Multiplies every fitted inter-arrival time (before `load`)."
+    )
+
+
+class GeneratorWorkload(StrictModel):
+    kind: Literal["generator"] = "generator"
+    model: Literal["feitelson", "jann"] = Field("feitelson", description="Synthetic workload model (Section 3.1).")
+    n_jobs: int = Field(1000, ge=1, le=MAX_JOBS, description="Number of jobs (paper: 200,000 FW, 100,000 JW).")
+    load: float | None = Field(
+        0.7, gt=0, le=2.0, description="Offered load; inter-arrival times are multiplied to reach it (Section 3.3)."
+    )
+    estimates: Literal["tsafrir", "exact"] = Field(
+        "tsafrir", description="User runtime estimates: Tsafrir 2005 model (paper) or exact runtimes."
+    )
+    max_estimate_s: float = Field(
+        64800.0, ge=3600, le=1e7, description="Tsafrir model M: largest allowed estimate (runtimes are cut to it)."
+    )
+    cpu_usage_min: float = Field(
+        0.4, gt=0, le=1, description="Multi-process jobs: per-process CPU usage ~ U(min, max)."
+    )
+    cpu_usage_max: float = Field(1.0, gt=0, le=1, description="Upper end of the multi-process CPU usage (Section 3.1).")
+    feitelson: FeitelsonParams = Field(default_factory=FeitelsonParams)
+    jann: JannParams = Field(default_factory=JannParams)
+
+
+class JobSpec(StrictModel):
+    submit_s: float = Field(0.0, ge=0, le=1e10, description="Submit time (s).")
+    processors: int = Field(1, ge=1, le=MAX_PROCS, description="Number of processes (one per processor).")
+    runtime_s: float = Field(60.0, gt=0, le=1e9, description="Actual runtime on dedicated processors (s).")
+    estimate_s: float | None = Field(None, gt=0, le=1e9, description="User estimate (s); default = runtime.")
+    cpu_usage: float | None = Field(None, gt=0, le=1, description="CPU usage of each process; default per Section 3.1.")
+
+
+class JobsWorkload(StrictModel):
+    kind: Literal["jobs"] = "jobs"
+    jobs: list[JobSpec] = Field(default_factory=lambda: [JobSpec()], min_length=1, max_length=100_000)
+    load: float | None = Field(
+        None, gt=0, le=2.0, description="Offered load to scale inter-arrivals to; none = as given."
+    )
+    cpu_usage_min: float = Field(0.4, gt=0, le=1, description="Multi-process jobs without cpu_usage: U(min, max).")
+    cpu_usage_max: float = Field(1.0, gt=0, le=1, description="Upper end of that range.")
+
+
+class TraceWorkload(StrictModel):
+    kind: Literal["trace"] = "trace"
+    swf: str = Field("", max_length=200_000_000, description="SWF text (an uploaded log); or give `path`.")
+    path: str = Field("", max_length=1000, description="Path of an SWF(.gz) file readable by the worker.")
+    max_jobs: int = Field(0, ge=0, le=MAX_JOBS, description="Keep only the first jobs (0 = all).")
+    load: float | None = Field(
+        None, gt=0, le=2.0, description="Offered load to scale inter-arrivals to; none = as logged."
+    )
+    estimates: Literal["trace", "exact", "tsafrir"] = Field(
+        "trace", description="Requested time (field 9) as estimate, exact runtimes, or the Tsafrir model."
+    )
+    max_estimate_s: float = Field(
+        0.0, ge=0, le=1e9, description="Clamp estimates to this (0 = header MaxRuntime, else the largest runtime)."
+    )
+    cpu_usage_min: float = Field(
+        0.4, gt=0, le=1, description="Multi-process jobs: per-process CPU usage ~ U(min, max)."
+    )
+    cpu_usage_max: float = Field(1.0, gt=0, le=1, description="Upper end of that range.")
+
+
+Workload = Annotated[GeneratorWorkload | JobsWorkload | TraceWorkload, Field(discriminator="kind")]
+
+
+class Params(StrictModel):
+    migration_cost_s: float = Field(20.0, ge=0, le=1e6, description="MEASY migration cost (s) (Section 3: 20 s).")
+    fg_loss_min: float = Field(0.005, ge=0, le=0.5, description="Foreground loss ~ U(min, max) when bg busy (eq. 3.1).")
+    fg_loss_max: float = Field(0.04, ge=0, le=0.5, description="Upper end of the foreground loss.")
+    eff_single_min: float = Field(0.80, gt=0, le=1, description="Background eff of single-process jobs ~ U(min, max).")
+    eff_single_max: float = Field(0.92, gt=0, le=1, description="Upper end (eq. 3.2).")
+    eff_multi_mean: float = Field(0.428, gt=0, le=1, description="Background eff of multi-process jobs ~ N(μ, σ).")
+    eff_multi_std: float = Field(0.144, ge=0, le=1, description="σ of that normal law.")
+    eff_multi_min: float = Field(0.198, gt=0, le=1, description="Clip of the normal eff (the observed 19.8%).")
+    eff_multi_max: float = Field(0.766, gt=0, le=1, description="Clip of the normal eff (the observed 76.6%).")
+    bg_threshold: float = Field(
+        0.96, gt=0, le=1, description="A bg VM accepts work only if its fg CPU use is below this (Section 2.1)."
+    )
+    cpu_info: Literal["exact", "none"] = Field(
+        "exact", description="Scheduler knows CPU usage (exact) or nothing (Figs. 9–10: no threshold, no pairing)."
+    )
+    gamma_s: float = Field(10.0, gt=0, le=1e5, title="Γ (s)", description="Bounded-slowdown threshold (Section 3.3).")
+    batches: int = Field(10, ge=2, le=1000, description="Batch-means batches for the confidence intervals.")
+    record_schedule: bool = Field(True, description="Emit schedule segments (turn off for huge benchmark runs).")
+    max_segments: int = Field(
+        50_000, ge=0, le=5_000_000, description="Cap on emitted segments (the run is flagged when cut)."
+    )
+    record_jobs: bool = Field(True, description="Emit per-job records.")
+
+
+class BackfillScenario(ScenarioBase):
+    family: Literal["backfill"] = "backfill"
+    algorithms: list[Algorithm] = Field(
+        default_factory=lambda: ["easy", "keasy", "reasy", "measy"], min_length=1, max_length=5
+    )
+    datacenter: Datacenter = Field(default_factory=Datacenter)
+    workload: Workload = Field(default_factory=GeneratorWorkload)
+    params: Params = Field(default_factory=Params)
+
+
+def _range(errors: list, lo: float, hi: float, field: str) -> None:
+    if lo > hi:
+        errors.append({"field": field, "message": f"minimum {lo} exceeds maximum {hi}", "allowed": "min ≤ max"})
+
+
+def check(cfg: BackfillScenario) -> None:
+    """Cross-field validation; raises one :class:`ScenarioError` listing every bad field."""
+    errors: list[dict[str, str]] = []
+    w, p, n = cfg.workload, cfg.params, cfg.datacenter.processors
+    _range(errors, w.cpu_usage_min, w.cpu_usage_max, "workload.cpu_usage_min")
+    _range(errors, p.fg_loss_min, p.fg_loss_max, "params.fg_loss_min")
+    _range(errors, p.eff_single_min, p.eff_single_max, "params.eff_single_min")
+    _range(errors, p.eff_multi_min, p.eff_multi_max, "params.eff_multi_min")
+    if isinstance(w, GeneratorWorkload):
+        f = w.feitelson
+        _range(errors, f.p_long_min, f.p_long_max, "workload.feitelson.p_long_min")
+        if f.max_size > n:
+            errors.append({"field": "workload.feitelson.max_size", "message": "larger than the machine",
+                           "allowed": f"0..{n}"})  # fmt: skip
+        if w.jann.max_size > n:
+            errors.append({"field": "workload.jann.max_size", "message": "larger than the machine",
+                           "allowed": f"0..{n}"})  # fmt: skip
+    elif isinstance(w, JobsWorkload):
+        for i, job in enumerate(w.jobs):
+            if job.processors > n and not cfg.datacenter.use_trace_size:
+                errors.append({"field": f"workload.jobs[{i}].processors", "message": "more than the machine has",
+                               "allowed": f"1..{n}"})  # fmt: skip
+    elif isinstance(w, TraceWorkload) and bool(w.swf.strip()) == bool(w.path.strip()):
+        errors.append({"field": "workload.swf", "message": "give exactly one of `swf` (text) and `path`",
+                       "allowed": "SWF text or a file path"})  # fmt: skip
+    if errors:
+        raise ScenarioError(errors)

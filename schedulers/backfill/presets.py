@@ -1,0 +1,3 @@
+"""Paper-figure presets (filled in below)."""
+
+PRESETS: dict = {}

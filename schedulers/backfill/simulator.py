@@ -1,0 +1,277 @@
+"""Event-driven two-tier machine with the progress model of Section 3.2 (KEASY, REASY, MEASY).
+
+Every processor hosts a foreground VM (high CPU priority) and a background VM
+(low priority). A job's processes each hold one VM of one tier. Rates
+(dedicated-processor seconds of work per second) follow the paper:
+
+- eq. 3.1, a foreground process: 1 if the bg VM of its processor is idle, else
+  1 − loss (the paper prints "T · loss"; the text makes clear that ``loss`` is
+  the 0.5–4 % performance loss, so the progress is T · (1 − loss));
+- eq. 3.2, a background process: 1 if the fg VM of its processor is idle; else
+  eff if CPU_idle ≥ CPU_req; else eff · CPU_idle / CPU_req, with CPU_idle = 1 −
+  (actual CPU usage of the fg process) and CPU_req = the bg process's usage;
+- a job advances at the pace of its slowest process (the minimum).
+
+The paper advances processes by fixed time slices T; here rates are piecewise
+constant between events (a placement, a departure, a tier change), so each
+job's remaining work and completion time are exact: on any change touching a
+processor, the jobs on its two VMs settle their work (work −= rate · Δt), get
+their new rate and a new completion event (older ones are dropped by a version
+number). With a small T the slice model converges to this one.
+
+Other readings: the scheduler's estimated termination of a foreground job is
+its (re)start time + its estimated remaining work, ignoring the loss (it knows
+only the user estimate); a job whose loss made it overrun is taken to end
+"now". A migration costs ``migration_cost_s`` seconds of extra work on the new
+processors (the job holds them while it is checkpointed, moved and restarted).
+A kill discards the work done (counted as ``wasted_work_s``). Completions at
+one instant are all handled before the scheduling pass, and arrivals at that
+instant join before it too.
+"""
+
+from __future__ import annotations
+
+import bisect
+import heapq
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from schedulers.backfill.output import Stretches
+
+__all__ = ["TwoTier", "TwoTierResult", "simulate_two_tier"]
+
+WAITING, BG, FG, DONE = 1, 2, 3, 4
+_TIER = {BG: "bg", FG: "fg"}
+
+
+@dataclass
+class TwoTierResult:
+    first_start: np.ndarray
+    end: np.ndarray
+    stretches: Stretches
+    counters: dict
+    series_t: list[float] = field(default_factory=list)
+    series_fg: list[int] = field(default_factory=list)
+    series_bg: list[int] = field(default_factory=list)
+    series_queue: list[int] = field(default_factory=list)
+
+
+class TwoTier:
+    """State and mechanics of the two-tier machine; the policy lives in keasy.py."""
+
+    def __init__(self, inst, params, record: bool = True):
+        n, P = len(inst), inst.processors
+        self.n, self.P = n, P
+        self.size = inst.size
+        self.size_l = inst.size.tolist()
+        self.est = inst.estimate
+        self.slack_np = inst.estimate - inst.runtime
+        self.slack = self.slack_np.tolist()  # est − run: est remaining = work left + slack
+        self.run_l = inst.runtime.tolist()
+        self.cpu = inst.cpu.tolist()
+        self.eff = inst.eff.tolist()
+        self.loss = inst.loss.tolist()
+        self.cpu_known = params.cpu_info == "exact"
+        self.threshold = params.bg_threshold
+        self.cost = params.migration_cost_s
+        self.fg = np.full(P, -1, dtype=np.int64)
+        self.bg = np.full(P, -1, dtype=np.int64)
+        self.fg_cpu = np.zeros(P)  # actual CPU usage of the fg process (0 = idle)
+        self.bg_cpu = np.zeros(P)
+        self.idle_fg = P
+        self.busy_bg = 0
+        self.tier = np.zeros(n, dtype=np.int8)
+        self.unfg = bytearray(n)  # waiting or background: the list J_q ∪ J_bg of Alg. 1
+        self.unfg_np = np.frombuffer(self.unfg, dtype=np.bool_)
+        self.wl = inst.runtime.astype(float).copy()  # work left (dedicated seconds)
+        self.rate = np.zeros(n)
+        self.tupd = np.zeros(n)
+        self.version = [0] * n
+        self.nbusy = [0] * n  # fg job: how many of its processors have a busy bg VM
+        self.procs: list[np.ndarray | None] = [None] * n
+        self.fg_key: list[tuple[float, int] | None] = [None] * n
+        self.fg_sorted: list[tuple[float, int]] = []  # (estimated termination, job) of fg jobs
+        self.seg_start = [0.0] * n
+        self.first_start = np.full(n, np.nan)
+        self.end = np.zeros(n)
+        self.heap: list[tuple[float, int, int]] = []
+        self.record = record
+        self.stretches = Stretches()
+        self.counters = {"migrations": 0, "kills": 0, "swaps": 0, "wasted_work_s": 0.0}
+        self.n_waiting = 0
+        self.qh = 0  # no job below this index is waiting or in background
+
+    # -- rates -------------------------------------------------------------------------------
+    def est_remaining(self, j: int, now: float) -> float:
+        return float(self.wl[j] - self.rate[j] * (now - self.tupd[j])) + self.slack[j]
+
+    def _bg_rate(self, j: int) -> float:
+        pr = self.procs[j]
+        f = self.fg[pr]
+        busy = f >= 0
+        if not busy.any():
+            return 1.0
+        idle = 1.0 - self.fg_cpu[pr[busy]]
+        req, eff = self.cpu[j], self.eff[j]
+        return float(np.minimum(eff, eff * idle / req).min())
+
+    def _set_rate(self, j: int, r: float, now: float, force: bool = False) -> None:
+        old = self.rate[j]
+        if r == old and not force:
+            return
+        self.wl[j] -= old * (now - self.tupd[j])
+        self.tupd[j] = now
+        self._close(j, now)
+        self.rate[j] = r
+        self.version[j] += 1
+        if r > 0:
+            heapq.heappush(self.heap, (now + max(float(self.wl[j]), 0.0) / r, self.version[j], j))
+
+    def _refresh(self, jobs, now: float) -> None:
+        for j in jobs:
+            if self.tier[j] == BG:
+                self._set_rate(j, self._bg_rate(j), now)
+            else:
+                self._set_rate(j, 1.0 if self.nbusy[j] == 0 else 1.0 - self.loss[j], now)
+
+    def _close(self, j: int, now: float) -> None:
+        if self.record and self.tier[j] in _TIER:
+            self.stretches.add(j, self.seg_start[j], now, _TIER[self.tier[j]], float(self.rate[j]), self.procs[j])
+        self.seg_start[j] = now
+
+    # -- placement ---------------------------------------------------------------------------
+    def place_fg(self, j: int, pr: np.ndarray, now: float) -> None:
+        self._leave_queue(j, now)
+        self.fg[pr] = j
+        self.fg_cpu[pr] = self.cpu[j]
+        self.idle_fg -= pr.size
+        b = self.bg[pr]
+        b = b[b >= 0]
+        self.nbusy[j] = int(b.size)
+        self.tier[j], self.procs[j] = FG, pr
+        self.seg_start[j] = now
+        key = (now + self.est_remaining(j, now), j)
+        self.fg_key[j] = key
+        bisect.insort(self.fg_sorted, key)
+        self._set_rate(j, 1.0 if b.size == 0 else 1.0 - self.loss[j], now, force=True)
+        if b.size:
+            self._refresh(np.unique(b).tolist(), now)
+
+    def place_bg(self, j: int, pr: np.ndarray, now: float) -> None:
+        self._leave_queue(j, now)
+        self.bg[pr] = j
+        self.bg_cpu[pr] = self.cpu[j]
+        self.busy_bg += pr.size
+        self.tier[j], self.procs[j] = BG, pr
+        self.seg_start[j] = now
+        f = self.fg[pr]
+        f = f[f >= 0]
+        if f.size:
+            jobs, counts = np.unique(f, return_counts=True)
+            for k, c in zip(jobs.tolist(), counts.tolist(), strict=True):
+                self.nbusy[k] += c
+            self._refresh(jobs.tolist(), now)
+        self._set_rate(j, self._bg_rate(j), now, force=True)
+
+    def _leave_queue(self, j: int, now: float) -> None:
+        if self.tier[j] == WAITING:
+            self.n_waiting -= 1
+            self.first_start[j] = now
+            self.tupd[j] = now
+
+    def remove(self, j: int, now: float) -> np.ndarray:
+        """Take j off its VMs (its work is settled); returns its processors."""
+        self._set_rate(j, 0.0, now, force=True)
+        pr = self.procs[j]
+        if self.tier[j] == FG:
+            self.fg[pr] = -1
+            self.fg_cpu[pr] = 0.0
+            self.idle_fg += pr.size
+            del self.fg_sorted[bisect.bisect_left(self.fg_sorted, self.fg_key[j])]
+            b = self.bg[pr]
+            b = b[b >= 0]
+            if b.size:
+                self._refresh(np.unique(b).tolist(), now)
+        else:
+            self.bg[pr] = -1
+            self.bg_cpu[pr] = 0.0
+            self.busy_bg -= pr.size
+            f = self.fg[pr]
+            f = f[f >= 0]
+            if f.size:
+                jobs, counts = np.unique(f, return_counts=True)
+                for k, c in zip(jobs.tolist(), counts.tolist(), strict=True):
+                    self.nbusy[k] -= c
+                self._refresh(jobs.tolist(), now)
+        return pr
+
+    # -- Alg. 2 Dispatch ------------------------------------------------------------------------
+    def fg_candidates(self) -> np.ndarray:
+        """Idle fg VMs, least-loaded bg first (Dispatch(FG), Alg. 2 line 20)."""
+        idle = np.flatnonzero(self.fg < 0)
+        if self.cpu_known:
+            idle = idle[np.argsort(self.bg_cpu[idle], kind="stable")]
+        return idle
+
+    def bg_candidates(self) -> np.ndarray:
+        """Idle bg VMs that may host work (fg use < threshold), least-loaded fg first (line 24)."""
+        if not self.cpu_known:
+            return np.flatnonzero(self.bg < 0)
+        ok = np.flatnonzero((self.bg < 0) & (self.fg_cpu < self.threshold))
+        return ok[np.argsort(self.fg_cpu[ok], kind="stable")]
+
+    def own_fg_idle(self, j: int) -> bool:
+        return not (self.fg[self.procs[j]] >= 0).any()
+
+
+def simulate_two_tier(inst, algorithm: str, params, progress=None) -> TwoTierResult:
+    """Run KEASY, REASY or MEASY (Algs. 1–3) on ``inst``."""
+    from schedulers.backfill.keasy import background_pass, foreground_pass
+
+    mode = {"keasy": "K", "reasy": "R", "measy": "M"}[algorithm]
+    sim = TwoTier(inst, params, record=params.record_schedule)
+    n = sim.n
+    submit = inst.submit.tolist()
+    heap = sim.heap
+    ts: list[float] = []
+    s_fg: list[int] = []
+    s_bg: list[int] = []
+    s_q: list[int] = []
+    na = done = 0
+    step = max(1, n // 100)
+    inf = float("inf")
+    while done < n:
+        while heap and heap[0][1] != sim.version[heap[0][2]]:
+            heapq.heappop(heap)
+        t_done = heap[0][0] if heap else inf
+        t_arr = submit[na] if na < n else inf
+        now = min(t_done, t_arr)
+        full = False
+        while heap and heap[0][0] <= now:
+            _, ver, j = heapq.heappop(heap)
+            if ver != sim.version[j]:
+                continue
+            full = full or sim.tier[j] == FG
+            sim.remove(j, now)
+            sim.wl[j] = 0.0
+            sim.tier[j] = DONE
+            sim.unfg[j] = 0
+            sim.end[j] = now
+            done += 1
+            if progress is not None and done % step == 0:
+                progress(done / n)
+        while na < n and submit[na] <= now:
+            sim.tier[na] = WAITING
+            sim.unfg[na] = 1
+            sim.n_waiting += 1
+            na += 1
+            full = True
+        if full:
+            foreground_pass(sim, now, na, mode)
+        background_pass(sim, now, na)
+        ts.append(now)
+        s_fg.append(sim.P - sim.idle_fg)
+        s_bg.append(sim.busy_bg)
+        s_q.append(sim.n_waiting)
+    return TwoTierResult(sim.first_start, sim.end, sim.stretches, sim.counters, ts, s_fg, s_bg, s_q)
