@@ -1,0 +1,196 @@
+"""The ``ep_jobs`` scenario: data centre, workload and parameters, with defaults and limits.
+
+Offline workloads (``generator``, ``job``) schedule one job (Section 6.1) with the offline
+algorithms; online workloads (``online_generator``, ``online_jobs``) simulate arriving jobs
+(Section 6.2) with ``<scheduler>[-ndrc]:<algorithm>`` combinations.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import Field
+
+from schedulers.core.validation import ScenarioBase, ScenarioError, StrictModel
+
+__all__ = ["ALGORITHMS", "OFFLINE", "ONLINE", "EpJobsScenario", "check"]
+
+OFFLINE = {
+    "tapra": "TaPRA (Alg. 1): SJS-Relax-LP, argmax rounding, OptRA, REC, local search",
+    "tapra_fast": "TaPRA-fast (Sec. 4.3.1): most efficient server per task, then local search",
+    "min_min": "Min-Min baseline with REC",
+    "mm_ga": "MM-GA: genetic algorithm seeded with Min-Min, with REC",
+    "gsa": "GSA: genetic algorithm with simulated annealing on offspring, with REC",
+}
+SCHEDULERS = {
+    "ontapra": "OnTaPRA (Alg. 3): periodic SJF with the MAR test (Alg. 4)",
+    "fcfs": "FCFS: waiting jobs in arrival order, on every arrival and task completion",
+    "slf": "SLF: periodic, smallest total load first",
+    "llf": "LLF: periodic, largest total load first",
+}
+ONLINE = {
+    f"{s}{d}:{a}": f"{SCHEDULERS[s]}, DRC {'off' if d else 'on'}, per-job algorithm {a}"
+    for s in SCHEDULERS
+    for d in ("", "-ndrc")
+    for a in OFFLINE
+}
+ALGORITHMS = {**OFFLINE, **ONLINE}
+AlgorithmName = Literal[tuple(ALGORITHMS)]  # type: ignore[valid-type]
+
+
+class Constraint(StrictModel):
+    servers: list[int] = Field(min_length=1, max_length=5000, description="Indices of the servers it covers")
+    coefficients: list[float] | None = Field(
+        default=None, description="A_jk per listed server (default 1 each)", title="Coefficients A_jk"
+    )
+    bound: float = Field(gt=0, le=1e9, description="B_k: total vCPUs the job may hold on these servers")
+
+
+class FatTree(StrictModel):
+    kind: Literal["fattree"] = "fattree"
+    pods: int = Field(default=8, ge=2, le=16, description="y of a y-ary FatTree (even): y³/4 servers")
+    capacity_low: float = Field(default=0.0, ge=0, le=1000, description="Server vCPUs drawn from U(low, high]")
+    capacity_high: float = Field(default=10.0, gt=0, le=1000, description="Server vCPUs drawn from U(low, high]")
+    beta_rack: float = Field(default=0.3, gt=0, le=1, description="β_rack of eq. 58", title="β rack")
+    beta_pod: float = Field(default=0.2, gt=0, le=1, description="β_pod of eq. 58", title="β pod")
+    beta_dc: float = Field(default=0.2, gt=0, le=1, description="β_DC of eq. 58", title="β DC")
+
+
+class Servers(StrictModel):
+    kind: Literal["servers"]
+    capacities: list[float] = Field(min_length=1, max_length=5000, description="C_sj of each server (vCPUs)")
+    constraints: list[Constraint] = Field(
+        default_factory=list, max_length=10000, description="Availability constraints (eq. 4) beyond per-server"
+    )
+
+
+Datacenter = Annotated[FatTree | Servers, Field(discriminator="kind")]
+
+
+class _Draws(StrictModel):
+    eff_low: float = Field(default=0.1, gt=0, le=1, description="λ_ij drawn from U[low, 1]", title="λ low")
+    alpha: float = Field(default=1.0, gt=0, le=1000, description="VM power constant α (eq. 7)", title="α")
+    emax_low: float = Field(default=1.0, ge=0, le=100, description="E_MAX ~ U[low, high] × α·total load")
+    emax_high: float = Field(default=1.1, ge=0, le=100, description="E_MAX ~ U[low, high] × α·total load")
+
+
+class OfflineGenerator(_Draws):
+    kind: Literal["generator"] = "generator"
+    tasks: int = Field(default=100, ge=1, le=2000, description="Tasks in the job (Sec. 6.1.1)")
+    load_high: float = Field(default=3600.0, gt=0, le=1e7, description="Task loads ~ U(0, high] s")
+
+
+class Task(StrictModel):
+    load: float = Field(gt=0, le=1e9, description="Load_i: seconds on one unit-efficiency vCPU")
+    efficiency: list[float] | None = Field(default=None, description="λ_ij per server (drawn if absent)")
+
+
+class InlineJob(_Draws):
+    kind: Literal["job"]
+    tasks: list[Task] = Field(min_length=1, max_length=2000)
+    e_max: float | None = Field(default=None, gt=0, description="E_MAX (drawn as in the generator if absent)")
+
+
+class OnlineGenerator(_Draws):
+    kind: Literal["online_generator"]
+    arrival_rate: float = Field(default=0.15, gt=0, le=100, description="Poisson arrivals per second (μ)")
+    arrival_end_s: float = Field(default=3600.0, gt=0, le=1e6, description="No arrivals after this time")
+    task_count_scale: float = Field(
+        default=2.0, gt=0, le=1000, description="Weibull scale of the task count (1/A with A = 0.5, Leemis)"
+    )
+    task_count_shape: float = Field(default=0.8, gt=0, le=10, description="Weibull shape of the task count (B)")
+    max_tasks: int = Field(default=70, ge=1, le=500, description="Task count cap")
+    load_high: float = Field(default=1000.0, gt=0, le=1e7, description="Task loads ~ U(0, high] s")
+    max_jobs: int = Field(default=100000, ge=1, le=1000000, description="Safety cap on generated jobs")
+
+
+class OnlineJob(StrictModel):
+    arrival: float = Field(ge=0, le=1e9, description="Arrival time (s)")
+    loads: list[float] = Field(min_length=1, max_length=2000, description="Task loads (s)")
+
+
+class OnlineJobs(_Draws):
+    kind: Literal["online_jobs"]
+    jobs: list[OnlineJob] = Field(min_length=1, max_length=100000)
+
+
+Workload = Annotated[OfflineGenerator | InlineJob | OnlineGenerator | OnlineJobs, Field(discriminator="kind")]
+
+
+class Params(StrictModel):
+    lp_form: Literal["reduced", "literal"] = Field(default="reduced", description="SJS-Relax-LP formulation")
+    compute_lp_bound: bool = Field(default=True, description="Report lp_bound_s for every offline algorithm")
+    max_moves: int = Field(default=0, ge=0, le=10**7, description="Local-search move cap (0 = automatic)")
+    max_percent: float = Field(default=0.1, ge=0, lt=1, description="MAR test Max_Percent (eq. 56)")
+    schedule_period_s: float = Field(default=10.0, gt=0, le=1e5, description="ΔT_schedule of OnTaPRA/SLF/LLF")
+    ga_population: int = Field(default=50, ge=2, le=1000, description="GA population size")
+    ga_generations: int = Field(default=100, ge=1, le=10000, description="GA generations")
+    ga_crossover_rate: float = Field(default=0.8, ge=0, le=1, description="One-point crossover probability")
+    ga_mutation_rate: float = Field(default=0.02, ge=0, le=1, description="Per-gene mutation probability")
+    ga_elite: int = Field(default=1, ge=0, le=100, description="Best chromosomes kept each generation")
+    sa_steps: int = Field(default=10, ge=0, le=1000, description="GSA annealing steps per offspring")
+    sa_t0: float = Field(default=0.05, gt=0, le=10, description="GSA initial relative temperature")
+    sa_cooling: float = Field(default=0.95, gt=0, le=1, description="GSA temperature factor per generation")
+    record_schedule: bool = Field(default=True, description="Emit schedule segments (off for huge runs)")
+
+
+class EpJobsScenario(ScenarioBase):
+    family: Literal["ep_jobs"]
+    algorithms: list[AlgorithmName] = Field(  # type: ignore[valid-type]
+        default_factory=lambda: ["tapra", "tapra_fast", "min_min"], min_length=1, max_length=len(ALGORITHMS)
+    )
+    datacenter: Datacenter = Field(default_factory=FatTree)
+    workload: Workload = Field(default_factory=OfflineGenerator)
+    params: Params = Field(default_factory=Params)
+
+
+def _online(cfg: EpJobsScenario) -> bool:
+    return cfg.workload.kind.startswith("online")
+
+
+def check(cfg: EpJobsScenario) -> None:
+    """Cross-field checks; one :class:`ScenarioError` lists every problem."""
+    errors = []
+
+    def bad(field: str, message: str, allowed: str = "") -> None:
+        errors.append({"field": field, "message": message, "allowed": allowed})
+
+    dc, wl, prm = cfg.datacenter, cfg.workload, cfg.params
+    names = ONLINE if _online(cfg) else OFFLINE
+    for k, alg in enumerate(cfg.algorithms):
+        if alg not in names:
+            mode = "online" if _online(cfg) else "offline"
+            bad(f"algorithms[{k}]", f"{alg!r} is not an {mode} algorithm", "one of " + ", ".join(names))
+    if dc.kind == "fattree":
+        if dc.pods % 2:
+            bad("datacenter.pods", "a FatTree needs an even number of pods", "even, 2..16")
+        if dc.capacity_low > dc.capacity_high:
+            bad("datacenter.capacity_low", "must not exceed capacity_high", f"≤ {dc.capacity_high}")
+        m = dc.pods**3 // 4
+    else:
+        m = len(dc.capacities)
+        if min(dc.capacities) <= 0:
+            bad("datacenter.capacities", "every server needs a positive capacity", "> 0")
+        for k, con in enumerate(dc.constraints):
+            if max(con.servers) >= m or min(con.servers) < 0:
+                bad(f"datacenter.constraints[{k}].servers", "server index out of range", f"0..{m - 1}")
+            if con.coefficients is not None and (
+                len(con.coefficients) != len(con.servers) or min(con.coefficients) < 0
+            ):
+                bad(f"datacenter.constraints[{k}].coefficients", "one non-negative value per server", "≥ 0")
+    if wl.emax_low > wl.emax_high:
+        bad("workload.emax_low", "must not exceed emax_high", f"≤ {wl.emax_high}")
+    if wl.kind == "job":
+        for k, task in enumerate(wl.tasks):
+            if task.efficiency is not None and (
+                len(task.efficiency) != m or min(task.efficiency) <= 0 or max(task.efficiency) > 1
+            ):
+                bad(f"workload.tasks[{k}].efficiency", f"needs {m} values in (0, 1]", f"{m} values in (0, 1]")
+    if wl.kind == "generator" and wl.tasks * m > 2_000_000:
+        bad("workload.tasks", "tasks × servers too large", f"tasks × {m} servers ≤ 2,000,000")
+    if wl.kind == "online_generator" and wl.max_tasks * m > 500_000:
+        bad("workload.max_tasks", "max_tasks × servers too large", f"≤ {500_000 // m}")
+    if prm.ga_elite >= prm.ga_population:
+        bad("params.ga_elite", "must be below ga_population", f"< {prm.ga_population}")
+    if errors:
+        raise ScenarioError(errors)
