@@ -8,6 +8,7 @@ family touches no shared file.
 from __future__ import annotations
 
 import importlib
+import os
 import pkgutil
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -82,8 +83,10 @@ def _discover() -> None:
     _discovered = True
     import schedulers
 
+    # CLOUDSCHED_FAMILIES="backfill,dvfs_bot" limits a deployment (or a test run) to some families.
+    only = {n.strip() for n in os.environ.get("CLOUDSCHED_FAMILIES", "").split(",") if n.strip()}
     for mod in pkgutil.iter_modules(schedulers.__path__):
-        if mod.ispkg and mod.name != "core":
+        if mod.ispkg and mod.name != "core" and (not only or mod.name in only):
             importlib.import_module(f"schedulers.{mod.name}")
 
 

@@ -1,4 +1,5 @@
 import pytest
+from django.contrib.auth import get_user_model
 
 from tests import toy_family
 
@@ -8,3 +9,16 @@ toy_family.install()
 @pytest.fixture
 def toy_scenario():
     return toy_family.TOY.example()
+
+
+PASSWORD = "correct horse battery staple"
+
+
+@pytest.fixture
+def alice(db):
+    return get_user_model().objects.create_user("alice", "alice@example.org", PASSWORD)
+
+
+@pytest.fixture
+def bob(db):
+    return get_user_model().objects.create_user("bob", "bob@example.org", PASSWORD)

@@ -30,6 +30,7 @@ class Run(models.Model):
     finished_at = models.DateTimeField(null=True, blank=True)
     heartbeat_at = models.DateTimeField(null=True, blank=True)
     attempts = models.PositiveIntegerField(default=0)
+    task_id = models.CharField(max_length=64, blank=True, help_text="Celery task id of the current attempt.")
     summary = models.JSONField(default=dict, blank=True, help_text="Per-algorithm mean metrics.")
     result_blob = models.BinaryField(null=True, blank=True, editable=False)
     share_token = models.UUIDField(null=True, blank=True, unique=True, editable=False)

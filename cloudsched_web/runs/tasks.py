@@ -2,6 +2,7 @@
 
 import logging
 import time
+import uuid
 
 from celery import shared_task
 from celery.exceptions import SoftTimeLimitExceeded
@@ -20,20 +21,29 @@ class Cancelled(Exception):
     pass
 
 
-def _claim(run_id):
+def _claim(run_id, task_id):
     """Claim the run with a conditional update so that it executes once.
 
-    A queued row is claimed; so is a "running" row whose heartbeat went stale —
-    its worker died and the broker redelivered the message (acks_late).
+    A queued row is claimed. So is a "running" row whose attempt carried this
+    same task id — the worker running it died and the broker redelivered the
+    message (acks_late + reject_on_worker_lost) — or whose heartbeat went stale.
+    A duplicate message (another task id) for a live run is ignored.
     """
     now = timezone.now()
     stale = now - timezone.timedelta(seconds=STALE_AFTER_S)
-    claimable = Q(status=Run.Status.QUEUED) | Q(status=Run.Status.RUNNING, heartbeat_at__lt=stale)
+    claimable = Q(status=Run.Status.QUEUED) | Q(status=Run.Status.RUNNING) & (
+        Q(task_id=task_id) | Q(heartbeat_at__lt=stale)
+    )
     run = Run.objects.filter(id=run_id).filter(claimable).first()
     if run is None:
         return None
     updated = Run.objects.filter(id=run_id, status=run.status, heartbeat_at=run.heartbeat_at).update(
-        status=Run.Status.RUNNING, started_at=now, heartbeat_at=now, attempts=run.attempts + 1, error=""
+        status=Run.Status.RUNNING,
+        started_at=now,
+        heartbeat_at=now,
+        attempts=run.attempts + 1,
+        error="",
+        task_id=task_id,
     )
     return Run.objects.get(id=run_id) if updated else None
 
@@ -61,7 +71,7 @@ def _finish(run_id, **fields):
 
 @shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=3)
 def run_simulation(self, run_id):
-    run = _claim(run_id)
+    run = _claim(run_id, self.request.id or f"direct-{uuid.uuid4()}")
     if run is None:
         log.info("run %s already claimed or finished; nothing to do", run_id)
         return

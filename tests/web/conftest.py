@@ -1,9 +1,6 @@
 import pytest
-from django.contrib.auth import get_user_model
 
 from cloudsched_web.scenarios.models import Scenario
-
-PASSWORD = "correct horse battery staple"
 
 
 @pytest.fixture(autouse=True)
@@ -15,16 +12,6 @@ def _eager_celery(settings):
     app.conf.task_always_eager = True
     yield
     app.conf.task_always_eager = False
-
-
-@pytest.fixture
-def alice(db):
-    return get_user_model().objects.create_user("alice", "alice@example.org", PASSWORD)
-
-
-@pytest.fixture
-def bob(db):
-    return get_user_model().objects.create_user("bob", "bob@example.org", PASSWORD)
 
 
 @pytest.fixture

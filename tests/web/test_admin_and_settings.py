@@ -26,7 +26,12 @@ def test_admin_lists_filters_and_searches_runs(client, scenario):
 
 
 def test_check_deploy_is_clean_with_debug_off(tmp_path):
-    env = {"DEBUG": "0", "SECRET_KEY": "k3Y-" + "abcdefghij" * 6, "PATH": "/usr/bin:/bin", "CLOUDSCHED_VAR_DIR": str(tmp_path)}
+    env = {
+        "DEBUG": "0",
+        "SECRET_KEY": "k3Y-" + "abcdefghij" * 6,
+        "PATH": "/usr/bin:/bin",
+        "CLOUDSCHED_VAR_DIR": str(tmp_path),
+    }
     done = subprocess.run(
         [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=120,

@@ -1,0 +1,110 @@
+"""A real redis-server and a real Celery worker process run scenarios end to end."""
+
+import os
+import signal
+import time
+
+import pytest
+from django.db import connection
+
+from cloudsched_web.celery import app
+from cloudsched_web.runs.models import Run
+from cloudsched_web.runs.services import submit_run
+from cloudsched_web.scenarios.models import Scenario
+from tests.services import Worker, redis_server
+
+pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
+
+
+def _point_broker(url):
+    """Send this process's Celery messages to ``url`` (fresh connection pools)."""
+    app.conf.broker_url = url
+    if app._pool is not None:
+        app._pool.force_close_all()
+        app._pool = None
+    app.amqp._producer_pool = None
+
+
+@pytest.fixture
+def broker(tmp_path):
+    with redis_server(tmp_path) as url:
+        _point_broker(url)
+        yield url
+
+
+@pytest.fixture
+def worker(broker, tmp_path):
+    w = Worker(broker, connection.settings_dict["NAME"], tmp_path / "worker.log")
+    w.wait_ready()
+    yield w
+    w.stop()
+
+
+def _wait(run, until, timeout=60):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        run.refresh_from_db()
+        if until(run):
+            return run
+        time.sleep(0.2)
+    raise AssertionError(f"run stuck in {run.status} ({run.progress}): {run.error}")
+
+
+def _scenario(alice, **params):
+    config = {
+        "family": "toy",
+        "name": "it",
+        "seed": 3,
+        "algorithms": ["fcfs", "lpt"],
+        "workload": {"jobs": 40},
+        "params": params,
+    }
+    return Scenario.objects.create(owner=alice, family="toy", name="it", config=config)
+
+
+def test_a_run_goes_through_redis_and_a_worker_process(alice, worker):
+    run = submit_run(_scenario(alice))  # autocommit: on_commit sends at once
+    run = _wait(run, lambda r: r.is_finished)
+    assert run.status == Run.Status.SUCCEEDED, run.error + worker.log()
+    assert run.load_result()["runs"][0]["metrics"]["jobs"] == 40
+    assert run.attempts == 1 and run.progress == 1.0
+
+
+def test_progress_is_reported_while_running(alice, worker):
+    run = submit_run(_scenario(alice, sleep_s=0.05))
+    seen = set()
+    _wait(run, lambda r: seen.add(round(r.progress, 1)) or r.is_finished)
+    assert len(seen - {0.0, 1.0}) >= 1  # intermediate progress was visible to the web side
+
+
+def test_a_run_survives_its_worker_process_dying(alice, worker):
+    run = submit_run(_scenario(alice, sleep_s=0.1))
+    _wait(run, lambda r: r.status == Run.Status.RUNNING and r.progress > 0)
+    for pid in worker.pool_children():
+        os.kill(pid, signal.SIGKILL)  # the pool child dies mid-run: WorkerLostError, message rejected + requeued
+    run = _wait(run, lambda r: r.is_finished, timeout=120)
+    assert run.status == Run.Status.SUCCEEDED, run.error + worker.log()
+    assert run.attempts == 2
+
+
+def test_a_run_submitted_while_the_broker_is_down_stays_queued_and_is_picked_up(alice, tmp_path):
+    _point_broker("redis://127.0.0.1:1/0")  # nothing listens there
+    app.conf.task_publish_retry = False
+    try:
+        run = submit_run(_scenario(alice))
+    finally:
+        app.conf.task_publish_retry = True
+    run.refresh_from_db()
+    assert run.status == Run.Status.QUEUED
+    with redis_server(tmp_path) as url:
+        _point_broker(url)
+        w = Worker(url, connection.settings_dict["NAME"], tmp_path / "w.log")
+        try:
+            w.wait_ready()
+            from cloudsched_web.runs.services import requeue_stale
+
+            assert run.pk in requeue_stale()
+            run = _wait(run, lambda r: r.is_finished)
+        finally:
+            w.stop()
+    assert run.status == Run.Status.SUCCEEDED

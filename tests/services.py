@@ -1,0 +1,101 @@
+"""Real services for integration and browser tests: a redis-server and a Celery worker process."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from contextlib import contextmanager
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+# The worker registers the test-only toy family before it starts consuming.
+WORKER_CODE = (
+    "from tests import toy_family; toy_family.install(); "
+    "from cloudsched_web.celery import app; "
+    "app.worker_main(['worker', '--loglevel', 'INFO', '--concurrency', '1', '--pool', 'prefork', '--without-heartbeat', '--without-gossip', '--without-mingle'])"
+)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextmanager
+def redis_server(tmp_dir: Path):
+    exe = shutil.which("redis-server")
+    if exe is None:
+        raise RuntimeError("redis-server is not installed; ./test.sh installs it")
+    port = free_port()
+    proc = subprocess.Popen(
+        [exe, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", str(tmp_dir)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    url = f"redis://127.0.0.1:{port}/0"
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2) as conn:
+                conn.sendall(b"PING\r\n")
+                if conn.recv(16).startswith(b"+PONG"):
+                    break
+        except OSError:
+            time.sleep(0.05)
+    else:
+        proc.kill()
+        raise RuntimeError("redis-server did not start")
+    try:
+        yield url
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
+class Worker:
+    def __init__(self, broker_url: str, db_path: str, log_path: Path):
+        env = dict(os.environ)
+        env.update(
+            CELERY_BROKER_URL=broker_url,
+            DATABASE_URL=f"sqlite:///{db_path}",
+            DJANGO_SETTINGS_MODULE="cloudsched_web.test_settings",
+            PYTHONPATH=str(ROOT),
+        )
+        self.log_path = log_path
+        self._log = open(log_path, "ab")  # noqa: SIM115 - closed in stop()
+        self.proc = subprocess.Popen(
+            [sys.executable, "-c", WORKER_CODE], cwd=ROOT, env=env, stdout=self._log, stderr=subprocess.STDOUT
+        )
+
+    def log(self) -> str:
+        return self.log_path.read_text(errors="replace")
+
+    def wait_ready(self, timeout: float = 60) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if "ready." in self.log():
+                return
+            if self.proc.poll() is not None:
+                raise RuntimeError("worker exited:\n" + self.log())
+            time.sleep(0.2)
+        raise RuntimeError("worker not ready:\n" + self.log())
+
+    def pool_children(self) -> list[int]:
+        out = subprocess.run(["pgrep", "-P", str(self.proc.pid)], capture_output=True, text=True).stdout
+        return [int(p) for p in out.split()]
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(20)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self._log.close()
