@@ -1,0 +1,228 @@
+"""Scenario model of the ``federated`` family (paper 004, Li et al., JPDC 2012, Section 3).
+
+A federated IaaS system of several clouds (data centres). Each cloud has a manager
+server and ``servers`` servers of workload capacity ``server_capacity`` VMs (eq. 1);
+its VMs run a task in ``runtime × reference_perf / perf`` seconds, ``perf`` being the
+normalised per-core performance of Table 2 (1, 0.85, 0.5), unless an explicit
+execution-time matrix (task type × cloud, Section 3.4) is given.
+
+Readings where the paper is silent (all configurable):
+
+* Server power: Section 3.3 only says idle draws "much less" than active; we use
+  per-cloud ``p_active_w`` / ``p_idle_w`` with idle = 30% of active by default.
+* The disk image is multicast inside the executing cloud at the intra-cloud bandwidth
+  (``S_i / b`` of Section 3.1); ``image_size_gb`` defaults to 8 GB (2 s at 4 GB/s).
+* Intermediate results between dependent tasks on different clouds cross the
+  inter-cloud link (``edge_data_gb / S_c``); the paper only models the dataset, so
+  the default edge size is small (1 GB, 8 s at 1 Gbps).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import Field
+
+from schedulers.core.validation import ScenarioBase, ScenarioError, StrictModel
+
+__all__ = [
+    "ALGORITHMS",
+    "Cloud",
+    "Datacenter",
+    "FederatedScenario",
+    "GeneratorWorkload",
+    "InlineWorkload",
+    "Params",
+    "TraceWorkload",
+    "check",
+]
+
+ALGORITHMS = {
+    "fcfs": "First-come-first-served on the application's home cloud (baseline, Section 6.2)",
+    "round_robin": "Round robin over clouds regardless of speed (baseline, Section 4.2)",
+    "cls": "Cloud list scheduling: Algs. 1-2, static estimates (eq. 5)",
+    "cmms": "Cloud min-min scheduling: Alg. 3, static estimates (eq. 5)",
+    "dcls": "Dynamic CLS with the feedback factor (eqs. 6-8)",
+    "dcmms": "Dynamic CMMS with the feedback factor (eqs. 6-8)",
+}
+AlgorithmName = Literal["fcfs", "round_robin", "cls", "cmms", "dcls", "dcmms"]
+
+
+class Cloud(StrictModel):
+    name: str = Field(default="cloud", min_length=1, max_length=40, description="Data-centre name")
+    servers: int = Field(default=64, ge=1, le=20000, description="Number of servers")
+    server_capacity: int = Field(
+        default=4, ge=1, le=64, title="VMs per server", description="Workload capacity C(S) of one server (eq. 1)"
+    )
+    perf: float = Field(
+        default=1.0, gt=0, le=100, title="Per-core performance", description="Normalised per-core performance (Table 2)"
+    )
+    p_active_w: float = Field(default=400.0, ge=0, le=100000, description="Power of an active server (W)")
+    p_idle_w: float = Field(default=120.0, ge=0, le=100000, description="Power of an idle server (W)")
+
+
+def _table2_clouds() -> list[Cloud]:
+    """The three LLNL data centres of Section 6.1 / Table 2."""
+    return [
+        Cloud(name="thunder", servers=1024, server_capacity=4, perf=1.0, p_active_w=400.0, p_idle_w=120.0),
+        Cloud(name="atlas", servers=1152, server_capacity=8, perf=0.85, p_active_w=500.0, p_idle_w=150.0),
+        Cloud(name="ubgl", servers=1024, server_capacity=2, perf=0.5, p_active_w=60.0, p_idle_w=18.0),
+    ]
+
+
+class Datacenter(StrictModel):
+    clouds: list[Cloud] = Field(
+        default_factory=_table2_clouds, min_length=1, max_length=16, description="The federated clouds"
+    )
+    inter_cloud_gbps: float = Field(
+        default=1.0, gt=0, le=10000, title="Inter-cloud bandwidth (Gbit/s)", description="S_c between data centres"
+    )
+    intra_cloud_gbytes_s: float = Field(
+        default=4.0, gt=0, le=10000, title="Intra-cloud bandwidth (GB/s)", description="b inside a data centre"
+    )
+    etm: list[list[float]] | None = Field(
+        default=None,
+        title="Execution-time matrix",
+        description="Optional ETM (task type × cloud, seconds); tasks then carry a type instead of a runtime",
+    )
+
+
+class _WorkloadCommon(StrictModel):
+    ar_share: float = Field(default=0.2, ge=0, le=1, title="AR share", description="Fraction of AR applications")
+    ar_notice_max_s: float = Field(
+        default=1800.0, ge=0, le=86400, description="AR required start is uniform in [arrival, arrival + this]"
+    )
+    zero_notice_share: float = Field(
+        default=0.0, ge=0, le=1, description="Fraction of AR applications with zero advance notice"
+    )
+    gap_divisor: float = Field(
+        default=1.0,
+        ge=1,
+        le=100,
+        title="Arrival-gap divisor",
+        description="Gaps between adjacent arrivals are divided by this (1 = loose, 100 = tight)",
+    )
+    dataset_size_gb: float = Field(default=1000.0, ge=0, le=1e6, description="Dataset size M_s per application (GB)")
+    image_size_gb: float = Field(default=8.0, ge=0, le=1e4, description="Disk-image size S_i per task (GB)")
+    edge_data_gb: float = Field(
+        default=1.0, ge=0, le=1e4, description="Data passed along a DAG edge between clouds (GB)"
+    )
+    max_preds: int = Field(default=3, ge=1, le=16, description="Random DAG: most immediate predecessors per task")
+    entry_prob: float = Field(default=0.1, ge=0, le=1, description="Random DAG: chance a task is an extra entry task")
+    window: int = Field(default=8, ge=1, le=64, description="Random DAG: predecessors come from the last N tasks")
+
+
+class GeneratorWorkload(_WorkloadCommon):
+    kind: Literal["generator"] = "generator"
+    apps: int = Field(default=20, ge=1, le=20000, description="Number of applications")
+    tasks_min: int = Field(default=4, ge=1, le=64, description="Fewest tasks per application")
+    tasks_max: int = Field(default=16, ge=1, le=64, description="Most tasks per application (paper: up to 64)")
+    mean_gap_s: float = Field(default=600.0, ge=0, le=1e7, description="Mean gap between application arrivals (s)")
+    runtime_min_s: float = Field(default=30.0, gt=0, le=1e6, description="Shortest task runtime at perf 1 (s)")
+    runtime_max_s: float = Field(default=1800.0, gt=0, le=1e6, description="Longest task runtime at perf 1 (s)")
+    vms_max: int = Field(default=32, ge=1, le=100000, description="Most VMs per task (powers of two up to this)")
+    homes: Literal["random", "round_robin"] = Field(default="random", description="Home cloud of each application")
+
+
+class InlineTask(StrictModel):
+    runtime_s: float = Field(default=60.0, gt=0, le=1e8, description="Runtime at perf 1 (s)")
+    type: int | None = Field(default=None, ge=0, description="Task type (row of the ETM) instead of a runtime")
+    vms: int = Field(default=1, ge=1, le=1000000, description="VMs required")
+    preds: list[int] = Field(default_factory=list, description="Indices of immediate predecessors in this app")
+
+
+class InlineApp(StrictModel):
+    arrival: float = Field(default=0.0, ge=0, description="Submission time (s)")
+    ar: bool = Field(default=False, description="Advance-reservation application")
+    start: float | None = Field(default=None, ge=0, description="Required start of an AR app (default: arrival)")
+    home: int = Field(default=0, ge=0, description="Cloud index holding the dataset")
+    tasks: list[InlineTask] = Field(min_length=1, max_length=64)
+
+
+class InlineWorkload(_WorkloadCommon):
+    kind: Literal["jobs"] = "jobs"
+    jobs: list[InlineApp] = Field(
+        default_factory=lambda: [InlineApp(tasks=[InlineTask()])], min_length=1, max_length=20000
+    )
+
+
+class TraceWorkload(_WorkloadCommon):
+    kind: Literal["trace"] = "trace"
+    swf: str | None = Field(default=None, description="SWF text")
+    path: str | None = Field(default=None, description="Path of an SWF (.swf or .swf.gz) file")
+    max_jobs: int = Field(default=300000, ge=1, le=300000, description="Use at most this many jobs")
+    skip_jobs: int = Field(default=0, ge=0, le=10000000, description="Skip this many jobs first")
+    group_min: int = Field(default=1, ge=1, le=64, description="Fewest jobs grouped into one application")
+    group_max: int = Field(default=64, ge=1, le=64, description="Most jobs grouped into one application (Table 1)")
+    reference_perf: float = Field(
+        default=1.0, gt=0, le=100, description="Per-core performance of the machine the trace was recorded on"
+    )
+    homes: Literal["random", "round_robin"] = Field(default="random", description="Home cloud of each application")
+
+
+Workload = Annotated[GeneratorWorkload | InlineWorkload | TraceWorkload, Field(discriminator="kind")]
+
+
+class Params(StrictModel):
+    alpha: float = Field(default=0.8, ge=0, le=1, title="α", description="Feedback constant of eq. 7 (DCLS, DCMMS)")
+    energy_aware: bool = Field(
+        default=True, title="Energy-aware local mapping (EL)", description="Algs. 4-5; off = striping over servers"
+    )
+    record_schedule: bool = Field(default=True, description="Emit schedule segments (off for huge runs)")
+    series_points: int = Field(default=2000, ge=10, le=5000, description="Most points per time series")
+
+
+class FederatedScenario(ScenarioBase):
+    family: Literal["federated"] = "federated"
+    algorithms: list[AlgorithmName] = Field(
+        default_factory=lambda: ["fcfs", "round_robin", "dcls", "dcmms"], min_length=1
+    )
+    datacenter: Datacenter = Field(default_factory=Datacenter)
+    workload: Workload = Field(default_factory=GeneratorWorkload)
+    params: Params = Field(default_factory=Params)
+
+
+def check(cfg: FederatedScenario) -> None:
+    """Cross-field validation: one :class:`ScenarioError` naming every bad field."""
+    errors: list[dict[str, str]] = []
+    dc, wl = cfg.datacenter, cfg.workload
+    n_clouds = len(dc.clouds)
+
+    def bad(field: str, message: str, allowed: str = "") -> None:
+        errors.append({"field": field, "message": message, "allowed": allowed})
+
+    names = [c.name for c in dc.clouds]
+    if len(set(names)) != len(names):
+        bad("datacenter.clouds", "cloud names must be unique", "distinct names")
+    for i, c in enumerate(dc.clouds):
+        if c.p_idle_w > c.p_active_w:
+            bad(f"datacenter.clouds[{i}].p_idle_w", "idle power exceeds active power", f"≤ {c.p_active_w}")
+    if dc.etm is not None:
+        if not dc.etm or any(len(row) != n_clouds for row in dc.etm):
+            bad("datacenter.etm", "every ETM row needs one time per cloud", f"rows of {n_clouds} values")
+        elif any(not (v > 0) for row in dc.etm for v in row):
+            bad("datacenter.etm", "execution times must be positive", "> 0")
+    if isinstance(wl, GeneratorWorkload):
+        if wl.tasks_min > wl.tasks_max:
+            bad("workload.tasks_min", "exceeds tasks_max", f"≤ {wl.tasks_max}")
+        if wl.runtime_min_s > wl.runtime_max_s:
+            bad("workload.runtime_min_s", "exceeds runtime_max_s", f"≤ {wl.runtime_max_s}")
+    if isinstance(wl, TraceWorkload):
+        if (wl.swf is None) == (wl.path is None):
+            bad("workload.swf", "give exactly one of swf (text) or path", "swf or path")
+        if wl.group_min > wl.group_max:
+            bad("workload.group_min", "exceeds group_max", f"≤ {wl.group_max}")
+    if isinstance(wl, InlineWorkload):
+        n_types = len(dc.etm) if dc.etm else 0
+        for a, app in enumerate(wl.jobs):
+            if app.home >= n_clouds:
+                bad(f"workload.jobs[{a}].home", "no such cloud", f"0..{n_clouds - 1}")
+            if app.start is not None and app.start < app.arrival:
+                bad(f"workload.jobs[{a}].start", "required start precedes arrival", f"≥ {app.arrival}")
+            for k, task in enumerate(app.tasks):
+                if any(p < 0 or p >= k for p in task.preds):
+                    bad(f"workload.jobs[{a}].tasks[{k}].preds", "predecessors must be earlier tasks", f"0..{k - 1}")
+                if task.type is not None and task.type >= n_types:
+                    bad(f"workload.jobs[{a}].tasks[{k}].type", "no such ETM row", f"0..{n_types - 1}")
+    if errors:
+        raise ScenarioError(errors)

@@ -1,0 +1,272 @@
+"""Event-driven simulation of the federated clouds (Sections 3 and 6) on :class:`core.sim.EventQueue`.
+
+Events: an application arrives (its tasks are placed at once, :mod:`allocate`); a task
+becomes ready on its cloud (inputs there); a reserved AR task's start time comes; a task
+stint ends. After each batch of simultaneous events every touched cloud dispatches:
+first its queue of zero-notice AR tasks (FIFO, when the AR slot table admits the head),
+then best-effort work FIFO — preempted tasks first, then the ready queue — while the
+head fits in the free VMs (Section 5.1.3: "every time when there are enough VMs for the
+task on the top of the queue"). Best-effort tasks started together are mapped together
+(Alg. 5); an AR task is mapped by Alg. 4.
+
+Readings where the paper is silent:
+
+* A task's *stint* (one stretch on one set of servers) begins with its image load
+  ``S_i/b``; an AR task that preempted something also stores the victims' images first
+  (another ``S_i/b``, Section 3.2). A reserved AR task's lease, i.e. its first stint,
+  begins exactly at its required start.
+* A preempted best-effort task is suspended as a whole (all its VMs), keeps its
+  remaining work, and resumes on the same cloud before any waiting best-effort task,
+  reloading its image. Victims are the most recently started best-effort tasks.
+* A task is ready on cloud ``c`` once the dataset is there (home: at arrival, other
+  clouds: ``M_s/S_c`` after the arrival) and every predecessor has finished, plus the
+  edge transfer for predecessors on other clouds.
+* Servers are active while they hold at least one stint (image transfers included) and
+  idle otherwise; energy counts every server from time 0 to the last completion.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+
+import numpy as np
+
+from schedulers.core.sim import EventQueue
+from schedulers.federated.allocate import assign_app
+from schedulers.federated.mapping import energy_aware, striping
+from schedulers.federated.model import FederatedScenario
+from schedulers.federated.planner import Planner
+from schedulers.federated.workloads import Instance
+
+__all__ = ["Simulation"]
+
+FINISH, AR_START, READY, ARRIVAL = 0, 1, 2, 3
+
+
+class _Cloud:
+    def __init__(self, spec, vms: int):
+        self.capacity = int(spec.server_capacity)
+        self.free = np.full(spec.servers, self.capacity, dtype=np.int64)
+        self.total_free = int(vms)
+        self.ar_queue: deque[int] = deque()
+        self.resume: deque[int] = deque()
+        self.queue: deque[int] = deque()
+        self.running_be: dict[int, int] = {}
+        self.active = 0
+        self.active_s = 0.0  # server-seconds active
+        self.busy_vm_s = 0.0
+        self.last_t = 0.0
+
+
+class Simulation:
+    """One algorithm on one instance. ``run()`` returns the raw outcome for :mod:`results`."""
+
+    def __init__(self, cfg: FederatedScenario, inst: Instance, algorithm: str, progress=None):
+        self.cfg, self.inst, self.algorithm = cfg, inst, algorithm
+        self.progress = progress or (lambda fraction, message="": None)
+        self.el = cfg.params.energy_aware
+        self.record = cfg.params.record_schedule
+        self.planner = Planner(inst, cfg.params.alpha, feedback=algorithm in ("dcls", "dcmms"))
+        self.clouds = [_Cloud(spec, int(v)) for spec, v in zip(cfg.datacenter.clouds, inst.cloud_vms, strict=True)]
+        self.p_idle = np.array([c.p_idle_w for c in cfg.datacenter.clouds])
+        self.p_gap = np.array([c.p_active_w - c.p_idle_w for c in cfg.datacenter.clouds])
+        self.n_servers = np.array([c.servers for c in cfg.datacenter.clouds], dtype=float)
+        n = inst.n_tasks
+        self.preds_left = np.diff(inst.pred_ptr).astype(np.int64).tolist()
+        self.succ = [[] for _ in range(n)]
+        for t in range(n):
+            for p in inst.preds(t):
+                self.succ[int(p)].append(t)
+        self.rem = [0.0] * n
+        self.finish = [np.nan] * n
+        self.stint: dict[int, tuple] = {}  # task -> (start, overhead, servers, event)
+        self.app_left = np.diff(inst.app_ptr).astype(np.int64).tolist()
+        self.app_finish = np.full(inst.n_apps, np.nan)
+        self.app_rejected = np.zeros(inst.n_apps, dtype=bool)
+        self.preemptions = 0
+        self.segments: list[tuple] = []
+        self.power_t: list[float] = [0.0]
+        self.power_w: list[float] = [float((self.p_idle * self.n_servers).sum())]
+        self.busy_vms: list[int] = [0]
+        self.events = EventQueue()
+
+    # --- bookkeeping ---------------------------------------------------------------------
+    def _account(self, c: int, now: float) -> None:
+        cl = self.clouds[c]
+        cl.active_s += cl.active * (now - cl.last_t)
+        cl.last_t = now
+
+    def _refresh(self, c: int, now: float) -> None:
+        cl = self.clouds[c]
+        cl.active = int(np.count_nonzero(cl.free < cl.capacity))
+        watts = float((self.p_idle * self.n_servers).sum()) + sum(
+            float(self.p_gap[k]) * self.clouds[k].active for k in range(len(self.clouds))
+        )
+        busy = int(sum(int(self.inst.cloud_vms[k]) - self.clouds[k].total_free for k in range(len(self.clouds))))
+        if self.power_t[-1] == now:
+            self.power_w[-1], self.busy_vms[-1] = watts, busy
+        else:
+            self.power_t.append(now)
+            self.power_w.append(watts)
+            self.busy_vms.append(busy)
+
+    def _start(self, c: int, t: int, now: float, servers: list[tuple[int, int]], stored_image: bool) -> None:
+        inst = self.inst
+        overhead = inst.image_s * (2.0 if stored_image else 1.0)
+        end = now + overhead + self.rem[t]
+        event = self.events.schedule(end, "finish", t, FINISH)
+        self.stint[t] = (now, overhead, servers, event)
+        if self.planner.is_ar[t]:
+            self.planner.book.start(c, t, end, int(inst.task_vms[t]))
+        else:
+            self.clouds[c].running_be[t] = int(inst.task_vms[t])
+
+    def _end_stint(self, c: int, t: int, now: float, reason: str) -> None:
+        start, overhead, servers, _ = self.stint.pop(t)
+        cl = self.clouds[c]
+        self._account(c, now)
+        w = int(self.inst.task_vms[t])
+        for s, v in servers:
+            cl.free[s] += v
+        cl.total_free += w
+        cl.busy_vm_s += w * (now - start)
+        if self.record:
+            self.segments.append((t, c, servers, start, now, overhead, reason))
+        if self.planner.is_ar[t]:
+            self.planner.book.finish(c, t)
+        else:
+            cl.running_be.pop(t, None)
+        if reason == "preempted":
+            self.rem[t] -= max(0.0, now - (start + overhead))
+            self.rem[t] = max(self.rem[t], 0.0)
+
+    # --- events --------------------------------------------------------------------------
+    def _arrival(self, app: int, now: float, dirty: set[int]) -> None:
+        inst, planner = self.inst, self.planner
+        planner.now = now
+        if not assign_app(self.algorithm, planner, app):
+            self.app_rejected[app] = True
+            return
+        for t in range(int(inst.app_ptr[app]), int(inst.app_ptr[app + 1])):
+            c = int(planner.cloud[t])
+            self.rem[t] = float(inst.etm[t, c])
+            if not planner.is_entry[t]:
+                continue
+            if planner.is_ar[t]:
+                self.events.schedule(float(inst.app_start[app]), "ar_start", t, AR_START)
+            else:
+                self.events.schedule(max(now, planner.data_ready(app, c)), "ready", t, READY)
+
+    def _ready(self, t: int, dirty: set[int]) -> None:
+        c = int(self.planner.cloud[t])
+        cl = self.clouds[c]
+        (cl.ar_queue if self.planner.is_ar[t] else cl.queue).append(t)
+        dirty.add(c)
+
+    def _start_ar(self, c: int, t: int, now: float) -> None:
+        cl = self.clouds[c]
+        w = int(self.inst.task_vms[t])
+        victims: list[int] = []
+        short = w - cl.total_free
+        for victim in reversed(cl.running_be):  # latest started first
+            if short <= 0:
+                break
+            victims.append(victim)
+            short -= cl.running_be[victim]
+        preempted = bool(victims)
+        for victim in victims:
+            self.events.cancel(self.stint[victim][3])
+            self._end_stint(c, victim, now, "preempted")
+            cl.resume.append(victim)
+            self.preemptions += 1
+        self._account(c, now)
+        if self.el:
+            alloc = energy_aware(cl.free, cl.capacity, [(t, w)], ar=True)
+        else:
+            alloc = striping(cl.free, cl.capacity, [(t, w)])
+        cl.total_free -= w
+        self._start(c, t, now, alloc[t], preempted)
+        self._refresh(c, now)
+
+    def _finish(self, t: int, now: float, dirty: set[int]) -> None:
+        inst, planner = self.inst, self.planner
+        c = int(planner.cloud[t])
+        self._end_stint(c, t, now, "finish")
+        self.finish[t] = now
+        planner.observe(t, now)
+        self._refresh(c, now)
+        dirty.add(c)
+        app = int(inst.task_app[t])
+        self.app_left[app] -= 1
+        if self.app_left[app] == 0:
+            self.app_finish[app] = now
+        for s in self.succ[t]:
+            self.preds_left[s] -= 1
+            if self.preds_left[s] == 0:
+                cs = int(planner.cloud[s])
+                ready = planner.data_ready(app, cs)
+                for p in inst.preds(s):
+                    ready = max(ready, self.finish[p] + (inst.edge_s if planner.cloud[p] != cs else 0.0))
+                self.events.schedule(max(ready, now), "ready", s, READY)
+
+    def _dispatch(self, c: int, now: float) -> None:
+        inst, book = self.inst, self.planner.book
+        cl = self.clouds[c]
+        while cl.ar_queue:
+            t = cl.ar_queue[0]
+            duration = 2 * inst.image_s + float(inst.etm[t, c])
+            if not book.fits(c, now, int(inst.task_vms[t]), duration, int(inst.cloud_vms[c])):
+                break
+            cl.ar_queue.popleft()
+            self._start_ar(c, t, now)
+        batch: list[tuple[int, int]] = []
+        room = cl.total_free
+        while True:
+            q = cl.resume if cl.resume else cl.queue
+            if not q or int(inst.task_vms[q[0]]) > room:
+                break
+            t = q.popleft()
+            batch.append((t, int(inst.task_vms[t])))
+            room -= batch[-1][1]
+        if not batch:
+            return
+        self._account(c, now)
+        if self.el:
+            alloc = energy_aware(cl.free, cl.capacity, batch, ar=False)
+        else:
+            alloc = striping(cl.free, cl.capacity, batch)
+        for t, w in batch:
+            cl.total_free -= w
+            self._start(c, t, now, alloc[t], False)
+        self._refresh(c, now)
+
+    def run(self) -> None:
+        inst, events = self.inst, self.events
+        for app in range(inst.n_apps):
+            events.schedule(float(inst.app_arrival[app]), "arrival", app, ARRIVAL)
+        step = max(1, inst.n_apps // 100)
+        arrived = 0
+        while len(events):
+            batch = events.pop_simultaneous()
+            now = events.now
+            dirty: set[int] = set()
+            for ev in batch:
+                if ev.kind == "finish":
+                    self._finish(ev.data, now, dirty)
+                elif ev.kind == "ar_start":
+                    c = int(self.planner.cloud[ev.data])
+                    self._start_ar(c, ev.data, now)
+                    dirty.add(c)
+                elif ev.kind == "ready":
+                    self._ready(ev.data, dirty)
+                else:
+                    self._arrival(ev.data, now, dirty)
+                    arrived += 1
+                    if arrived % step == 0:
+                        self.progress(0.95 * arrived / inst.n_apps)
+            for c in sorted(dirty):
+                self._dispatch(c, now)
+        end = max([0.0, *(cl.last_t for cl in self.clouds), float(np.nanmax(self.app_finish, initial=0.0))])
+        for c in range(len(self.clouds)):
+            self._account(c, end)
+        self.end_time = end
