@@ -1,0 +1,85 @@
+"""A real Chromium (Debian's, through Playwright) drives the whole flow against a live server and a real worker."""
+
+import os
+import shutil
+
+import pytest
+from django.db import connection
+
+from cloudsched_web.celery import app
+from tests.conftest import PASSWORD
+from tests.services import Worker, redis_server
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage",
+]  # fmt: skip
+
+
+@pytest.fixture
+def page(tmp_path):
+    from playwright.sync_api import sync_playwright
+
+    # Playwright's sync API runs an event loop in this thread; the ORM calls in the test are still synchronous.
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        page = browser.new_page()
+        page.set_default_timeout(30_000)
+        yield page
+        browser.close()
+
+
+@pytest.fixture
+def worker(tmp_path):
+    with redis_server(tmp_path) as url:
+        app.conf.broker_url = url
+        if app._pool is not None:
+            app._pool.force_close_all()
+            app._pool = None
+        app.amqp._producer_pool = None
+        w = Worker(url, connection.settings_dict["NAME"], tmp_path / "worker.log")
+        w.wait_ready()
+        yield w
+        w.stop()
+
+
+def _login(page, base):
+    page.goto(base + "/")
+    page.fill("#id_username", "alice")
+    page.fill("#id_password", PASSWORD)
+    page.click("button[type=submit]")
+    page.wait_for_selector("text=Your scenarios")
+
+
+def test_login_create_run_and_see_the_result(page, live_server, alice, worker):
+    _login(page, live_server.url)
+    page.goto(live_server.url + "/scenarios/new/?family=toy")
+    assert "toy example" in page.input_value("#id_config")
+    page.click("text=Save scenario")
+    page.wait_for_selector("#run-button")
+    page.click("#run-button")
+    page.wait_for_selector("#results", timeout=90_000)  # the page polls and reloads itself when done
+    assert page.inner_text("#status-text") == "succeeded"
+    table = page.inner_text("#summary-table")
+    assert "fcfs" in table and "lpt" in table and "makespan_s" in table
+    assert page.locator("#comparison-chart").bounding_box()["height"] > 100
+    # Chart.js really drew: the canvas has non-blank pixels.
+    drawn = page.evaluate(
+        "() => { const c = document.getElementById('gantt-chart');"
+        " const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;"
+        " return d.some((v, i) => i % 4 === 3 && v > 0); }"
+    )
+    assert drawn
+
+
+def test_a_bad_scenario_shows_field_errors_in_the_page(page, live_server, alice):
+    _login(page, live_server.url)
+    page.goto(live_server.url + "/scenarios/new/?family=toy")
+    page.fill("#id_config", '{"family": "toy", "repetitions": 1000, "datacenter": {"machines": 0}}')
+    page.click("text=Save scenario")
+    errors = page.inner_text("#config-errors")
+    assert "repetitions" in errors and "≤ 100" in errors
+    assert "datacenter.machines" in errors and "≥ 1" in errors
