@@ -51,13 +51,14 @@ class _Sweep:
 
     def _leave(self, j: int, t: int) -> None:
         m = self.pm_of[j]
-        self.pieces.append((j, m, self.since[j], t))
+        if self.since[j] < t:
+            self.pieces.append((j, m, self.since[j], t))
         self.on[m] -= self.d[j]
         self.vms[m].discard(j)
         self.pm_of[j] = -1
 
     def _join(self, j: int, m: int, t: int, moved: bool) -> None:
-        if m == len(self.on):
+        while m >= len(self.on):
             self.on.append(0)
             self.vms.append(set())
         self.on[m] += self.d[j]
@@ -67,7 +68,11 @@ class _Sweep:
         self.migrations += moved
 
     def _free_id(self, used: set[int]) -> int:
-        return next((m for m in range(len(self.on)) if self.on[m] == 0 and m not in used), len(self.on))
+        """The lowest PM id that holds nothing and is not in ``used``."""
+        m = 0
+        while m in used or (m < len(self.on) and self.on[m] > 0):
+            m += 1
+        return m
 
     def step(self, t: int, ending: list[int], starting: list[int], target: int) -> None:
         for j in ending:
@@ -84,16 +89,28 @@ class _Sweep:
         if not homeless:
             return
         homeless.sort(key=lambda jm: (-self.d[jm[0]], -self.e[jm[0]], jm[0]))
-        keep = sorted(busy)
-        for i, (j, was) in enumerate(homeless):
-            m = next((m for m in keep if self.on[m] + self.d[j] <= self.g), -1)
+        plan = self._first_fit(sorted(busy), homeless, target)
+        if plan is None:
+            self._repack(t, homeless)
+            return
+        for (j, was), m in zip(homeless, plan, strict=True):
+            self._join(j, m, t, was >= 0 and was != m)
+
+    def _first_fit(self, keep: list[int], homeless: list[tuple[int, int]], target: int) -> list[int] | None:
+        """Step 3 as a trial: the PM of each homeless VM, or None when they do not fit."""
+        room = {m: self.g - self.on[m] for m in keep}
+        plan = []
+        for j, _ in homeless:
+            m = next((m for m in keep if room[m] >= self.d[j]), -1)
             if m < 0 and len(keep) < target:
                 m = self._free_id(set(keep))
                 keep.append(m)
+                room[m] = self.g
             if m < 0:
-                self._repack(t, homeless[i:])
-                return
-            self._join(j, m, t, was >= 0 and was != m)
+                return None
+            room[m] -= self.d[j]
+            plan.append(m)
+        return plan
 
     def _repack(self, t: int, homeless: list[tuple[int, int]]) -> None:
         """Step 4: FFD over every VM of the slot, bins matched to PMs to keep VMs in place."""
