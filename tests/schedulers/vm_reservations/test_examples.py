@@ -23,7 +23,7 @@ def test_example1_span_and_length():
     """Example #1/#2: one PM busy on [1,4], [2,4], [5,6] is on for 4 slots (gap [4,5] off)."""
     p = Placement.static(np.zeros(3, np.int64), np.array([1, 2, 5]), np.array([4, 4, 6]))
     assert power_on_slots(p) == 4
-    pm, s, e = busy_intervals(p)
+    _pm, s, e = busy_intervals(p)
     assert s.tolist() == [1, 5] and e.tolist() == [4, 6]
 
 

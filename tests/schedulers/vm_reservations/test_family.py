@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 from pathlib import Path
 
@@ -62,7 +63,7 @@ def test_segments_respect_capacity_and_cover_each_request(result):
         for job in run["jobs"]:
             pieces = sorted(by_job[job["job"]])
             assert pieces[0][0] == job["start_min"] and pieces[-1][1] == job["end_min"]
-            assert all(a[1] == b[0] for a, b in zip(pieces, pieces[1:], strict=False))
+            assert all(a[1] == b[0] for a, b in itertools.pairwise(pieces))
         assert len(by_job) == len(run["jobs"]) == 150
 
 
