@@ -1,0 +1,123 @@
+"""Offline algorithms: valid schedules, the LP bound, REC and local search (Secs. 4.2–4.3, 6.1.3)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from schedulers.ep_jobs.genetic import GaParams, fitness, gsa, mm_ga
+from schedulers.ep_jobs.lp import solve_relax_lp
+from schedulers.ep_jobs.minmin import min_min
+from schedulers.ep_jobs.model import RTOL, Instance, energy, optra
+from schedulers.ep_jobs.tapra import local_search, rec, tapra, tapra_fast
+
+from .conftest import random_instance
+
+SMALL_GA = GaParams(population=12, generations=8, sa_steps=3)
+ALGORITHMS = {
+    "tapra": lambda inst: tapra(inst),
+    "tapra_fast": lambda inst: tapra_fast(inst),
+    "min_min": lambda inst: min_min(inst),
+    "mm_ga": lambda inst: mm_ga(inst, np.random.default_rng(0), SMALL_GA),
+    "gsa": lambda inst: gsa(inst, np.random.default_rng(0), SMALL_GA),
+}
+
+
+def assert_valid(inst: Instance, sched) -> None:
+    """Each task on one server, every constraint k holds, energy within the limit, JCT = max L/(λc)."""
+    n, m = inst.n_tasks, inst.platform.n_servers
+    assert sched.server.shape == (n,)
+    assert np.all((sched.server >= 0) & (sched.server < m))
+    used = np.bincount(sched.server, weights=sched.c, minlength=m)
+    assert np.all(inst.platform.A @ used <= inst.platform.B * (1 + 1e-9))
+    assert np.all(used <= inst.platform.capacity * (1 + 1e-9))
+    assert sched.energy == pytest.approx(energy(inst, sched.server))
+    assert sched.energy <= inst.e_limit * (1 + 1e-9)
+    times = inst.loads / (inst.lam[np.arange(n), sched.server] * sched.c)
+    assert np.allclose(times, sched.et)
+    assert sched.jct == pytest.approx(times.max())
+
+
+@pytest.mark.parametrize("name", list(ALGORITHMS))
+@pytest.mark.parametrize(("n", "pods", "seed"), [(1, 2, 0), (15, 4, 1), (40, 6, 2)])
+def test_every_algorithm_gives_a_valid_schedule_above_the_lp_bound(name, n, pods, seed):
+    inst = random_instance(n, pods, seed)
+    sched = ALGORITHMS[name](inst)
+    assert_valid(inst, sched)
+    assert sched.jct >= solve_relax_lp(inst).t * (1 - 1e-7)
+
+
+@settings(max_examples=20, deadline=None)
+@given(n=st.integers(1, 25), pods=st.sampled_from([2, 4]), seed=st.integers(0, 10**6), slack=st.floats(0, 0.1))
+def test_tapra_is_valid_and_never_below_the_lp_bound(n, pods, seed, slack):
+    inst = random_instance(n, pods, seed, slack)
+    sched = tapra(inst)
+    assert_valid(inst, sched)
+    assert sched.jct >= sched.lp.t * (1 - 1e-7)
+    assert energy(inst, sched.server) <= inst.e_max * (1 + 1e-9) or inst.e_max < inst.e_min
+
+
+@pytest.mark.parametrize("n", [5, 30])
+def test_both_lp_forms_agree(n):
+    """The reduced LP (p eliminated) has the literal eqs. 49–54 optimum."""
+    inst = random_instance(n, 4, seed=n)
+    reduced, literal = solve_relax_lp(inst, "reduced"), solve_relax_lp(inst, "literal")
+    assert reduced.t == pytest.approx(literal.t, rel=1e-6)
+    assert np.allclose(reduced.load_split.sum(axis=1), inst.loads)
+
+
+def test_lp_bound_is_the_fluid_optimum_without_energy_pressure():
+    """With λ = 1 and a loose limit the relaxation is total load / DC bound when the DC row binds."""
+    inst = random_instance(20, 4, seed=5)
+    loose = Instance(inst.platform, inst.loads, np.ones_like(inst.lam), 1.0, 1e12)
+    dc = loose.platform.B[-1]
+    assert solve_relax_lp(loose).t == pytest.approx(max(loose.loads.sum() / dc, 0.0), rel=1e-6)
+
+
+@settings(max_examples=20, deadline=None)
+@given(n=st.integers(1, 30), seed=st.integers(0, 10**6))
+def test_local_search_never_makes_jct_worse(n, seed):
+    inst = random_instance(n, 4, seed, slack=0.5)
+    start = np.argmax(inst.lam, axis=1)
+    _, _, before = optra(inst, start)
+    improved, _ = local_search(inst, start)
+    _, _, after = optra(inst, improved)
+    assert after <= before * (1 + RTOL)
+    assert energy(inst, improved) <= inst.e_limit * (1 + 1e-9)
+
+
+@settings(max_examples=20, deadline=None)
+@given(n=st.integers(1, 30), seed=st.integers(0, 10**6))
+def test_rec_brings_any_placement_within_the_energy_limit(n, seed):
+    inst = random_instance(n, 4, seed, slack=0.01)
+    start = np.random.default_rng(seed).integers(0, inst.platform.n_servers, n)
+    fixed, _ = rec(inst, start)
+    assert energy(inst, fixed) <= inst.e_limit * (1 + 1e-9)
+
+
+def test_tapra_fast_starts_from_the_least_energy_placement():
+    inst = random_instance(30, 4, seed=11, slack=0.0)
+    sched = tapra_fast(inst)
+    assert sched.energy <= inst.e_limit * (1 + 1e-9)
+
+
+def test_fitness_is_optra_jct(small_instance):
+    pop = np.random.default_rng(0).integers(0, small_instance.platform.n_servers, (6, small_instance.n_tasks))
+    expected = [optra(small_instance, p)[2] for p in pop]
+    assert np.allclose(fitness(small_instance, pop), expected)
+
+
+def test_mm_ga_is_no_worse_than_min_min():
+    """MM-GA keeps its elite, and Min-Min's placement is in its first population."""
+    inst = random_instance(30, 4, seed=4, slack=1.0)
+    assert mm_ga(inst, np.random.default_rng(1), SMALL_GA).jct <= min_min(inst).jct * (1 + RTOL)
+
+
+def test_genetic_algorithms_are_deterministic_for_a_seed():
+    inst = random_instance(20, 4, seed=9)
+    for algo in (mm_ga, gsa):
+        a = algo(inst, np.random.default_rng(5), SMALL_GA)
+        b = algo(inst, np.random.default_rng(5), SMALL_GA)
+        assert np.array_equal(a.server, b.server)
