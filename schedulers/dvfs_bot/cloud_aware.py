@@ -31,7 +31,15 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["BASE_SCORES", "feasible_levels", "required_speed", "score_vms", "select_vm"]
+__all__ = [
+    "BASE_SCORES",
+    "feasible_levels",
+    "queue_terms",
+    "required_speed",
+    "score_vms",
+    "select_vm",
+    "speed_from_terms",
+]
 
 BASE_SCORES = (
     10000,
@@ -40,6 +48,51 @@ BASE_SCORES = (
     10,
 )  # (i) in use, same level; (ii) in use, faster; (iii) idle VM, host on; (iv) host off
 SPEED_TOL = 1e-12
+
+
+def queue_terms(
+    now: float,
+    work: float,
+    deadline: float,
+    head: np.ndarray,
+    run_deadline: np.ndarray,
+    qwork: np.ndarray,
+    qdead: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The parts of lines 10–12 that do not change while one job's tasks are placed elsewhere.
+
+    For rows of VMs (``head`` = estimated remaining work of the running task, 0 when
+    idle; ``qwork``/``qdead`` the waiting tasks, padded with work 0 and deadline
+    +inf) returns ``(position, ahead, worst, s_run)``: the queue position of a new
+    task (work ``work``, deadline ``deadline``), the work ahead of it, the largest
+    ``W_k / (d_k − now)`` over the waiting tasks with it inserted, and the running
+    task's own need. ``inf`` marks a deadline already passed.
+    """
+    with np.errstate(divide="ignore", invalid="ignore"):
+        run_slack = run_deadline - now
+        s_run = np.where(head > 0, np.where(run_slack > 0, head / run_slack, np.inf), 0.0)
+    if qwork.shape[1] == 0:
+        zeros = np.zeros(head.size)
+        return np.zeros(head.size, dtype=np.int64), head.astype(float), zeros, s_run
+    before = qdead <= deadline
+    position = before.sum(axis=1)
+    cum = head[:, None] + np.cumsum(qwork, axis=1)
+    num = np.where(before, cum, cum + work)
+    slack = qdead - now
+    ratio = np.divide(num, slack, out=np.full(num.shape, np.inf), where=slack > 0)
+    ahead = head + np.where(before, qwork, 0.0).sum(axis=1)
+    return position, ahead, ratio.max(axis=1), s_run
+
+
+def speed_from_terms(
+    now: float, work: float, deadline: float, busy: np.ndarray, ahead: np.ndarray, worst: np.ndarray, s_run: np.ndarray
+) -> np.ndarray:
+    """Lines 12 and 23: the speed (fraction of f_max) each VM needs to take the task."""
+    horizon = deadline - now
+    if horizon <= 0:
+        return np.full(busy.size, np.inf)
+    s_busy = np.maximum(np.maximum(s_run, (ahead + work) / horizon), worst)
+    return np.where(busy, s_busy, work / horizon)
 
 
 def required_speed(
@@ -52,34 +105,13 @@ def required_speed(
     qwork: np.ndarray,
     qdead: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Speed (fraction of f_max) each VM needs to take the task; and its queue position.
+    """Speed each VM needs to take the task, and its queue position (see :func:`queue_terms`).
 
-    ``head`` is the estimated remaining work of each VM's running task, ``qwork``/
-    ``qdead`` its waiting tasks (columns beyond a VM's queue hold work 0 and deadline
-    +inf). Returns ``(s_star, position)``; ``inf`` marks a deadline already passed.
-    Position counts waiting tasks ahead of the new one (the running task excluded).
+    At speed s = f/f_max the k-th task of the queue ends at ``now + W_k / s``, so
+    the queue needs ``s ≥ max_k W_k / (d_k − now)`` (running task included).
     """
-    n = busy.size
-    horizon = deadline - now
-    if horizon <= 0:
-        return np.full(n, np.inf), np.zeros(n, dtype=np.int64)
-    s_idle = work / horizon
-    with np.errstate(divide="ignore", invalid="ignore"):
-        run_slack = run_deadline - now
-        s_run = np.where(head > 0, np.where(run_slack > 0, head / run_slack, np.inf), 0.0)
-    if qwork.shape[1] == 0:
-        position = np.zeros(n, dtype=np.int64)
-        s_busy = np.maximum(s_run, (head + work) / horizon)
-    else:
-        before = qdead <= deadline
-        position = before.sum(axis=1)
-        cum = head[:, None] + np.cumsum(qwork, axis=1)
-        num = cum + np.where(before, 0.0, work)
-        slack = qdead - now
-        ratio = np.divide(num, slack, out=np.full(num.shape, np.inf), where=slack > 0)
-        ahead = head + np.where(before, qwork, 0.0).sum(axis=1)
-        s_busy = np.maximum(np.maximum(s_run, (ahead + work) / horizon), ratio.max(axis=1))
-    return np.where(busy, s_busy, s_idle), position
+    position, ahead, worst, s_run = queue_terms(now, work, deadline, head, run_deadline, qwork, qdead)
+    return speed_from_terms(now, work, deadline, busy, ahead, worst, s_run), position
 
 
 def feasible_levels(s_star: np.ndarray, vm_type: np.ndarray, speeds: list[np.ndarray]) -> np.ndarray:

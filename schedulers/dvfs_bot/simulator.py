@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from schedulers.dvfs_bot.cloud_aware import feasible_levels, required_speed, score_vms, select_vm
+from schedulers.dvfs_bot.cloud_aware import feasible_levels, queue_terms, score_vms, select_vm, speed_from_terms
 from schedulers.dvfs_bot.datacenter import Datacenter
 from schedulers.dvfs_bot.workloads import Workload
 
@@ -176,12 +176,10 @@ class _Sim:
         work, deadline = float(wl.runtime[j]), float(wl.deadline[j])
         first = int(self.first[j])
         log: list[tuple[int, int, int, int]] = []  # (vm, queue position or −1 if started, old level, task)
+        terms = self._terms(now, work, deadline, np.flatnonzero(vms.busy))
         for task in range(first, first + int(wl.ntasks[j])):
-            width = int(vms.qlen.max())
-            head = np.where(vms.busy, vms.rem_est, 0.0)
-            s_star, pos = required_speed(
-                now, work, deadline, vms.busy, head, vms.run_deadline, vms.qwork[:, :width], vms.qdead[:, :width]
-            )
+            position, ahead, worst, s_run = terms
+            s_star = speed_from_terms(now, work, deadline, vms.busy, ahead, worst, s_run)
             level = feasible_levels(s_star, dc.vm_type, dc.speeds)
             host_on = vms.host_busy[dc.vm_host] > 0
             scores = score_vms(level, vms.busy, vms.level, host_on, dc.vm_rank, self.cloud_aware)
@@ -191,13 +189,44 @@ class _Sim:
                 return
             act = float(wl.actual[task])
             if vms.busy[v]:
-                log.append((v, int(pos[v]), int(vms.level[v]), task))
-                vms.insert(v, int(pos[v]), work, act, deadline, task)
+                log.append((v, int(position[v]), int(vms.level[v]), task))
+                vms.insert(v, int(position[v]), work, act, deadline, task)
                 vms.level[v] = level[v]
             else:
                 log.append((v, -1, -1, task))
                 vms.start(v, now, int(level[v]), work, act, deadline, task)
+            width = int(vms.qlen[v])
+            row = queue_terms(
+                now, work, deadline, vms.rem_est[v : v + 1], vms.run_deadline[v : v + 1],
+                vms.qwork[v : v + 1, :width], vms.qdead[v : v + 1, :width],
+            )  # fmt: skip
+            for full, part in zip(terms, row, strict=True):
+                full[v] = part[0]
         self._commit(j, log, now)
+
+    def _terms(self, now: float, work: float, deadline: float, rows: np.ndarray) -> list[np.ndarray]:
+        """Per-VM queue terms of the job's task (see ``queue_terms``); idle VMs get zeros.
+
+        Computed for every busy VM once per job, then only for the VM that took a task:
+        the other rows do not change while the job's tasks are placed.
+        """
+        vms, n = self.vms, self.vms.busy.size
+        terms = [np.zeros(n, dtype=np.int64), np.zeros(n), np.zeros(n), np.zeros(n)]
+        if rows.size == 0:
+            return terms
+        width = int(vms.qlen[rows].max())
+        part = queue_terms(
+            now,
+            work,
+            deadline,
+            vms.rem_est[rows],
+            vms.run_deadline[rows],
+            vms.qwork[rows, :width],
+            vms.qdead[rows, :width],
+        )
+        for full, p in zip(terms, part, strict=True):
+            full[rows] = p
+        return terms
 
     def _rollback(self, log: list[tuple[int, int, int, int]]) -> None:
         vms = self.vms
