@@ -29,7 +29,7 @@ class FirstFit:
     def __init__(self, axis: Axis, g: int):
         self.axis, self.g = axis, g
         segments = max(axis.bounds.size - 1, 1)
-        self.occ = np.zeros((4, segments), dtype=np.int64)
+        self.occ = np.zeros((4, segments), dtype=np.int32)
         self.count = 0
 
     def _grow(self) -> None:

@@ -125,25 +125,26 @@ def _schedule(inst: Instance, placements: list[Placement], slot_min: float) -> t
     segments: list[dict[str, Any]] = []
     first_pm: dict[int, str] = {}
     moves = np.zeros(len(inst), dtype=np.int64)
+    vm_name = [inst.vm_names[v] for v in inst.vm.tolist()]
+    vm_cpu = inst.vm_cpu[inst.vm].tolist()
     for pool, p in zip(inst.pools, placements, strict=True):
         gid = pool.ids[p.job]
         np.add.at(moves, gid, 1)
         order = np.lexsort((p.start, gid))
-        for j, m, a, b in zip(
-            gid[order].tolist(), p.pm[order].tolist(), p.start[order].tolist(), p.end[order].tolist(), strict=True
-        ):
-            res = f"{pool.name}-{m + 1}"
+        cols = (gid[order], p.pm[order] + 1, p.start[order] * slot_min, p.end[order] * slot_min)
+        for j, m, a, b in zip(*(c.tolist() for c in cols), strict=True):
+            res = f"{pool.name}-{m}"
             first_pm.setdefault(j, res)
             segments.append(
                 {
                     "job": str(j),
                     "task": str(j),
                     "resource": res,
-                    "start": a * slot_min,
-                    "end": b * slot_min,
-                    "share": float(inst.vm_cpu[inst.vm[j]]),
+                    "start": a,
+                    "end": b,
+                    "share": vm_cpu[j],
                     "kind": "vm",
-                    "vm_type": inst.vm_names[inst.vm[j]],
+                    "vm_type": vm_name[j],
                     "pm_type": pool.name,
                 }
             )
