@@ -45,8 +45,11 @@ class OneTierResult:
     series_queue: list[int] = field(default_factory=list)
 
 
-def simulate_one_tier(inst, backfill: bool = True, progress=None) -> OneTierResult:
-    """Run FCFS (``backfill=False``) or EASY on ``inst`` (jobs sorted by submit)."""
+def simulate_one_tier(inst, backfill: bool = True, progress=None, reservations: dict | None = None) -> OneTierResult:
+    """Run FCFS (``backfill=False``) or EASY on ``inst`` (jobs sorted by submit).
+
+    ``reservations``, if given, receives {head job: first shadow time computed for it} (for tests).
+    """
     n = len(inst)
     submit = inst.submit.tolist()
     size_l = inst.size.tolist()
@@ -109,6 +112,8 @@ def simulate_one_tier(inst, backfill: bool = True, progress=None) -> OneTierResu
                 shadow = t_end
                 break
         extra = avail - need
+        if reservations is not None and qh not in reservations:
+            reservations[qh] = shadow
         if free == 0 or na <= qh + 1:
             return
         lo = qh + 1

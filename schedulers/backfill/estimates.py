@@ -67,7 +67,9 @@ def _popularity_ranks(rows: int, rng: np.random.Generator) -> list[int]:
     chosen: list[int] = []
     pool: list[int] = []
     for row in range(rows):
-        pool += [r for r in _RANK_TABLE[row] if r <= rows and r not in chosen and r not in pool]
+        for r in _RANK_TABLE[row]:
+            if r <= rows and r not in chosen and r not in pool:
+                pool.append(r)
         rng.shuffle(pool)
         overdue = [r for r in range(1, rows + 1) if r not in chosen and bound.get(r, 99) <= row]
         if row == 0:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import Field
+from pydantic import Discriminator, Field, Tag
 
 from schedulers.core.validation import ScenarioBase, ScenarioError, StrictModel
 
@@ -55,19 +55,19 @@ class Datacenter(StrictModel):
 class FeitelsonParams(StrictModel):
     """Feitelson 1996 structure (models.md §1.2); constants are OUR READING, calibrated to the paper."""
 
-    size_exponent: float = Field(1.5, ge=0.0, le=4.0, description="Harmonic order of the size law P(n) ∝ n^-a.")
+    size_exponent: float = Field(1.27, ge=0.0, le=4.0, description="Harmonic order of the size law P(n) ∝ n^-a.")
     pow2_boost: float = Field(
-        3.0, ge=1.0, le=50.0, description="Weight factor of power-of-two sizes ≥ 2 (our reading, UNCONFIRMED)."
+        2.0, ge=1.0, le=50.0, description="Weight factor of power-of-two sizes ≥ 2 (our reading, UNCONFIRMED)."
     )
     serial_factor: float = Field(
-        0.4, ge=0.0, le=10.0, description="Weight factor of serial jobs (our reading, calibrated to Table 1)."
+        0.7, ge=0.0, le=10.0, description="Weight factor of serial jobs (our reading, calibrated to Table 1)."
     )
     max_size: int = Field(0, ge=0, le=MAX_PROCS, description="Largest job size; 0 = the machine size.")
     mean_short_s: float = Field(
         400.0, gt=0, le=1e6, title="Short-branch mean (s)", description="Mean of the short hyper-exponential branch."
     )
     mean_long_s: float = Field(
-        12000.0, gt=0, le=1e7, title="Long-branch mean (s)", description="Mean of the long hyper-exponential branch."
+        14500.0, gt=0, le=1e7, title="Long-branch mean (s)", description="Mean of the long hyper-exponential branch."
     )
     p_long_min: float = Field(0.1, ge=0, le=1, description="Probability of the long branch for size 1.")
     p_long_max: float = Field(0.9, ge=0, le=1, description="Probability of the long branch for the largest size.")
@@ -148,7 +148,19 @@ class TraceWorkload(StrictModel):
     cpu_usage_max: float = Field(1.0, gt=0, le=1, description="Upper end of that range.")
 
 
-Workload = Annotated[GeneratorWorkload | JobsWorkload | TraceWorkload, Field(discriminator="kind")]
+def _workload_kind(value) -> str:
+    """The union's tag; a workload without ``kind`` is a generator (the default)."""
+    if isinstance(value, dict):
+        return value.get("kind", "generator")
+    return getattr(value, "kind", "generator")
+
+
+Workload = Annotated[
+    Annotated[GeneratorWorkload, Tag("generator")]
+    | Annotated[JobsWorkload, Tag("jobs")]
+    | Annotated[TraceWorkload, Tag("trace")],
+    Discriminator(_workload_kind),
+]
 
 
 class Params(StrictModel):

@@ -58,6 +58,7 @@ class Stretches:
 
 def _segments(inst, st: Stretches, limit: int) -> tuple[list[dict[str, Any]], bool]:
     ids = inst.ids.tolist()
+    cpu = inst.cpu.tolist()
     out: list[dict[str, Any]] = []
     order = np.argsort(np.asarray(st.start), kind="stable").tolist()
     for i in order:
@@ -67,7 +68,7 @@ def _segments(inst, st: Stretches, limit: int) -> tuple[list[dict[str, Any]], bo
             if len(out) >= limit:
                 return out, True
             out.append({"job": jid, "task": f"{jid}.{k}", "resource": f"p{p}", "start": s, "end": e,
-                        "share": 1.0, "kind": tier, "tier": tier, "rate": rate})  # fmt: skip
+                        "share": 1.0, "kind": tier, "tier": tier, "rate": rate, "cpu": cpu[st.job[i]]})  # fmt: skip
     return out, False
 
 

@@ -18,7 +18,7 @@ Readings chosen where the paper is silent:
   natural_load / target_load, with natural_load = Σ size·runtime /
   (N · (last submit − first submit)).
 - SWF (models.md §6): processors = allocated, else requested; records with
-  submit < 0, runtime ≤ 0 (incl. −1) or no processor count are dropped, jobs
+  submit < 0, runtime < 0 (−1) or no processor count are dropped, jobs
   larger than the machine too (all counted); estimate = requested time if > 0
   else the runtime; an estimate below the runtime is raised to the runtime
   (EASY never kills at the estimate here); estimates are clamped to
@@ -77,7 +77,7 @@ def swf_jobs(trace: SwfTrace, processors: int, max_estimate_s: float):
     """(submit, size, runtime, requested time, ids, info) of the usable SWF records."""
     c = trace.columns
     size = np.where(c["alloc_procs"] > 0, c["alloc_procs"], c["req_procs"])
-    ok = (c["submit"] >= 0) & (c["run_time"] > 0) & (size > 0)
+    ok = (c["submit"] >= 0) & (c["run_time"] >= 0) & (size > 0)
     too_big = ok & (size > processors)
     keep = ok & ~too_big
     order = np.flatnonzero(keep)[np.argsort(c["submit"][keep], kind="stable")]

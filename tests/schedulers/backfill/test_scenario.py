@@ -1,0 +1,127 @@
+"""Scenario contract: defaults, validation errors, determinism, JSON, real traces, presets."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import schedulers
+from schedulers.core.swf import SwfTrace, read_swf, write_swf
+
+from .helpers import assert_jobs_complete, assert_no_overlap, config, instance
+
+TRACES = Path(__file__).resolve().parents[3] / ".." / "shared" / "workloads" / "traces"
+NASA = TRACES / "NASA-iPSC-1993-3.1-cln.swf.gz"
+CTC = TRACES / "CTC-SP2-1996-3.1-cln.swf.gz"
+needs_traces = pytest.mark.skipif(not NASA.exists(), reason="real traces not available")
+
+
+def test_the_family_alone_validates_and_runs():
+    result = schedulers.run({"family": "backfill"})
+    assert [r["algorithm"] for r in result["runs"]] == ["easy", "keasy", "reasy", "measy"]
+    json.dumps(result)
+
+
+def test_example_runs_fast_and_serialises():
+    t0 = time.perf_counter()
+    result = schedulers.run(schedulers.example("backfill"))
+    assert time.perf_counter() - t0 < 2.0
+    text = json.dumps(result)
+    assert "numpy" not in text
+    for run in result["runs"]:
+        for key in ("avg_response_time_s", "avg_bounded_slowdown", "utilization", "migrations", "kills"):
+            assert key in run["metrics"]
+        assert 0.0 <= run["metrics"]["utilization"] <= 1.0
+        series = run["series"]
+        assert {"t", "busy_fg", "busy_bg", "queue_length"} <= set(series)
+        assert len({len(v) for v in series.values()}) == 1
+        assert len(series["t"]) <= 5000
+
+
+def test_same_seed_same_result_and_other_seed_differs():
+    sc = schedulers.example("backfill")
+    a, b = schedulers.run(sc), schedulers.run(sc)
+    for ra, rb in zip(a["runs"], b["runs"], strict=True):
+        assert ra["metrics"] == rb["metrics"] and ra["schedule"] == rb["schedule"]
+    c = schedulers.run({**sc, "seed": sc["seed"] + 1})
+    assert c["runs"][1]["metrics"] != a["runs"][1]["metrics"]
+
+
+def test_invalid_scenario_names_every_bad_field():
+    bad = {"family": "backfill", "algorithms": ["easy", "sjf"], "datacenter": {"processors": 0},
+           "workload": {"kind": "generator", "n_jobs": 0}, "params": {"migration_cost_s": -1}}  # fmt: skip
+    with pytest.raises(schedulers.ScenarioError) as exc:
+        schedulers.validate(bad)
+    fields = {e["field"] for e in exc.value.errors}
+    assert {"datacenter.processors", "params.migration_cost_s"} <= fields
+    assert any(f.startswith("algorithms") for f in fields)
+    assert any("n_jobs" in f for f in fields)
+    assert all(e["allowed"] for e in exc.value.errors if "processors" in e["field"])
+
+
+def test_cross_field_errors_come_together():
+    bad = {"family": "backfill", "datacenter": {"processors": 4},
+           "workload": {"kind": "jobs", "jobs": [{"processors": 8}], "cpu_usage_min": 0.9, "cpu_usage_max": 0.5},
+           "params": {"fg_loss_min": 0.3, "fg_loss_max": 0.1}}  # fmt: skip
+    with pytest.raises(schedulers.ScenarioError) as exc:
+        schedulers.validate(bad)
+    fields = {e["field"] for e in exc.value.errors}
+    assert fields == {"workload.jobs[0].processors", "workload.cpu_usage_min", "params.fg_loss_min"}
+
+
+def test_trace_needs_exactly_one_source():
+    with pytest.raises(schedulers.ScenarioError) as exc:
+        schedulers.validate({"family": "backfill", "workload": {"kind": "trace"}})
+    assert exc.value.errors[0]["field"] == "workload.swf"
+
+
+@needs_traces
+def test_easy_on_a_real_trace_runs_to_completion():
+    """NASA iPSC/860 (18k jobs, 128 processors): every job starts after submission and ends once."""
+    sc = {"family": "backfill", "algorithms": ["easy"], "datacenter": {"use_trace_size": True},
+          "workload": {"kind": "trace", "path": str(NASA)}, "params": {"max_segments": 2_000_000}}  # fmt: skip
+    run = schedulers.run(sc)["runs"][0]
+    inst = instance(config(**sc))
+    assert inst.processors == 128 and len(inst) > 18000
+    assert_jobs_complete(run, inst)
+    assert_no_overlap(run["schedule"], 128)
+
+
+@needs_traces
+def test_two_tier_on_a_real_trace_slice():
+    sc = {"family": "backfill", "algorithms": ["measy", "keasy"], "datacenter": {"use_trace_size": True},
+          "workload": {"kind": "trace", "path": str(CTC), "max_jobs": 1500}}  # fmt: skip
+    result = schedulers.run(sc)
+    inst = instance(config(**sc))
+    for run in result["runs"]:
+        assert_jobs_complete(run, inst)
+        assert_no_overlap(run["schedule"], inst.processors)
+
+
+@needs_traces
+def test_swf_writer_round_trips_the_workload():
+    inst = instance(config(datacenter={"use_trace_size": True}, workload={"kind": "trace", "path": str(CTC),
+                                                                          "max_jobs": 3000}))  # fmt: skip
+    cols = {"submit": inst.submit, "run_time": inst.runtime, "alloc_procs": inst.size.astype(float),
+            "req_procs": inst.size.astype(float), "req_time": inst.estimate}  # fmt: skip
+    cols["job"] = np.arange(1, len(inst) + 1, dtype=float)
+    text = write_swf(SwfTrace(cols, [f"; MaxProcs: {inst.processors}"]))
+    back = instance(config(datacenter={"use_trace_size": True}, workload={"kind": "trace", "swf": text}))
+    assert back.processors == inst.processors
+    for name in ("submit", "runtime", "size", "estimate"):
+        assert np.array_equal(getattr(back, name), getattr(inst, name))
+    assert len(read_swf(text)) == len(inst)
+
+
+def test_inline_swf_text_runs():
+    swf = "; MaxProcs: 4\n1 0 -1 10 2 -1 -1 2 20 -1 1 1 1 1 1 1 -1 -1\n2 5 -1 10 4 -1 -1 4 10 -1 1 1 1 1 1 1 -1 -1\n"
+    sc = {"family": "backfill", "algorithms": ["easy", "measy"], "datacenter": {"use_trace_size": True},
+          "workload": {"kind": "trace", "swf": swf}}  # fmt: skip
+    easy, measy = schedulers.run(sc)["runs"]
+    assert [j["end_s"] for j in easy["jobs"]] == [10, 20]
+    # MEASY puts job 2 in background beside job 1, which then loses 0.5–4 % (eq. 3.1)
+    assert 10 < measy["jobs"][0]["end_s"] <= 10 / (1 - 0.04) + 1e-9

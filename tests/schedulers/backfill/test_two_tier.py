@@ -1,0 +1,135 @@
+"""KEASY, REASY and MEASY on the two-tier machine: validity, progress model, kill/migrate/swap."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+import pytest
+
+import schedulers
+
+from .helpers import assert_jobs_complete, assert_no_overlap, config, instance, jobs_workload
+
+TWO_TIER = ["keasy", "reasy", "measy"]
+
+
+def _scenario(algs, workload, processors=64, **params):
+    return {"family": "backfill", "seed": 3, "algorithms": algs, "datacenter": {"processors": processors},
+            "workload": workload, "params": params}  # fmt: skip
+
+
+GEN = {"kind": "generator", "model": "feitelson", "n_jobs": 400, "load": 0.9, "feitelson": {"max_size": 64}}
+
+
+@pytest.fixture(scope="module")
+def generated():
+    return schedulers.run(_scenario(TWO_TIER, GEN))
+
+
+@pytest.mark.parametrize("k", range(3))
+def test_no_vm_ever_hosts_two_processes(generated, k):
+    run = generated["runs"][k]
+    assert_no_overlap(run["schedule"], 64)
+    assert not run.get("extra", {}).get("schedule_truncated")
+
+
+@pytest.mark.parametrize("k", range(3))
+def test_every_job_finishes_once_after_submission(generated, k):
+    inst = instance(config(**_scenario(TWO_TIER, GEN)))
+    assert_jobs_complete(generated["runs"][k], inst)
+
+
+@pytest.mark.parametrize("k", range(3))
+def test_background_work_only_where_the_fg_cpu_use_is_below_the_threshold(generated, k):
+    """A bg process is placed only on a processor whose fg process uses < 96 % CPU (Section 2.1)."""
+    segs = generated["runs"][k]["schedule"]
+    fg = defaultdict(list)
+    first_bg = {}
+    for s in segs:
+        if s["tier"] == "fg":
+            fg[s["resource"]].append(s)
+        else:
+            key = (s["task"], s["resource"])
+            if key not in first_bg or s["start"] < first_bg[key]["start"]:
+                first_bg[key] = s
+    checked = 0
+    for (_, res), s in first_bg.items():
+        t = s["start"]
+        for f in fg[res]:
+            if f["start"] < t < f["end"]:
+                assert f["cpu"] < 0.96
+                checked += 1
+    assert checked > 0
+
+
+def test_only_keasy_kills_and_only_measy_migrates(generated):
+    keasy, reasy, measy = (r["metrics"] for r in generated["runs"])
+    assert keasy["kills"] > 0 and keasy["migrations"] == 0
+    assert reasy["kills"] == 0 and reasy["migrations"] == 0
+    assert measy["migrations"] > 0 and measy["kills"] == 0
+
+
+@pytest.mark.parametrize("k", range(3))
+def test_segments_carry_exactly_the_work_of_the_last_run(generated, k):
+    """Σ rate·duration over a job's stretches after its last kill equals its runtime (+ migration cost)."""
+    run = generated["runs"][k]
+    inst = instance(config(**_scenario(TWO_TIER, GEN)))
+    work = defaultdict(float)
+    for s in run["schedule"]:
+        if s["task"].endswith(".0"):
+            work[s["job"]] += s["rate"] * (s["end"] - s["start"])
+    runtime = {str(i): r for i, r in zip(inst.ids.tolist(), inst.runtime.tolist(), strict=True)}
+    m = run["metrics"]
+    total_extra = m["wasted_work_s"] + 20.0 * m["migrations"]
+    assert sum(work.values()) == pytest.approx(sum(runtime.values()) + total_extra, rel=1e-9)
+
+
+def test_progress_model_matches_a_hand_computation():
+    """J1 (2 procs, CPU 50 %) in fg; J2 (serial, CPU 100 %) arrives at 1 and goes to bg on p.
+
+    J2 progresses at eff · CPU_idle / CPU_req = 0.9 · 0.5 / 1 = 0.45 (eq. 3.2); J1 at 1 − loss = 0.98
+    while J2 is there (eq. 3.1). J2 ends at 1 + 10 / 0.45; J1 then has 100 − 1 − 0.98 · 10/0.45 left at rate 1.
+    """
+    wl = jobs_workload([(0, 2, 100, 100, 0.5), (1, 1, 10, 10, 1.0)])
+    params = {"eff_single_min": 0.9, "eff_single_max": 0.9, "fg_loss_min": 0.02, "fg_loss_max": 0.02}
+    run = schedulers.run(_scenario(["keasy"], wl, processors=2, **params))["runs"][0]
+    j1, j2 = run["jobs"]
+    t2 = 1 + 10 / 0.45
+    assert j2["end_s"] == pytest.approx(t2)
+    assert j1["end_s"] == pytest.approx(t2 + (100 - 1 - 0.98 * (t2 - 1)))
+    assert {s["tier"] for s in run["schedule"] if s["job"] == "2"} == {"bg"}
+
+
+def test_a_full_cpu_fg_process_blocks_background_placement():
+    wl = jobs_workload([(0, 2, 100, 100, 1.0), (1, 1, 10, 10, 1.0)])
+    run = schedulers.run(_scenario(["keasy"], wl, processors=2))["runs"][0]
+    assert run["jobs"][1]["start_s"] == 100
+
+
+def test_kill_swap_and_migrate_on_a_small_case():
+    """J1 (1 proc, 100 s, CPU 50 %) on p0; J2 (1 proc, 50 s) fg on p1; J3 (1 proc, 30 s, est 30) arrives at 1 → bg.
+
+    Dispatch(BG) puts J3 on the processor with the least loaded fg VM: p0 (50 %) before p1 (J2's 100 %...
+    J2 is serial so 100 % ≥ 96 % and p1 is not eligible). J2 ends at 50: J3 (head) fits on the idle fg VM of p1
+    but its own fg VM (p0) is busy → KEASY kills and restarts it on p1, MEASY migrates it (+20 s), REASY waits.
+    """
+    wl = jobs_workload([(0, 1, 100, 100, 0.5), (0, 1, 50, 50, 1.0), (1, 1, 30, 30, 1.0)])
+    runs = schedulers.run(_scenario(TWO_TIER, wl, processors=2))["runs"]
+    by = {r["algorithm"]: r for r in runs}
+    assert by["keasy"]["metrics"]["kills"] == 1
+    assert by["keasy"]["jobs"][2]["end_s"] == pytest.approx(80.0)
+    assert by["measy"]["metrics"]["migrations"] == 1
+    done = by["measy"]["jobs"][2]
+    assert 70.0 < done["end_s"] < 100.0
+    assert by["reasy"]["metrics"]["kills"] == by["reasy"]["metrics"]["migrations"] == 0
+
+
+def test_swap_when_a_background_job_owns_idle_foreground_vms():
+    """J2 runs in bg under J1; when J1 ends the fg VM above J2 is idle → priorities swap, no kill."""
+    wl = jobs_workload([(0, 1, 10, 10, 0.5), (1, 1, 100, 100, 1.0)])
+    for alg in TWO_TIER:
+        run = schedulers.run(_scenario([alg], wl, processors=1))["runs"][0]
+        assert run["metrics"]["swaps"] == 1
+        assert run["metrics"]["kills"] == run["metrics"]["migrations"] == 0
+        tiers = [s["tier"] for s in sorted(run["schedule"], key=lambda s: s["start"]) if s["job"] == "2"]
+        assert tiers[0] == "bg" and tiers[-1] == "fg"
