@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from collections import defaultdict
 
 from schedulers.backfill.model import BackfillScenario
@@ -43,7 +44,7 @@ def assert_no_overlap(segments, processors: int) -> None:
         by_vm[(p, s["tier"])].append((s["start"], s["end"], s["job"]))
     for vm, iv in by_vm.items():
         iv.sort()
-        for (_, e1, j1), (s2, _, j2) in zip(iv, iv[1:], strict=False):
+        for (_, e1, j1), (s2, _, j2) in itertools.pairwise(iv):
             assert s2 >= e1 - EPS, f"{vm}: job {j2} starts at {s2} before job {j1} ends at {e1}"
 
 

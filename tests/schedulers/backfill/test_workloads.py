@@ -44,7 +44,7 @@ def test_jann_matches_the_papers_jwload_statistics():
 def test_hyper_erlang_fit_recovers_its_parameters():
     rng = np.random.default_rng(0)
     x = hyper_erlang(rng, 400000, 0.3, 1 / 100.0, 1 / 5000.0, 1)
-    p, l1, l2, n = fit_hyper_erlang(x)
+    p, _l1, _l2, n = fit_hyper_erlang(x)
     assert n == 1
     assert p == pytest.approx(0.3, abs=0.05) or p == pytest.approx(0.7, abs=0.05)
     assert len(JANN_CTC_TABLE) == 10
@@ -53,7 +53,7 @@ def test_hyper_erlang_fit_recovers_its_parameters():
 def test_tsafrir_estimates_are_modal_and_never_below_the_runtime():
     rng = np.random.default_rng(1)
     run = np.round(rng.exponential(3000, 20000)) + 1
-    run2, est, info = tsafrir_estimates(run, 64800.0, rng)
+    run2, est, _info = tsafrir_estimates(run, 64800.0, rng)
     assert np.all(est >= run2)
     assert np.all(run2 <= 64800)
     values, counts = np.unique(est, return_counts=True)
