@@ -12,6 +12,7 @@ workload at the peak inter-arrival rate (4.25, 7.86) with 20 % urgent jobs.
 
 from __future__ import annotations
 
+import math
 from typing import Annotated, Literal
 
 from pydantic import Discriminator, Field, Tag
@@ -43,6 +44,7 @@ PowerTableName = Literal[tuple(SPECPOWER_TABLES)]  # type: ignore[valid-type]
 MAX_VMS = 20_000
 MAX_RANK = 9  # base scores 10000/1000/100/10 stay ordered and positive (Sec. IV)
 MAX_LEVELS = 10
+WORK_BUDGET = 1e9  # jobs × VMs: ≈ 10 min of scoring on one core (bench: 12 k jobs × 800 VMs ≈ 7 s)
 
 # Intel Pentium M 1.6 GHz operating points (models.md §7.2, Linux speedstep-centrino), lowest first.
 # The only frequency/voltage table confirmed by our sources; the host power model uses only the
@@ -197,6 +199,13 @@ class DvfsScenario(ScenarioBase):
     params: ParamsModel = Field(default_factory=ParamsModel)
 
 
+def _expected_jobs(wl: GeneratorWorkload | JobsWorkload) -> float:
+    if isinstance(wl, JobsWorkload):
+        return float(sum(j.tasks for j in wl.jobs))
+    mean_iat = wl.iat_scale_s * math.gamma(1.0 + 1.0 / wl.iat_shape)
+    return min(float(wl.max_jobs), wl.duration_h * 3600.0 / mean_iat)
+
+
 def check(cfg: DvfsScenario) -> None:
     """Cross-field checks; raises one :class:`ScenarioError` naming every bad field."""
     errors: list[dict[str, str]] = []
@@ -222,6 +231,16 @@ def check(cfg: DvfsScenario) -> None:
                 }
             )
     wl = cfg.workload
+    jobs = _expected_jobs(wl)
+    if jobs * vms > WORK_BUDGET:
+        errors.append(
+            {
+                "field": "workload.iat_scale_s" if isinstance(wl, GeneratorWorkload) else "workload.jobs",
+                "message": f"about {jobs:.0f} {'jobs' if isinstance(wl, GeneratorWorkload) else 'tasks'} × {vms} "
+                "VMs is too large a run (Alg. 1 scores every VM for every task)",
+                "allowed": f"expected jobs × VMs ≤ {WORK_BUDGET:.0e}",
+            }
+        )
     if isinstance(wl, GeneratorWorkload):
         if wl.runtime_log2_min >= wl.runtime_log2_max:
             errors.append(

@@ -185,3 +185,16 @@ def test_default_scenario_validates_and_record_schedule_off_skips_segments(run_f
     run = run_family(scenario)["runs"][0]
     assert run["schedule"] == [] and run["jobs"] == []
     assert len(run["series"]["t"]) <= 50
+
+
+def test_heterogeneous_hosts_prefer_the_better_energy_rank(run_family):
+    """Two types: the efficient one (listed second) ranks 0, so a lone task lands there despite VM order."""
+    scenario = tiny([job(0, 100, 400)], hosts=1)
+    hungry = {**scenario["datacenter"]["host_types"][0], "name": "hungry", "power_watts": [50.0, 200.0]}
+    lean = {**scenario["datacenter"]["host_types"][0], "name": "lean", "power_watts": [10.0, 20.0]}
+    scenario["datacenter"]["host_types"] = [hungry, lean]
+    run = run_family(scenario)["runs"][0]
+    assert [s["host"] for s in run["schedule"]] == ["h1"]
+    scenario["datacenter"]["host_types"] = [{**hungry, "energy_rank": 0}, {**lean, "energy_rank": 1}]
+    run = run_family(scenario)["runs"][0]
+    assert [s["host"] for s in run["schedule"]] == ["h0"]

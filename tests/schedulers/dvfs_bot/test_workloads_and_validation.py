@@ -98,3 +98,16 @@ def test_example_runs_fast():
     result = schedulers.run(schedulers.example("dvfs_bot"))
     assert time.perf_counter() - t0 < 2
     assert {r["algorithm"] for r in result["runs"]} == {"cloud_aware", "baseline"}
+
+
+def test_runs_too_large_to_finish_are_refused():
+    import schedulers
+
+    big = {
+        "family": "dvfs_bot",
+        "datacenter": {"host_types": [{"count": 2000, "cores": 4}]},
+        "workload": {"iat_scale_s": 0.5, "duration_h": 168},
+    }
+    with pytest.raises(ScenarioError) as exc:
+        schedulers.validate(big)
+    assert [e["field"] for e in exc.value.errors] == ["workload.iat_scale_s"]
