@@ -4,14 +4,19 @@ The relaxation splits every task over all servers (divisible load). Its optimum 
 lower bound on the JCT of any integral placement (``lp_bound_s``); the split ``l_ij`` drives
 TaPRA's Phase II (eq. 55).
 
-Two forms are provided:
+Three forms are provided; all give the same optimum (tested):
 
 * ``"literal"``: variables ``T, l_ij, p_ij`` (2NM + 1) with rows (50) λ p ≥ l, (51) energy,
   (52) availability and (53) load conservation (NM + R + N + 1 rows).
-* ``"reduced"`` (default): at an optimum ``p_ij = l_ij/λ_ij`` — a larger ``p`` only tightens
-  (52) — so ``p`` is eliminated, leaving ``T`` and ``f_ij = l_ij / Load_i`` (NM + 1 variables,
-  R + N + 1 rows). Scaling ``l`` by the task's load keeps the matrix well conditioned. Both
-  forms give the same optimum (tested).
+* ``"reduced"``: at an optimum ``p_ij = l_ij/λ_ij`` — a larger ``p`` only tightens (52) — so
+  ``p`` is eliminated, leaving ``T`` and ``f_ij = l_ij / Load_i`` (NM + 1 variables, R + N + 1
+  rows). Rows are scaled to unit bounds (energy / E_MAX, availability k / B_k).
+* ``"colgen"`` (default): the reduced form solved by column generation. It starts from each
+  task's 8 most efficient servers and adds the columns whose reduced cost
+  ``−(y_E·αL_ij/E + L_ij·Σ_k A_kj y_k/B_k + π_i)`` is negative (HiGHS duals), until none is;
+  LP duality then makes the restricted optimum the full one. 200 tasks × 432 servers: ~0.03 s
+  instead of ~1.4 s. HiGHS may return a different optimal vertex than the full form, which
+  can change TaPRA's rounding (eq. 55) but not the bound.
 
 Eq. (51) uses the effective limit ``max(E_MAX, E_min)`` (see :mod:`.model`).
 """
@@ -54,25 +59,80 @@ def _solve(c, a_ub, b_ub, a_eq, b_eq) -> np.ndarray:
     return res.x
 
 
-def solve_relax_lp(inst: Instance, form: str = "reduced") -> LpSolution:
+def _restricted(inst: Instance, ci: np.ndarray, cj: np.ndarray):
+    """Reduced form on the columns (ci, cj), rows scaled to unit bounds; returns the scipy result.
+
+    Variables ``[T, f_c]``; rows: energy / E, availability k / B_k (``Σ A_kj L_ij f_ij / B_k ≤ T``),
+    and ``Σ_j f_ij = 1`` per task.
+    """
+    plat = inst.platform
+    n, r, ncol = inst.n_tasks, plat.A.shape[0], ci.size
+    lengths = plat.deg[cj]
+    col = np.repeat(np.arange(ncol), lengths)
+    offsets = np.arange(lengths.sum()) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+    pos = np.repeat(plat.AT.indptr[cj], lengths) + offsets
+    rows = np.concatenate([np.zeros(ncol, np.intp), 1 + plat.nnz_con[pos], np.arange(1, r + 1)])
+    cols = np.concatenate([1 + np.arange(ncol), 1 + col, np.zeros(r, np.intp)])
+    vals = np.concatenate(
+        [inst.ecost[ci, cj] / inst.e_limit, plat.nnz_w[pos] * inst.leq[ci[col], cj[col]], -np.ones(r)]
+    )
+    a_ub = sp.csr_matrix((vals, (rows, cols)), shape=(r + 1, ncol + 1))
+    a_eq = sp.csr_matrix((np.ones(ncol), (ci, 1 + np.arange(ncol))), shape=(n, ncol + 1))
+    b_ub = np.concatenate([[1.0], np.zeros(r)])
+    res = linprog(
+        np.eye(1, ncol + 1).ravel(), A_ub=a_ub, b_ub=b_ub, A_eq=a_eq, b_eq=np.ones(n), bounds=(0, None), method="highs"
+    )
+    if res.status != 0:
+        raise RuntimeError(f"SJS-Relax-LP failed: {res.message}")
+    return res
+
+
+def _split(inst: Instance, ci, cj, res) -> LpSolution:
+    split = np.zeros(inst.lam.shape)
+    split[ci, cj] = res.x[1:] * inst.loads[ci]
+    return LpSolution(t=float(res.x[0]), load_split=split)
+
+
+def _column_generation(inst: Instance, start: int = 8, add: int = 4) -> LpSolution:
+    """The reduced LP by column generation: start from each task's ``start`` most efficient
+    servers, add the ``add`` most negative reduced-cost columns per task, stop when none is
+    negative — then the restricted optimum is the full one (LP duality)."""
+    n, m = inst.lam.shape
+    mask = np.zeros((n, m), dtype=bool)
+    best = np.argsort(-inst.lam, axis=1, kind="stable")[:, : min(start, m)]
+    mask[np.arange(n)[:, None], best] = True
+    while True:
+        ci, cj = np.nonzero(mask)
+        res = _restricted(inst, ci, cj)
+        y_e, y_k = res.ineqlin.marginals[0], res.ineqlin.marginals[1:]
+        w = inst.platform.AT @ (y_k / inst.platform.B)  # Σ_k A_kj y_k / B_k per server
+        reduced = -(y_e * inst.ecost / inst.e_limit + inst.leq * w[None, :] + res.eqlin.marginals[:, None])
+        reduced[mask] = 0.0
+        tol = 1e-9 * max(1.0, abs(res.x[0]))
+        if reduced.min() >= -tol:
+            return _split(inst, ci, cj, res)
+        k = min(add, m)
+        cand = np.argpartition(reduced, k - 1, axis=1)[:, :k]
+        rows = np.repeat(np.arange(n), k)
+        pick = cand.ravel()
+        neg = reduced[rows, pick] < -tol
+        mask[rows[neg], pick[neg]] = True
+
+
+def solve_relax_lp(inst: Instance, form: str = "colgen") -> LpSolution:
     """Solve SJS-Relax-LP; returns its optimum ``T`` and the load split ``l_ij``."""
     n, m = inst.n_tasks, inst.platform.n_servers
+    if form == "colgen":
+        return _column_generation(inst)
+    if form == "reduced":
+        ci, cj = np.divmod(np.arange(n * m), m)
+        return _split(inst, ci, cj, _restricted(inst, ci, cj))
+    if form != "literal":
+        raise ValueError(f"unknown LP form {form!r}")
     nm = n * m
     plat = inst.platform
     r = plat.A.shape[0]
     eq_rows = sp.csr_matrix((np.ones(nm), (np.repeat(np.arange(n), m), np.arange(nm))), shape=(n, nm))
-    col_t = sp.csr_matrix(np.concatenate([[[0.0]], -plat.B[:, None]]))
-    if form == "reduced":
-        # variables [T, f_ij]; l_ij = Load_i f_ij, p_ij = l_ij / λ_ij
-        energy_row = sp.csr_matrix(inst.ecost.reshape(1, nm))
-        avail = _availability_rows(inst, inst.leq)
-        a_ub = sp.hstack([col_t, sp.vstack([energy_row, avail])]).tocsr()
-        b_ub = np.concatenate([[inst.e_limit], np.zeros(r)])
-        a_eq = sp.hstack([sp.csr_matrix((n, 1)), eq_rows]).tocsr()
-        x = _solve(np.eye(1, nm + 1).ravel(), a_ub, b_ub, a_eq, np.ones(n))
-        return LpSolution(t=float(x[0]), load_split=x[1:].reshape(n, m) * inst.loads[:, None])
-    if form != "literal":
-        raise ValueError(f"unknown LP form {form!r}")
     # variables [T, l_ij, p_ij]
     lam = inst.lam.ravel()
     ident = sp.identity(nm, format="csr")

@@ -118,7 +118,9 @@ Workload = Annotated[OfflineGenerator | InlineJob | OnlineGenerator | OnlineJobs
 
 
 class Params(StrictModel):
-    lp_form: Literal["reduced", "literal"] = Field(default="reduced", description="SJS-Relax-LP formulation")
+    lp_form: Literal["colgen", "reduced", "literal"] = Field(
+        default="colgen", description="SJS-Relax-LP formulation (all exact; colgen is fastest)"
+    )
     compute_lp_bound: bool = Field(default=True, description="Report lp_bound_s for every offline algorithm")
     max_moves: int = Field(default=0, ge=0, le=10**7, description="Local-search move cap (0 = automatic)")
     max_percent: float = Field(default=0.1, ge=0, lt=1, description="MAR test Max_Percent (eq. 56)")

@@ -113,7 +113,7 @@ def local_search(inst: Instance, server: np.ndarray, max_moves: int | None = Non
     return server, moves
 
 
-def tapra(inst: Instance, lp_form: str = "reduced", max_moves: int | None = None) -> Schedule:
+def tapra(inst: Instance, lp_form: str = "colgen", max_moves: int | None = None) -> Schedule:
     """TaPRA, Alg. 1: LP relaxation (Phase I), argmax rounding eq. 55 + OptRA + REC
     (Phase II), local search (Phase III)."""
     lp = solve_relax_lp(inst, lp_form)

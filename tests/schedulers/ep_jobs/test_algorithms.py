@@ -59,13 +59,22 @@ def test_tapra_is_valid_and_never_below_the_lp_bound(n, pods, seed, slack):
     assert energy(inst, sched.server) <= inst.e_max * (1 + 1e-9) or inst.e_max < inst.e_min
 
 
-@pytest.mark.parametrize("n", [5, 30])
-def test_both_lp_forms_agree(n):
-    """The reduced LP (p eliminated) has the literal eqs. 49–54 optimum."""
-    inst = random_instance(n, 4, seed=n)
-    reduced, literal = solve_relax_lp(inst, "reduced"), solve_relax_lp(inst, "literal")
-    assert reduced.t == pytest.approx(literal.t, rel=1e-6)
-    assert np.allclose(reduced.load_split.sum(axis=1), inst.loads)
+@pytest.mark.parametrize(("n", "pods", "seed"), [(5, 4, 5), (30, 4, 30), (60, 6, 2)])
+def test_all_lp_forms_agree(n, pods, seed):
+    """Literal eqs. 49–54, the reduced form (p eliminated) and column generation: one optimum."""
+    inst = random_instance(n, pods, seed=seed)
+    forms = {f: solve_relax_lp(inst, f) for f in ("literal", "reduced", "colgen")}
+    for sol in forms.values():
+        assert sol.t == pytest.approx(forms["literal"].t, rel=1e-6)
+        assert np.allclose(sol.load_split.sum(axis=1), inst.loads)
+        assert (inst.ecost / inst.loads[:, None] * sol.load_split).sum() <= inst.e_limit * (1 + 1e-6)
+
+
+@settings(max_examples=15, deadline=None)
+@given(n=st.integers(1, 40), pods=st.sampled_from([2, 4, 6]), seed=st.integers(0, 10**6), slack=st.floats(0, 0.1))
+def test_column_generation_reaches_the_full_optimum(n, pods, seed, slack):
+    inst = random_instance(n, pods, seed, slack)
+    assert solve_relax_lp(inst, "colgen").t == pytest.approx(solve_relax_lp(inst, "reduced").t, rel=1e-7)
 
 
 def test_lp_bound_is_the_fluid_optimum_without_energy_pressure():
