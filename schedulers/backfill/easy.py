@@ -119,7 +119,7 @@ def simulate_one_tier(inst, backfill: bool = True, progress=None, reservations: 
         lo = qh + 1
         s = size_np[lo:na]
         ok = wmask[lo:na] & (s <= free) & ((est_np[lo:na] <= shadow - now) | (s <= extra))
-        for k in np.flatnonzero(ok).tolist():
+        for k in ok.nonzero()[0].tolist():
             j = lo + k
             sj = size_l[j]
             if sj > free:

@@ -57,6 +57,14 @@ class TwoTierResult:
     series_queue: list[int] = field(default_factory=list)
 
 
+def _count(jobs: np.ndarray) -> dict[int, int]:
+    """{job: processes} of a small job-id array, in first-seen order (deterministic)."""
+    out: dict[int, int] = {}
+    for k in jobs.tolist():
+        out[k] = out.get(k, 0) + 1
+    return out
+
+
 class TwoTier:
     """State and mechanics of the two-tier machine; the policy lives in keasy.py."""
 
@@ -156,7 +164,7 @@ class TwoTier:
         bisect.insort(self.fg_sorted, key)
         self._set_rate(j, 1.0 if b.size == 0 else 1.0 - self.loss[j], now, force=True)
         if b.size:
-            self._refresh(np.unique(b).tolist(), now)
+            self._refresh(sorted(set(b.tolist())), now)
 
     def place_bg(self, j: int, pr: np.ndarray, now: float) -> None:
         self._leave_queue(j, now)
@@ -168,10 +176,10 @@ class TwoTier:
         f = self.fg[pr]
         f = f[f >= 0]
         if f.size:
-            jobs, counts = np.unique(f, return_counts=True)
-            for k, c in zip(jobs.tolist(), counts.tolist(), strict=True):
+            counts = _count(f)
+            for k, c in counts.items():
                 self.nbusy[k] += c
-            self._refresh(jobs.tolist(), now)
+            self._refresh(counts, now)
         self._set_rate(j, self._bg_rate(j), now, force=True)
 
     def _leave_queue(self, j: int, now: float) -> None:
@@ -192,7 +200,7 @@ class TwoTier:
             b = self.bg[pr]
             b = b[b >= 0]
             if b.size:
-                self._refresh(np.unique(b).tolist(), now)
+                self._refresh(sorted(set(b.tolist())), now)
         else:
             self.bg[pr] = -1
             self.bg_cpu[pr] = 0.0
@@ -200,16 +208,16 @@ class TwoTier:
             f = self.fg[pr]
             f = f[f >= 0]
             if f.size:
-                jobs, counts = np.unique(f, return_counts=True)
-                for k, c in zip(jobs.tolist(), counts.tolist(), strict=True):
+                counts = _count(f)
+                for k, c in counts.items():
                     self.nbusy[k] -= c
-                self._refresh(jobs.tolist(), now)
+                self._refresh(counts, now)
         return pr
 
     # -- Alg. 2 Dispatch ------------------------------------------------------------------------
     def fg_candidates(self) -> np.ndarray:
         """Idle fg VMs, least-loaded bg first (Dispatch(FG), Alg. 2 line 20)."""
-        idle = np.flatnonzero(self.fg < 0)
+        idle = (self.fg < 0).nonzero()[0]
         if self.cpu_known:
             idle = idle[np.argsort(self.bg_cpu[idle], kind="stable")]
         return idle
@@ -217,8 +225,8 @@ class TwoTier:
     def bg_candidates(self) -> np.ndarray:
         """Idle bg VMs that may host work (fg use < threshold), least-loaded fg first (line 24)."""
         if not self.cpu_known:
-            return np.flatnonzero(self.bg < 0)
-        ok = np.flatnonzero((self.bg < 0) & (self.fg_cpu < self.threshold))
+            return (self.bg < 0).nonzero()[0]
+        ok = ((self.bg < 0) & (self.fg_cpu < self.threshold)).nonzero()[0]
         return ok[np.argsort(self.fg_cpu[ok], kind="stable")]
 
     def own_fg_idle(self, j: int) -> bool:
