@@ -48,6 +48,7 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "cloudsched_web.scenarios",
     "cloudsched_web.runs",
+    "cloudsched_web.api",
 ]
 
 MIDDLEWARE = [

@@ -1,6 +1,6 @@
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
-from django.urls import path
+from django.urls import include, path
 
 from cloudsched_web.runs import views as runs
 from cloudsched_web.scenarios import views as scenarios
@@ -20,5 +20,6 @@ urlpatterns = [
     path("runs/<int:pk>/cancel/", runs.cancel, name="run_cancel"),
     path("runs/<int:pk>/share/", runs.share, name="run_share"),
     path("share/<uuid:token>/", runs.shared, name="run_shared"),
+    path("api/v1/", include("cloudsched_web.api.urls")),
     path("admin/", admin.site.urls),
 ]

@@ -77,6 +77,17 @@ TOY = Family(
     prepare=_prepare,
     simulate=_simulate,
     summary_metrics=("makespan_s",),
+    presets={
+        "machines_sweep": lambda: {
+            "name": "Toy: makespan vs machines",
+            "description": "test preset",
+            "claims": ["LPT never loses to FCFS by more than 4/3 − 1/(3m) of the optimum (Graham 1969)."],
+            "scenarios": [
+                {"family": "toy", "name": f"m={m}", "algorithms": ["fcfs", "lpt"], "datacenter": {"machines": m}}
+                for m in (1, 2, 4)
+            ],
+        }
+    },
 )
 
 

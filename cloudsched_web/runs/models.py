@@ -7,6 +7,47 @@ from django.db import models
 from cloudsched_web.scenarios.models import Scenario
 
 
+class Study(models.Model):
+    """A set of runs of one base scenario: a parameter sweep or a paper preset.
+
+    Each point is a full scenario (kept on its run); ``axes`` names the scenario
+    paths that vary across points, so pages can plot metric against parameter.
+    """
+
+    scenario = models.ForeignKey(Scenario, on_delete=models.CASCADE, related_name="studies")
+    name = models.CharField(max_length=200)
+    description = models.TextField(blank=True)
+    claims = models.JSONField(default=list, blank=True, help_text="The paper's claims, shown beside the measurements.")
+    axes = models.JSONField(default=list, blank=True, help_text="Scenario paths swept across the points.")
+    created_at = models.DateTimeField(auto_now_add=True)
+    share_token = models.UUIDField(null=True, blank=True, unique=True, editable=False)
+
+    class Meta:
+        ordering = ["-created_at"]
+        verbose_name_plural = "studies"
+
+    def __str__(self):
+        return f"study {self.pk}: {self.name}"
+
+    @property
+    def owner(self):
+        return self.scenario.owner
+
+    def status_counts(self):
+        counts = dict.fromkeys(Run.Status.values, 0)
+        for status in self.runs.values_list("status", flat=True):
+            counts[status] += 1
+        return counts
+
+    @property
+    def is_finished(self):
+        return not self.runs.exclude(status__in=Run.FINISHED).exists()
+
+    def new_share_token(self):
+        self.share_token = uuid.uuid4()
+        return self.share_token
+
+
 class Run(models.Model):
     """One execution of a scenario. This row, not Celery's result backend, is the truth."""
 
@@ -20,6 +61,8 @@ class Run(models.Model):
     FINISHED = (Status.SUCCEEDED, Status.FAILED, Status.CANCELLED)
 
     scenario = models.ForeignKey(Scenario, on_delete=models.CASCADE, related_name="runs")
+    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="runs", null=True, blank=True)
+    point = models.JSONField(default=dict, blank=True, help_text="For a study run: its values of the swept paths.")
     config = models.JSONField(help_text="The scenario as it was when the run was submitted.")
     status = models.CharField(max_length=12, choices=Status.choices, default=Status.QUEUED, db_index=True)
     progress = models.FloatField(default=0.0)

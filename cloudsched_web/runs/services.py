@@ -1,32 +1,104 @@
-"""Submitting runs: the row first, the Celery message after the transaction commits."""
+"""Submitting runs and studies: rows first, Celery messages after the transaction commits."""
 
 import logging
 
+from celery import group
 from django.db import transaction
 
-from cloudsched_web.runs.models import Run
+import schedulers
+from cloudsched_web.runs.models import Run, Study
+from cloudsched_web.scenarios.models import Scenario
+from schedulers.core.sweep import expand, varying_paths
 
 log = logging.getLogger(__name__)
+MAX_STUDY_POINTS = 200
 
 
-def _send(run_id):
+def _send(run_ids):
     from cloudsched_web.runs.tasks import run_simulation
 
     try:
-        run_simulation.delay(run_id)
-    except Exception:  # broker down: the row stays queued and `requeue_runs` resends it
-        log.exception("could not send run %s to the broker; it stays queued", run_id)
+        if len(run_ids) == 1:
+            run_simulation.delay(run_ids[0])
+        else:  # a group, so that several workers share a study
+            group(run_simulation.s(rid) for rid in run_ids).apply_async()
+    except Exception:  # broker down: the rows stay queued and `requeue_runs` resends them
+        log.exception("could not send runs %s to the broker; they stay queued", run_ids)
 
 
 def submit_run(scenario):
     run = Run.objects.create(scenario=scenario, config=scenario.config)
-    transaction.on_commit(lambda: _send(run.id))
+    transaction.on_commit(lambda: _send([run.id]))
     return run
+
+
+def _validated(configs):
+    """Validate every point first: a study is created whole or not at all."""
+    errors = []
+    normalised = []
+    for i, config in enumerate(configs):
+        try:
+            _, cfg = schedulers.validate(config)
+            normalised.append(cfg.model_dump(mode="json"))
+        except schedulers.ScenarioError as exc:
+            errors += [{**e, "field": f"points[{i}].{e['field']}"} for e in exc.errors]
+    if errors:
+        raise schedulers.ScenarioError(errors)
+    return normalised
+
+
+@transaction.atomic
+def submit_study(scenario, configs, points=None, name="", description="", claims=()):
+    """Create a study of ``configs`` (full scenarios) under ``scenario`` and queue all its runs."""
+    if not 1 <= len(configs) <= MAX_STUDY_POINTS:
+        raise schedulers.ScenarioError.single("points", f"a study has {len(configs)} points", f"1..{MAX_STUDY_POINTS}")
+    configs = _validated(configs)
+    axes = varying_paths(configs)
+    if points is None:
+        points = [{a: _get(c, a) for a in axes} for c in configs]
+    study = Study.objects.create(
+        scenario=scenario, name=name or scenario.name, description=description, claims=list(claims), axes=axes
+    )
+    runs = Run.objects.bulk_create(
+        [Run(scenario=scenario, study=study, config=c, point=p) for c, p in zip(configs, points, strict=True)]
+    )
+    ids = [r.id for r in runs]
+    transaction.on_commit(lambda: _send(ids))
+    return study
+
+
+def submit_sweep(scenario, axes, name=""):
+    """Sweep one or two scenario paths (``{"workload.load": [0.5, 0.7, 0.9]}``) over ``scenario``."""
+    if not 1 <= len(axes) <= 2:
+        raise schedulers.ScenarioError.single("axes", f"{len(axes)} swept parameters", "1 or 2")
+    grid = expand(scenario.config, axes)
+    return submit_study(
+        scenario, [c for _, c in grid], points=[p for p, _ in grid], name=name or f"sweep of {scenario.name}"
+    )
+
+
+@transaction.atomic
+def create_preset_study(owner, family, preset):
+    """Save the first scenario of a paper preset and run the whole preset as a study."""
+    doc = schedulers.preset(family, preset)
+    first = _validated(doc["scenarios"][:1])[0]
+    scenario = Scenario.objects.create(owner=owner, family=family, name=doc.get("name") or preset, config=first)
+    return submit_study(
+        scenario, doc["scenarios"], name=doc.get("name") or preset, description=doc.get("description", ""),
+        claims=doc.get("claims", []),
+    )  # fmt: skip
+
+
+def _get(config, path):
+    node = config
+    for key in path.split("."):
+        node = node.get(key) if isinstance(node, dict) else None
+    return node
 
 
 def requeue_stale():
     """Resend every queued run (after a broker outage); claiming makes duplicates harmless."""
     ids = list(Run.objects.filter(status=Run.Status.QUEUED).values_list("id", flat=True))
-    for run_id in ids:
-        _send(run_id)
+    if ids:
+        _send(ids)
     return ids
