@@ -165,6 +165,9 @@ Workload = Annotated[GeneratorWorkload | InlineWorkload | TraceWorkload, Field(d
 
 class Params(StrictModel):
     alpha: float = Field(default=0.8, ge=0, le=1, title="α", description="Feedback constant of eq. 7 (DCLS, DCMMS)")
+    negative_feedback: bool = Field(
+        default=False, description="Let fd go below 0 when tasks finish early (eq. 7 as printed); off = floor at 0"
+    )
     energy_aware: bool = Field(
         default=True, title="Energy-aware local mapping (EL)", description="Algs. 4-5; off = striping over servers"
     )

@@ -22,6 +22,12 @@ Readings where the paper is silent:
 * ``fd`` is kept per (origin manager = home cloud, executing cloud); each push
   (task completion) replaces it with the latest observation, as eq. 7 has no smoothing.
   Completions on the home cloud itself update its own entry too.
+* ``fd`` is floored at 0 by default. Section 5.1.4 introduces it "to reduce the impacts
+  of delays"; a task finishing *before* ``ERAT + S_l/b + ETM`` means the ERAT was
+  pessimistic (e.g. predecessors beat their own estimates), not that the cloud runs
+  faster than its ETM, and a negative factor would make that cloud look up to 1/(1−α)
+  times faster and attract a pile-up. ``params.negative_feedback`` restores eq. 7 as
+  printed.
 * :class:`ArBook` is the AR part of the slot tables: an AR task is admitted on a cloud
   only if running AR tasks plus reservations plus itself never exceed the cloud's VMs
   during ``[start, start + 2·S_l/b + ETM)`` (image store of a preempted task + load).
@@ -111,8 +117,9 @@ class ArBook:
 class Planner:
     """Assignment-time state: task placements, ERATs, estimates, slot tables, feedback."""
 
-    def __init__(self, inst: Instance, alpha: float, feedback: bool):
+    def __init__(self, inst: Instance, alpha: float, feedback: bool, negative_feedback: bool = False):
         self.inst = inst
+        self.fd_floor = -np.inf if negative_feedback else 0.0
         self.alpha = float(alpha) if feedback else 0.0
         self.feedback = feedback
         self.frontiers = [Frontier(int(v)) for v in inst.cloud_vms]
@@ -170,7 +177,8 @@ class Planner:
             return
         c = int(self.cloud[t])
         home = int(self.inst.app_home[self.inst.task_app[t]])
-        self.fd[home, c] = feedback_factor(self.alpha, finish, self.erat[t], self.inst.image_s, self.inst.etm[t, c])
+        fd = feedback_factor(self.alpha, finish, self.erat[t], self.inst.image_s, self.inst.etm[t, c])
+        self.fd[home, c] = max(fd, self.fd_floor)
 
 
 def feedback_factor(alpha: float, t_act_fin: float, erat: float, image_s: float, etm: float) -> float:

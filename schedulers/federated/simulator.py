@@ -66,7 +66,12 @@ class Simulation:
         self.progress = progress or (lambda fraction, message="": None)
         self.el = cfg.params.energy_aware
         self.record = cfg.params.record_schedule
-        self.planner = Planner(inst, cfg.params.alpha, feedback=algorithm in ("dcls", "dcmms"))
+        self.planner = Planner(
+            inst,
+            cfg.params.alpha,
+            feedback=algorithm in ("dcls", "dcmms"),
+            negative_feedback=cfg.params.negative_feedback,
+        )
         self.clouds = [_Cloud(spec, int(v)) for spec, v in zip(cfg.datacenter.clouds, inst.cloud_vms, strict=True)]
         self.p_idle = np.array([c.p_idle_w for c in cfg.datacenter.clouds])
         self.p_gap = np.array([c.p_active_w - c.p_idle_w for c in cfg.datacenter.clouds])
