@@ -13,7 +13,7 @@ import schedulers
 from schedulers.core.series import usage_by_resource
 from schedulers.core.validation import ScenarioError
 from schedulers.vm_reservations import FAMILY
-from schedulers.vm_reservations.presets import PRESETS
+from schedulers.vm_reservations.presets import MAX_DURATIONS, PRESETS
 
 TRACES = Path(__file__).resolve().parents[4] / "shared" / "workloads" / "traces"
 ALL = ["opt_min_migration", "llif", "ffd", "est", "mffde"]
@@ -219,3 +219,44 @@ def test_real_trace_replay_is_valid():
     m = {r["algorithm"]: r["metrics"] for r in schedulers.run(sc)["runs"]}
     assert m["opt_min_migration"]["power_on_ratio_to_bound"] == 1.0
     assert all(v["power_on_ratio_to_bound"] >= 1.0 for v in m.values())
+
+
+def test_generator_respects_its_parameters():
+    """Section 5.3 generator: n requests, 1 ≤ duration ≤ cap, only weighted VM types, mean gap ≈ 5 slots."""
+    from schedulers.core.rng import stream
+    from schedulers.vm_reservations.model import Scenario
+    from schedulers.vm_reservations.workloads import build_instance
+
+    wl = {
+        "kind": "generator",
+        "n_requests": 5000,
+        "max_duration_slots": 30,
+        "vm_type_weights": [1, 0, 0, 0, 0, 0, 0, 1],
+    }
+    cfg = Scenario.model_validate({"family": "vm_reservations", "workload": wl})
+    inst = build_instance(cfg, stream(1, 0, "workload"))
+    dur = inst.end - inst.start
+    assert len(inst) == 5000 and dur.min() >= 1 and dur.max() <= 30
+    assert set(inst.vm.tolist()) == {0, 7}
+    assert np.diff(inst.start).mean() == pytest.approx(5.0, rel=0.05)
+    assert sum(p.s.size for p in inst.pools) == 5000
+
+
+def test_est_order_parameter_changes_est_only():
+    """params.est_order = latest_first reverses EST's sort (the literal Section 5.2 text)."""
+    base = schedulers.run(small() | {"algorithms": ["est", "ffd"]})
+    flip = schedulers.run(small() | {"algorithms": ["est", "ffd"], "params": {"est_order": "latest_first"}})
+    by = {r["algorithm"]: r for r in base["runs"]}, {r["algorithm"]: r for r in flip["runs"]}
+    assert by[0]["ffd"]["schedule"] == by[1]["ffd"]["schedule"]
+    assert by[0]["est"]["schedule"] != by[1]["est"]["schedule"]
+
+
+@pytest.mark.parametrize("max_duration", [50, 800])
+def test_fig5_4_claims_we_reproduce(max_duration):
+    """Fig. 5.4 setting: EST ≥ FFD, every heuristic > OPT, LLIF < 2 × OPT (means over 3 runs)."""
+    sc = PRESETS["fig5_4"]()["scenarios"][MAX_DURATIONS.index(max_duration)]
+    sc = sc | {"repetitions": 3, "params": {"record_schedule": False}}
+    e = {a: m["energy_kwh"]["mean"] for a, m in schedulers.run(sc)["summary"].items()}
+    assert e["est"] >= e["ffd"]
+    assert min(e["llif"], e["ffd"], e["est"], e["mffde"]) > e["opt_min_migration"]
+    assert e["llif"] < 2 * e["opt_min_migration"]
