@@ -125,3 +125,18 @@ def test_inline_swf_text_runs():
     assert [j["end_s"] for j in easy["jobs"]] == [10, 20]
     # MEASY puts job 2 in background beside job 1, which then loses 0.5–4 % (eq. 3.1)
     assert 10 < measy["jobs"][0]["end_s"] <= 10 / (1 - 0.04) + 1e-9
+
+
+@pytest.mark.parametrize("name", ["fig6", "fig7", "fig9", "fig10", "fig11", "fig12", "fig13", "fig14"])
+def test_presets_validate_and_state_claims(name):
+    study = schedulers.preset("backfill", name)
+    assert study["claims"] and study["scenarios"]
+    for sc in study["scenarios"]:
+        schedulers.validate(sc)
+
+
+def test_a_shrunk_preset_scenario_runs():
+    sc = schedulers.preset("backfill", "fig13")["scenarios"][-1]
+    sc["workload"]["n_jobs"] = 300
+    result = schedulers.run(sc)
+    assert {r["algorithm"] for r in result["runs"]} == {"easy", "keasy", "measy"}
