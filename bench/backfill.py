@@ -1,0 +1,112 @@
+"""Benchmark of the backfill family (issue 3). Not part of the test suite.
+
+    .venv/bin/python bench/backfill.py              # targets, median of 3, plus the 10k→200k scaling table
+    .venv/bin/python bench/backfill.py --quick      # one repetition each, scaling up to 50k
+    .venv/bin/python bench/backfill.py --claims N   # Fig. 6/7-style load sweep with N jobs (paper claims check)
+
+Targets: EASY on a 200,000-job Feitelson workload on 320 processors ≤ 5 s; MEASY on the same ≤ 30 s;
+EASY on the full LLNL-Thunder trace ≤ 4 s. Timed: ``simulate`` (the event loop and the metrics, with
+schedule and job records off); the workload generation (``prepare``) is reported separately.
+"""
+
+from __future__ import annotations
+
+import argparse
+import resource
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from schedulers.backfill import prepare, simulate
+from schedulers.backfill.model import BackfillScenario
+from schedulers.core import rng as rngmod
+
+THUNDER = Path(__file__).resolve().parents[2] / "shared" / "workloads" / "traces" / "LLNL-Thunder-2007-1.1-cln.swf.gz"
+QUIET = {"record_schedule": False, "record_jobs": False}
+
+
+def _cfg(workload: dict, **dc) -> BackfillScenario:
+    return BackfillScenario.model_validate(
+        {"family": "backfill", "datacenter": dc, "workload": workload, "params": QUIET}
+    )
+
+
+def _time(cfg: BackfillScenario, algorithm: str, reps: int) -> tuple[float, float, dict, int]:
+    t0 = time.perf_counter()
+    inst = prepare(cfg, rngmod.stream(cfg.seed, 0, "workload"))
+    prep = time.perf_counter() - t0
+    times, metrics = [], {}
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        metrics = simulate(cfg, inst, algorithm, None, lambda *a: None).metrics
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times), prep, metrics, len(inst)
+
+
+def _row(label: str, t: float, target: float | None, prep: float, jobs: int, m: dict) -> None:
+    ok = "" if target is None else ("yes" if t <= target else "NO")
+    tgt = "" if target is None else f"{target:.0f}"
+    print(f"{label:<34} {t:>8.2f} {tgt:>6} {prep:>8.2f} {jobs:>7} {jobs / t:>9.0f} "
+          f"{m['avg_response_time_s']:>9.0f} {m['avg_bounded_slowdown']:>7.1f} {ok:>3}")  # fmt: skip
+
+
+def targets(reps: int) -> None:
+    print(f"backfill targets, median of {reps}")
+    print(f"{'case':<34} {'time s':>8} {'target':>6} {'prep s':>8} {'jobs':>7} {'jobs/s':>9} {'avg_rt s':>9} "
+          f"{'bsld':>7} ok")  # fmt: skip
+    fw = _cfg({"model": "feitelson", "n_jobs": 200_000, "load": 0.7})
+    for alg, target in (("easy", 5.0), ("measy", 30.0), ("fcfs", None), ("keasy", None), ("reasy", None)):
+        t, prep, m, n = _time(fw, alg, reps if target else 1)
+        _row(f"{alg} Feitelson 200k @0.7, 320 p", t, target, prep, n, m)
+    if THUNDER.exists():
+        th = _cfg({"kind": "trace", "path": str(THUNDER)}, use_trace_size=True)
+        t, prep, m, n = _time(th, "easy", reps)
+        _row("easy LLNL-Thunder full, 4008 p", t, 4.0, prep, n, m)
+    else:
+        print(f"(LLNL-Thunder trace not found at {THUNDER})")
+
+
+def scaling(sizes: list[int]) -> None:
+    print("\nscaling at load 0.7 (Feitelson, 320 processors): seconds and µs per job")
+    print(f"{'jobs':>8} {'easy s':>8} {'µs/job':>8} {'measy s':>8} {'µs/job':>8}")
+    for n in sizes:
+        cfg = _cfg({"model": "feitelson", "n_jobs": n, "load": 0.7})
+        te, _, _, _ = _time(cfg, "easy", 1)
+        tm, _, _, _ = _time(cfg, "measy", 1)
+        print(f"{n:>8} {te:>8.2f} {1e6 * te / n:>8.1f} {tm:>8.2f} {1e6 * tm / n:>8.1f}")
+
+
+def claims(n: int) -> None:
+    print(f"\nload sweep, {n} jobs: improvement of MEASY over EASY (paper: rt up to 41.1%, avg 23.1%; "
+          "bsld up to 82.9%, avg 69.3%)")  # fmt: skip
+    for model in ("feitelson", "jann"):
+        for load in (0.5, 0.6, 0.7, 0.8, 0.9):
+            cfg = _cfg({"model": model, "n_jobs": n, "load": load})
+            inst = prepare(cfg, rngmod.stream(cfg.seed, 0, "workload"))
+            m = {a: simulate(cfg, inst, a, None, lambda *a: None).metrics for a in ("easy", "keasy", "reasy", "measy")}
+            rt = {a: v["avg_response_time_s"] for a, v in m.items()}
+            sl = {a: v["avg_bounded_slowdown"] for a, v in m.items()}
+            print(f"{model:<9} {load:.1f} rt " + " ".join(f"{a}={rt[a]:.0f}" for a in rt)
+                  + " | bsld " + " ".join(f"{a}={sl[a]:.1f}" for a in sl)
+                  + f" | MEASY rt -{100 * (1 - rt['measy'] / rt['easy']):.1f}% bsld -{100 * (1 - sl['measy'] / sl['easy']):.1f}%"
+                  + f" migr={m['measy']['migrations']}")  # fmt: skip
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--claims", type=int, default=0)
+    args = ap.parse_args()
+    if args.claims:
+        claims(args.claims)
+        return
+    targets(1 if args.quick else 3)
+    scaling([10_000, 25_000, 50_000] if args.quick else [10_000, 25_000, 50_000, 100_000, 200_000])
+    print(f"\npeak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB")
+
+
+if __name__ == "__main__":
+    main()
