@@ -19,7 +19,7 @@ MAX_REPETITIONS = 100
 class StrictModel(BaseModel):
     """Base for every scenario part: unknown keys are errors, not silently dropped."""
 
-    model_config = ConfigDict(extra="forbid", validate_default=True)
+    model_config = ConfigDict(extra="forbid", validate_default=True, allow_inf_nan=False)
 
 
 class ScenarioBase(StrictModel):

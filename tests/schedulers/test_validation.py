@@ -97,3 +97,10 @@ def test_every_preset_validates():
             assert study["scenarios"], f"{name}/{preset} has no scenarios"
             for scenario in study["scenarios"]:
                 schedulers.validate(scenario)
+
+
+def test_nan_and_infinity_are_rejected():
+    for bad in ("nan", "inf", "-inf"):
+        with pytest.raises(ScenarioError) as info:
+            schedulers.validate({"family": "toy", "workload": {"mean_duration_s": float(bad)}})
+        assert info.value.errors[0]["field"] == "workload.mean_duration_s"

@@ -34,7 +34,7 @@ def test_result_page_shows_summary_and_chart_payload(alice_client, finished_run)
     page = alice_client.get(f"/runs/{finished_run.pk}/").content.decode()
     assert 'id="run-payload"' in page
     assert "makespan_s" in page
-    assert "vendor/chart.js/chart.umd" in page
+    assert "vendor/chart.js/dist/chart.umd" in page
 
 
 def test_result_json_download(alice_client, finished_run):
