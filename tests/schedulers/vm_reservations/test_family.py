@@ -55,6 +55,10 @@ def test_segments_respect_capacity_and_cover_each_request(result):
     """Every PM's held CPU ≤ its capacity at all times; each VM's segments tile [start, end)."""
     caps = {"pm1": 16.0, "pm2": 52.0, "pm3": 40.0}
     for run in result["runs"]:
+        # reading: VM family k-x runs on PM type k (Tables 1–2, strongly divisible per family)
+        assert all(
+            seg["pm_type"] == "pm" + seg["vm_type"][0] == seg["resource"].split("-")[0] for seg in run["schedule"]
+        )
         for res, (_t, level) in usage_by_resource(run["schedule"]).items():
             assert level.max() <= caps[res.split("-")[0]] + 1e-9, (run["algorithm"], res)
         by_job: dict[str, list] = {}
