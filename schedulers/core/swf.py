@@ -11,6 +11,7 @@ from __future__ import annotations
 import gzip
 import io
 import re
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -63,7 +64,10 @@ def _open_text(source: str | Path | bytes) -> str:
     else:
         return str(source)
     if data[:2] == b"\x1f\x8b":
-        data = gzip.decompress(data)
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError, zlib.error) as exc:
+            raise SwfError(f"SWF gzip data is corrupt or truncated: {exc}") from None
     return data.decode("utf-8", errors="replace")
 
 
@@ -72,6 +76,7 @@ def read_swf(source: str | Path | bytes) -> SwfTrace:
     text = _open_text(source)
     header: list[str] = []
     rows: list[list[float]] = []
+    linenos: list[int] = []
     for lineno, raw in enumerate(io.StringIO(text), start=1):
         line = raw.strip()
         if not line:
@@ -86,9 +91,22 @@ def read_swf(source: str | Path | bytes) -> SwfTrace:
             rows.append([float(p) for p in parts])
         except ValueError:
             raise SwfError(f"SWF line {lineno}: non-numeric field in {line[:80]!r}") from None
+        linenos.append(lineno)
     data = np.array(rows, dtype=float).reshape(-1, 18)
+    _check_values(data, linenos)
     columns = {name: data[:, i].copy() for i, name in enumerate(FIELDS)}
     return SwfTrace(columns=columns, header=header)
+
+
+def _check_values(data: np.ndarray, linenos: list[int]) -> None:
+    """−1 is SWF's "unknown"; any other negative value, NaN or infinity is an error."""
+    bad = ~np.isfinite(data) | ((data < 0) & (data != -1))
+    if bad.any():
+        row, col = (int(i[0]) for i in np.nonzero(bad))
+        raise SwfError(
+            f"SWF line {linenos[row]}: field {col + 1} ({FIELDS[col]}) is {float(data[row, col])!r}; "
+            "allowed: ≥ 0, or −1 for unknown"
+        )
 
 
 def _fmt(value: float) -> str:

@@ -57,3 +57,19 @@ def test_real_trace_round_trips(tmp_path):
     order = np.argsort(trace.columns["submit"], kind="stable")
     for name in FIELDS[1:]:
         assert np.array_equal(again.columns[name], trace.columns[name][order]), name
+
+
+def test_it_rejects_negative_times_other_than_unknown_with_the_line():
+    good = "1 0 5 100 4 -1 -1 4 200 -1 1 1 1 1 1 -1 -1 -1\n"
+    with pytest.raises(SwfError, match=r"line 2: field 2 \(submit\) is -5.0"):
+        read_swf(good + "2 -5 5 100 4 -1 -1 4 200 -1 1 1 1 1 1 -1 -1 -1\n")
+    with pytest.raises(SwfError, match="line 1: field 4"):
+        read_swf("1 0 5 nan 4 -1 -1 4 200 -1 1 1 1 1 1 -1 -1 -1\n")
+
+
+def test_it_rejects_truncated_gzip():
+    import gzip
+
+    blob = gzip.compress(SAMPLE.encode() * 50)
+    with pytest.raises(SwfError, match="truncated"):
+        read_swf(blob[: len(blob) // 2])
