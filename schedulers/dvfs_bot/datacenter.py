@@ -15,6 +15,8 @@ SPECpower measurements of Section V):
   Idle cores of a running host add nothing beyond the table's 0 % value.
   With every busy core at the top level this is exactly the measured table, so
   the measurements are kept and DVFS only moves a core down the curve.
+* A two-point table ``[P_idle, P_max]`` turns this into core.power.DvfsPower's
+  linear model (``P_static + Σ C·V²·f``) with a 0 W idle core.
 * Only ratios of the DVFS table enter the model, so the default Pentium M
   operating points (the one confirmed table) give the relative curve; users
   enter their own operating points and power tables per host type.
@@ -31,7 +33,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from schedulers.core.power import SPECPOWER_TABLES
+from schedulers.core.power import SPECPOWER_TABLES, TablePower
 from schedulers.dvfs_bot.model import DatacenterModel
 
 __all__ = ["Datacenter", "build_datacenter", "power_timeline"]
@@ -49,7 +51,7 @@ class Datacenter:
     speeds: list[np.ndarray]  # per type: f_l / f_max, ascending, last = 1
     freq_ghz: list[np.ndarray]  # per type
     weights: list[np.ndarray]  # per type: load w(l) of one busy core
-    tables: list[np.ndarray]  # per type: watts at evenly spaced loads
+    tables: list[TablePower]  # per type: watts at evenly spaced loads
     suspended_w: float
     type_names: list[str]
 
@@ -67,8 +69,7 @@ class Datacenter:
 
     def host_power(self, type_index: int, load: np.ndarray) -> np.ndarray:
         """Watts of running hosts of one type at loads in [0, 1]."""
-        table = self.tables[type_index]
-        return np.interp(np.clip(load, 0.0, 1.0), np.linspace(0.0, 1.0, table.size), table)
+        return np.asarray(self.tables[type_index].power(np.clip(load, 0.0, 1.0)), dtype=float)
 
 
 def _ranks(dc: DatacenterModel) -> list[int]:
@@ -113,7 +114,7 @@ def build_datacenter(dc: DatacenterModel) -> Datacenter:
         speeds.append(f / f[-1])
         freqs.append(f)
         weights.append((v / v[-1]) ** 2 * f / f[-1] if dc.dvfs_power_weight == "v2f" else f / f[-1])
-        tables.append(np.asarray(ht.power_watts or SPECPOWER_TABLES[ht.power_table], dtype=float))
+        tables.append(TablePower(tuple(ht.power_watts or SPECPOWER_TABLES[ht.power_table])))
     vm_type = host_type[vm_host]
     return Datacenter(
         vm_host=vm_host,
