@@ -94,15 +94,13 @@ def simulate_one_tier(inst, backfill: bool = True, progress=None, reservations: 
     def schedule(now: float) -> None:
         nonlocal qh, shadow, extra
         while qlen:
-            while not waiting[qh]:
-                qh += 1
+            qh = waiting.find(1, qh)
             if size_l[qh] > free:
                 break
             begin(qh, now)
         if not qlen or not backfill:
             return
-        while not waiting[qh]:
-            qh += 1
+        qh = waiting.find(1, qh)
         avail = free
         need = size_l[qh]
         shadow = inf
@@ -117,18 +115,26 @@ def simulate_one_tier(inst, backfill: bool = True, progress=None, reservations: 
         if free == 0 or na <= qh + 1:
             return
         lo = qh + 1
-        s = size_np[lo:na]
-        ok = wmask[lo:na] & (s <= free) & ((est_np[lo:na] <= shadow - now) | (s <= extra))
-        for k in ok.nonzero()[0].tolist():
-            j = lo + k
+        dt = shadow - now
+        if na - lo > 48:  # long queue: one vectorised test; short queue: a plain loop is cheaper
+            s = size_np[lo:na]
+            ok = wmask[lo:na] & (s <= free) & ((est_np[lo:na] <= dt) | (s <= extra))
+            cands = (ok.nonzero()[0] + lo).tolist()
+        else:
+            cands = range(lo, na)
+        for j in cands:
+            if not waiting[j]:
+                continue
             sj = size_l[j]
             if sj > free:
                 continue
-            if est_l[j] <= shadow - now:
+            if est_l[j] <= dt:
                 begin(j, now)
             elif sj <= extra:
                 begin(j, now)
                 extra -= sj
+            else:
+                continue
             if free == 0:
                 break
 

@@ -1,4 +1,4 @@
-"""Synthetic workload models of Section 3.1: Feitelson 1996 (FWload) and Jann 1997 (JWload).
+"""Synthetic workload models of Section 3.1: Feitelson 1996 (FWload) and Jann 1997 (JWload), plus Lublin 2003.
 
 Both return ``(submit_s, size, runtime_s)`` numpy arrays sorted by submit time.
 
@@ -30,7 +30,7 @@ import math
 
 import numpy as np
 
-__all__ = ["JANN_CTC_TABLE", "feitelson", "fit_hyper_erlang", "fit_jann_table", "hyper_erlang", "jann"]
+__all__ = ["JANN_CTC_TABLE", "feitelson", "fit_hyper_erlang", "fit_jann_table", "hyper_erlang", "jann", "lublin"]
 
 
 def feitelson(n_jobs: int, machine: int, prm, rng: np.random.Generator):
@@ -150,3 +150,74 @@ def jann(n_jobs: int, machine: int, prm, rng: np.random.Generator, table=None):
     order = np.argsort(submit, kind="stable")[:n_jobs]
     submit = submit[order]
     return submit - submit[0], np.concatenate(sizes)[order].astype(np.int64), np.concatenate(runs)[order]
+
+
+# Lublin & Feitelson 2003 reference constants (models.md §5.1): batch and interactive classes.
+LUBLIN = {
+    "batch": {"serial_prob": 0.2927, "pow2_prob": 0.6686, "ulow": 1.2, "umed": 5.0, "uhi": 7.0, "uprob": 0.875,
+              "a1": 6.57, "b1": 0.823, "a2": 639.1, "b2": 0.0156, "pa": -0.003, "pb": 0.6986,
+              "aarr": 6.0415, "barr": 0.8531, "anum": 6.1271, "bnum": 5.2740, "arar": 1.0519},
+    "interactive": {"serial_prob": 0.1541, "pow2_prob": 0.625, "ulow": 1.0, "umed": 3.0, "uhi": 5.5, "uprob": 0.705,
+                    "a1": 3.8351, "b1": 0.6605, "a2": 7.073, "b2": 0.6856, "pa": -0.0118, "pb": 0.9156,
+                    "aarr": 6.5510, "barr": 0.6621, "anum": 8.9186, "bnum": 3.6680, "arar": 0.9797},
+}  # fmt: skip
+
+
+def _capped_gamma(rng: np.random.Generator, shape: float, scale: float, cap: float, count: int) -> np.ndarray:
+    g = rng.gamma(shape, scale, count)
+    while (bad := g > cap).any():
+        g[bad] = rng.gamma(shape, scale, int(bad.sum()))
+    return g
+
+
+def _lublin_class(c: dict, count: int, machine: int, rng: np.random.Generator):
+    from scipy.stats import gamma as gamma_dist
+
+    uhi = min(c["uhi"], math.log2(machine))
+    umed = min(c["umed"], uhi - 1.5) if uhi < c["uhi"] else c["umed"]
+    u = rng.random(count)
+    par = np.where(rng.random(count) < c["uprob"], rng.uniform(c["ulow"], umed, count), rng.uniform(umed, uhi, count))
+    par = np.where(u <= c["serial_prob"] + c["pow2_prob"], np.round(par), par)
+    nodes = np.where(u <= c["serial_prob"], 1, np.clip(np.round(2.0**par), 1, machine)).astype(np.int64)
+    p = np.clip(c["pa"] * nodes + c["pb"], 0, 1)
+    g = np.where(rng.random(count) < p, _capped_gamma(rng, c["a1"], c["b1"], 12, count),
+                 _capped_gamma(rng, c["a2"], c["b2"], 12, count))  # fmt: skip
+    runtime = np.maximum(1.0, np.floor(np.exp(g)))
+    i = np.arange(11, 59)
+    weights = np.zeros(48)
+    weights[(i - 1) % 48] = gamma_dist.cdf(i + 0.5, c["anum"], scale=c["bnum"]) - gamma_dist.cdf(
+        i - 0.5, c["anum"], scale=c["bnum"]
+    )
+    weights = (weights / weights.mean()).tolist()
+    gaps = np.exp(_capped_gamma(rng, c["aarr"] * c["arar"], c["barr"], 13, count)) / 1800.0
+    submit = np.empty(count)
+    bucket, points, rem, clock = 0, 0.0, 0.0, 0.0
+    for k, gap in enumerate(gaps.tolist()):
+        points += gap
+        dt = 0.0
+        while points > weights[bucket]:
+            points -= weights[bucket]
+            bucket = (bucket + 1) % 48
+            dt += 1800.0
+        new_rem = points / weights[bucket]
+        clock += dt + 1800.0 * (new_rem - rem)
+        rem = new_rem
+        submit[k] = clock
+    return submit, nodes, runtime
+
+
+def lublin(n_jobs: int, machine: int, prm, rng: np.random.Generator):
+    """Lublin & Feitelson 2003 (models.md §5): a batch and an interactive stream merged by time.
+
+    Reading for other machine sizes: UHi = min(its default, log2 N) (the code's advice) and UMed is
+    kept ≥ 1.5 below it; ``prm.interactive`` switches the interactive class off.
+    """
+    parts = [_lublin_class(LUBLIN["batch"], n_jobs, machine, rng)]
+    if prm.interactive:
+        parts.append(_lublin_class(LUBLIN["interactive"], n_jobs, machine, rng))
+    submit = np.concatenate([q[0] for q in parts])
+    order = np.argsort(submit, kind="stable")[:n_jobs]
+    submit = submit[order]
+    size = np.concatenate([q[1] for q in parts])[order]
+    run = np.concatenate([q[2] for q in parts])[order]
+    return submit - submit[0], size, run

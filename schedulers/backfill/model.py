@@ -89,9 +89,17 @@ class JannParams(StrictModel):
     )
 
 
+class LublinParams(StrictModel):
+    """Lublin & Feitelson 2003 with the reference generator's constants (models.md §5)."""
+
+    interactive: bool = Field(True, description="Include the interactive job class beside the batch class.")
+
+
 class GeneratorWorkload(StrictModel):
     kind: Literal["generator"] = "generator"
-    model: Literal["feitelson", "jann"] = Field("feitelson", description="Synthetic workload model (Section 3.1).")
+    model: Literal["feitelson", "jann", "lublin"] = Field(
+        "feitelson", description="Synthetic workload model (Section 3.1; Lublin 2003 as an extra)."
+    )
     n_jobs: int = Field(1000, ge=1, le=MAX_JOBS, description="Number of jobs (paper: 200,000 FW, 100,000 JW).")
     load: float | None = Field(
         0.7, gt=0, le=2.0, description="Offered load; inter-arrival times are multiplied to reach it (Section 3.3)."
@@ -108,6 +116,7 @@ class GeneratorWorkload(StrictModel):
     cpu_usage_max: float = Field(1.0, gt=0, le=1, description="Upper end of the multi-process CPU usage (Section 3.1).")
     feitelson: FeitelsonParams = Field(default_factory=FeitelsonParams)
     jann: JannParams = Field(default_factory=JannParams)
+    lublin: LublinParams = Field(default_factory=LublinParams)
 
 
 class JobSpec(StrictModel):

@@ -255,6 +255,13 @@ def simulate_two_tier(inst, algorithm: str, params, progress=None) -> TwoTierRes
         t_done = heap[0][0] if heap else inf
         t_arr = submit[na] if na < n else inf
         now = min(t_done, t_arr)
+        if now == inf:  # nothing running, nothing to come: only a pass can restart the machine
+            now = ts[-1] if ts else 0.0
+            foreground_pass(sim, now, na, mode)
+            background_pass(sim, now, na)
+            if not heap:
+                raise RuntimeError(f"{algorithm}: {n - done} jobs can never start (simulation stalled)")
+            continue
         full = False
         while heap and heap[0][0] <= now:
             _, ver, j = heapq.heappop(heap)

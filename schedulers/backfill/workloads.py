@@ -97,8 +97,8 @@ def _base_jobs(cfg: BackfillScenario, rng: np.random.Generator):
     """(processors, submit, size, runtime, estimate|None, ids, cpu|None, info)."""
     w, n = cfg.workload, cfg.datacenter.processors
     if isinstance(w, GeneratorWorkload):
-        gen = generators.feitelson if w.model == "feitelson" else generators.jann
-        prm = w.feitelson if w.model == "feitelson" else w.jann
+        gen = getattr(generators, w.model)
+        prm = getattr(w, w.model)
         submit, size, run = gen(w.n_jobs, n, prm, rng)
         return n, submit, size, run, None, np.arange(1, submit.size + 1), None, {"model": w.model}
     if isinstance(w, JobsWorkload):

@@ -98,3 +98,13 @@ def test_trace_machine_size_comes_from_the_header_when_asked():
         config(datacenter={"processors": 4, "use_trace_size": True}, workload={"kind": "trace", "swf": SWF})
     )
     assert inst.processors == 8
+
+
+def test_lublin_generator_follows_the_reference_constants():
+    """Serial share between the classes' 15.4 % and 29.3 %; sizes ≤ 2^UHi; runtimes ≤ e^12."""
+    inst = instance(config(datacenter={"processors": 64}, workload={"model": "lublin", "n_jobs": 20000}))
+    serial = np.mean(inst.size == 1)
+    assert 0.15 <= serial <= 0.30
+    assert inst.size.max() <= 64
+    assert inst.runtime.max() <= np.exp(12)
+    assert np.all(np.diff(inst.submit) >= 0)
