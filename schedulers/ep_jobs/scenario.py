@@ -15,6 +15,10 @@ from schedulers.core.validation import ScenarioBase, ScenarioError, StrictModel
 
 __all__ = ["ALGORITHMS", "OFFLINE", "ONLINE", "EpJobsScenario", "check"]
 
+# limits that keep the largest allowed run to minutes on one core
+MAX_TASK_SERVER_PAIRS = 200_000
+MAX_GA_WORK = 5e9
+
 OFFLINE = {
     "tapra": "TaPRA (Alg. 1): SJS-Relax-LP, argmax rounding, OptRA, REC, local search",
     "tapra_fast": "TaPRA-fast (Sec. 4.3.1): most efficient server per task, then local search",
@@ -188,8 +192,19 @@ def check(cfg: EpJobsScenario) -> None:
                 len(task.efficiency) != m or min(task.efficiency) <= 0 or max(task.efficiency) > 1
             ):
                 bad(f"workload.tasks[{k}].efficiency", f"needs {m} values in (0, 1]", f"{m} values in (0, 1]")
-    if wl.kind == "generator" and wl.tasks * m > 2_000_000:
-        bad("workload.tasks", "tasks × servers too large", f"tasks × {m} servers ≤ 2,000,000")
+    if dc.kind == "servers" and sum(len(c.servers) for c in dc.constraints) > 100_000:
+        bad("datacenter.constraints", "too many constraint entries", "≤ 100,000 server entries in total")
+    n_tasks = {"generator": lambda: wl.tasks, "job": lambda: len(wl.tasks)}.get(wl.kind, lambda: 0)()
+    if n_tasks * m > MAX_TASK_SERVER_PAIRS:
+        bad("workload.tasks", "tasks × servers too large", f"tasks × {m} servers ≤ {MAX_TASK_SERVER_PAIRS:,}")
+    genetic = [a for a in cfg.algorithms if a.split(":")[-1] in ("mm_ga", "gsa")]
+    ga_work = prm.ga_population * prm.ga_generations * (1 + prm.sa_steps) * (max(n_tasks, 1) + 4 * m)
+    if genetic and ga_work > MAX_GA_WORK:
+        bad(
+            "params.ga_generations",
+            "GA too large for this job (population × generations × (1 + sa_steps) × (tasks + 4·servers))",
+            f"≤ {MAX_GA_WORK:,.0f}",
+        )
     if wl.kind == "online_generator" and wl.max_tasks * m > 500_000:
         bad("workload.max_tasks", "max_tasks × servers too large", f"≤ {500_000 // m}")
     if prm.ga_elite >= prm.ga_population:
