@@ -1,0 +1,53 @@
+"""Result documents and stored runs for the API and query tests."""
+
+from __future__ import annotations
+
+import schedulers
+from cloudsched_web.runs.models import Run
+
+
+def big_result(n_jobs=200_000, processors=64):
+    """A backfill-shaped result with one run of ``n_jobs`` jobs and segments (built, not simulated)."""
+    schedule, jobs = [], []
+    for j in range(n_jobs):
+        start = float(j // processors) * 10.0
+        schedule.append(
+            {"job": str(j), "task": f"{j}.0", "resource": f"p{j % processors}", "start": start, "end": start + 10.0,
+             "share": 1.0, "kind": "fg"}
+        )  # fmt: skip
+        jobs.append(
+            {"job": str(j), "submit_s": max(0.0, start - j % 7), "start_s": start, "end_s": start + 10.0, "processors": 1,
+             "runtime_s": 10.0, "estimate_s": 20.0, "response_s": 10.0 + j % 7}
+        )  # fmt: skip
+    t = [float(k) for k in range(n_jobs)]
+    return {
+        "family": "backfill",
+        "scenario_digest": "sha256:test",
+        "seed": 1,
+        "scenario": {},
+        "runs": [
+            {
+                "algorithm": "easy",
+                "repetition": 0,
+                "wall_time_s": 1.0,
+                "metrics": {"avg_response_time_s": 5.0},
+                "schedule": schedule,
+                "series": {"t": t, "running_jobs": [float(k % 50) for k in t]},
+                "jobs": jobs,
+            }
+        ],
+        "summary": {"easy": {"avg_response_time_s": {"mean": 5.0, "std": 0.0, "ci": 0.0, "n": 1}}},
+    }
+
+
+def finished_run(scenario, result=None):
+    """A succeeded run of ``scenario`` with ``result`` (by default: the library's own result)."""
+    from django.utils import timezone
+
+    result = result or schedulers.run(scenario.config)
+    run = Run(scenario=scenario, config=scenario.config, status=Run.Status.SUCCEEDED, progress=1.0)
+    run.store_result(result)
+    run.summary = {a: {k: v["mean"] for k, v in m.items()} for a, m in result["summary"].items()}
+    run.started_at = run.finished_at = timezone.now()
+    run.save()
+    return run

@@ -1,0 +1,119 @@
+import time
+
+import pytest
+
+from cloudsched_web.runs import queries
+from cloudsched_web.runs.queries import ParsedResult, QueryError
+from tests.api.factories import big_result, finished_run
+
+
+def _doc():
+    schedule = [
+        {"job": "a", "task": "a.0", "resource": "m0", "start": 0.0, "end": 10.0, "share": 1.0, "kind": "task"},
+        {"job": "b", "task": "b.0", "resource": "m1", "start": 5.0, "end": 8.0, "share": 1.0, "kind": "task"},
+        {"job": "c", "task": "c.0", "resource": "m0", "start": 10.0, "end": 30.0, "share": 1.0, "kind": "task"},
+    ]
+    jobs = [{"job": "a", "wait_s": 3.0}, {"job": "b", "wait_s": None}, {"job": "c", "wait_s": 1.0}]
+    series = {"t": [0.0, 1.0, 2.0, 3.0], "power_w": [1.0, 5.0, 2.0, 0.0], "bad": [1.0]}
+    run = {
+        "algorithm": "fcfs",
+        "repetition": 0,
+        "metrics": {"m": 1},
+        "schedule": schedule,
+        "jobs": jobs,
+        "series": series,
+    }
+    return {"family": "toy", "runs": [run], "summary": {}}
+
+
+def test_segments_are_those_overlapping_the_window_in_start_order():
+    out = queries.segments(ParsedResult(_doc()), 0, start=6.0, end=12.0)
+    assert [s["job"] for s in out["segments"]] == ["a", "b", "c"]
+    out = queries.segments(ParsedResult(_doc()), 0, start=10.0, end=12.0)
+    assert [s["job"] for s in out["segments"]] == ["c"]
+    assert out["span"] == [0.0, 30.0]
+
+
+def test_segments_without_window_cover_the_whole_span_and_cap_at_limit():
+    out = queries.segments(ParsedResult(_doc()), 0, limit=2)
+    assert out["window"] == [0.0, 30.0]
+    assert (out["total"], out["truncated"], len(out["segments"])) == (3, True, 2)
+    assert [s["job"] for s in out["segments"]] == ["a", "b"]
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "field"),
+    [({"start": 5.0, "end": 1.0}, "end"), ({"limit": 0}, "limit"), ({"limit": 10**6}, "limit")],
+)
+def test_segments_reject_bad_arguments_naming_the_field(kwargs, field):
+    with pytest.raises(QueryError) as exc:
+        queries.segments(ParsedResult(_doc()), 0, **kwargs)
+    assert exc.value.field == field
+    assert exc.value.allowed
+
+
+def test_unknown_run_index_names_the_range():
+    with pytest.raises(QueryError) as exc:
+        queries.segments(ParsedResult(_doc()), 3)
+    assert (exc.value.field, exc.value.allowed) == ("run", "0..0")
+
+
+def test_jobs_pages_and_sorts_with_missing_values_last():
+    parsed = ParsedResult(_doc())
+    page = queries.jobs(parsed, 0, offset=1, limit=1)
+    assert (page["total"], [j["job"] for j in page["jobs"]]) == (3, ["b"])
+    assert [j["job"] for j in queries.jobs(parsed, 0, order_by="wait_s")["jobs"]] == ["c", "a", "b"]
+    assert [j["job"] for j in queries.jobs(parsed, 0, order_by="-wait_s")["jobs"]] == ["a", "c", "b"]
+
+
+def test_jobs_reject_unknown_sort_field_listing_the_allowed_ones():
+    with pytest.raises(QueryError) as exc:
+        queries.jobs(ParsedResult(_doc()), 0, order_by="nope")
+    assert exc.value.allowed == "one of job, wait_s"
+
+
+def test_series_are_downsampled_and_skip_mismatched_lengths():
+    out = queries.series(ParsedResult(_doc()), 0, points=2)
+    assert list(out["series"]) == ["power_w"]
+    assert out["series"]["power_w"]["v"] == [5.0, 2.0]  # bucket maxima keep the peak
+    with pytest.raises(QueryError, match="names"):
+        queries.series(ParsedResult(_doc()), 0, names=["bad"])
+
+
+def test_summary_lists_every_run():
+    out = queries.summary(ParsedResult(_doc()))
+    assert out["runs"][0] | {} == {
+        "index": 0, "algorithm": "fcfs", "repetition": 0, "wall_time_s": None, "metrics": {"m": 1},
+        "segments": 3, "jobs": 3, "series": ["bad", "power_w"],
+    }  # fmt: skip
+
+
+@pytest.mark.django_db
+def test_cache_returns_the_same_parse_until_the_run_changes(scenario):
+    queries.clear_cache()
+    run = finished_run(scenario)
+    first = queries.get_result(run)
+    assert queries.get_result(run) is first
+    run.store_result({**first.doc, "seed": 99})
+    run.save()
+    assert queries.get_result(run).doc["seed"] == 99
+
+
+@pytest.mark.django_db
+def test_repeated_queries_on_a_200k_job_result_take_under_a_second(scenario):
+    queries.clear_cache()
+    run = finished_run(scenario, big_result())
+    queries.get_result(run)  # the first parse pays once
+    t0 = time.perf_counter()
+    for k in range(5):
+        parsed = queries.get_result(run)
+        queries.segments(parsed, 0, start=k * 1000.0, end=k * 1000.0 + 5000.0, limit=5000)
+        queries.jobs(parsed, 0, offset=k * 1000, limit=1000, order_by="-response_s")
+        queries.series(parsed, 0, points=1000)
+    assert time.perf_counter() - t0 < 1.0 * 5
+    t0 = time.perf_counter()
+    parsed = queries.get_result(run)
+    queries.segments(parsed, 0, start=50_000.0, end=60_000.0)
+    queries.jobs(parsed, 0, offset=100_000, limit=1000, order_by="-response_s")
+    queries.series(parsed, 0, points=1000)
+    assert time.perf_counter() - t0 < 1.0
