@@ -78,7 +78,7 @@ def cls_assign(planner: Planner, app: int) -> None:
     """Alg. 2: assign the application's unplaced tasks in Alg. 1 order to the earliest-finish cloud."""
     inst = planner.inst
     lo, hi = int(inst.app_ptr[app]), int(inst.app_ptr[app + 1])
-    preds = [[int(p) - lo for p in inst.preds(t)] for t in range(lo, hi)]
+    preds = [[p - lo for p in planner.preds[t]] for t in range(lo, hi)]
     order = priority_list(preds, average_times(inst.etm[lo:hi]))
     for local in order:
         t = lo + local

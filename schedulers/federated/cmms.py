@@ -29,7 +29,7 @@ def cmms_assign(planner: Planner, app: int) -> None:
     for t in range(lo, hi):
         if planner.cloud[t] >= 0:
             continue
-        ps = [int(p) for p in inst.preds(t) if planner.cloud[p] < 0]
+        ps = [p for p in planner.preds[t] if planner.cloud[p] < 0]
         missing[t] = len(ps)
         for p in ps:
             succs.setdefault(p, []).append(t)

@@ -121,7 +121,10 @@ class GeneratorWorkload(_WorkloadCommon):
     runtime_min_s: float = Field(default=30.0, gt=0, le=1e6, description="Shortest task runtime at perf 1 (s)")
     runtime_max_s: float = Field(default=1800.0, gt=0, le=1e6, description="Longest task runtime at perf 1 (s)")
     vms_max: int = Field(default=32, ge=1, le=100000, description="Most VMs per task (powers of two up to this)")
-    homes: Literal["random", "round_robin"] = Field(default="random", description="Home cloud of each application")
+    homes: Literal["random", "round_robin", "fixed"] = Field(
+        default="random", description="Home cloud (dataset location) of each application"
+    )
+    home_cloud: int = Field(default=0, ge=0, le=15, description="The home cloud index when homes = fixed")
 
 
 class InlineTask(StrictModel):
@@ -157,7 +160,10 @@ class TraceWorkload(_WorkloadCommon):
     reference_perf: float = Field(
         default=1.0, gt=0, le=100, description="Per-core performance of the machine the trace was recorded on"
     )
-    homes: Literal["random", "round_robin"] = Field(default="random", description="Home cloud of each application")
+    homes: Literal["random", "round_robin", "fixed"] = Field(
+        default="random", description="Home cloud (dataset location) of each application"
+    )
+    home_cloud: int = Field(default=0, ge=0, le=15, description="The home cloud index when homes = fixed")
 
 
 Workload = Annotated[GeneratorWorkload | InlineWorkload | TraceWorkload, Field(discriminator="kind")]
@@ -210,6 +216,8 @@ def check(cfg: FederatedScenario) -> None:
             bad("workload.tasks_min", "exceeds tasks_max", f"≤ {wl.tasks_max}")
         if wl.runtime_min_s > wl.runtime_max_s:
             bad("workload.runtime_min_s", "exceeds runtime_max_s", f"≤ {wl.runtime_max_s}")
+    if isinstance(wl, (GeneratorWorkload, TraceWorkload)) and wl.homes == "fixed" and wl.home_cloud >= n_clouds:
+        bad("workload.home_cloud", "no such cloud", f"0..{n_clouds - 1}")
     if isinstance(wl, TraceWorkload):
         if (wl.swf is None) == (wl.path is None):
             bad("workload.swf", "give exactly one of swf (text) or path", "swf or path")

@@ -55,31 +55,40 @@ class Frontier:
         idx = np.searchsorted(self.cum, w)
         return self.times[idx]
 
-    def take(self, w: int, now: float, start: float, duration: float, shift: bool) -> None:
+    def take(self, w: int, start: float, duration: float, shift: bool) -> None:
         """Plan ``w`` VMs (the earliest free) for ``duration`` from ``start``.
 
         ``shift`` (AR): VMs planned busy past ``start`` are pushed back by ``duration``.
         """
         i = int(np.searchsorted(self.cum, w))
-        head_t = self.times[: i + 1].copy()
-        head_n = self.counts[: i + 1].copy()
         used_last = w - (int(self.cum[i - 1]) if i else 0)
-        head_n[-1] = used_last
         rest_t = self.times[i:]
         rest_n = self.counts[i:].copy()
         rest_n[0] -= used_last
-        new_t = np.maximum(head_t, start) + duration if shift else np.full(head_t.size, start + duration)
-        times = np.concatenate([new_t, rest_t])
-        counts = np.concatenate([head_n, rest_n])
-        times = np.maximum(times, now)
-        order = np.argsort(times, kind="stable")
-        times, counts = times[order], counts[order]
-        keep = counts > 0
-        times, counts = times[keep], counts[keep]
-        uniq, inv = np.unique(times, return_inverse=True)
-        self.times = uniq
-        self.counts = np.bincount(inv, weights=counts, minlength=uniq.size).astype(np.int64)
-        self.cum = np.cumsum(self.counts)
+        if rest_n[0] == 0:
+            rest_t, rest_n = rest_t[1:], rest_n[1:]
+        if not shift:
+            t_new = start + duration
+            k = int(np.searchsorted(rest_t, t_new))
+            if k < rest_t.size and rest_t[k] == t_new:
+                rest_n[k] += w
+                times, counts = rest_t, rest_n
+            else:
+                times = np.concatenate([rest_t[:k], [t_new], rest_t[k:]])
+                counts = np.concatenate([rest_n[:k], [w], rest_n[k:]])
+        else:
+            head_n = self.counts[: i + 1].copy()
+            head_n[-1] = used_last
+            new_t = np.maximum(self.times[: i + 1], start) + duration
+            times = np.concatenate([new_t, rest_t])
+            counts = np.concatenate([head_n, rest_n])
+            order = np.argsort(times, kind="stable")
+            times, counts = times[order], counts[order]
+            first = np.concatenate([[True], times[1:] != times[:-1]])
+            starts = np.flatnonzero(first)
+            times, counts = times[starts], np.add.reduceat(counts, starts)
+        self.times, self.counts = times, counts
+        self.cum = np.cumsum(counts)
 
 
 class ArBook:
@@ -115,70 +124,85 @@ class ArBook:
 
 
 class Planner:
-    """Assignment-time state: task placements, ERATs, estimates, slot tables, feedback."""
+    """Assignment-time state: task placements, ERATs, estimates, slot tables, feedback.
+
+    Per-task state is kept in Python lists: the estimates are scalar code on the hot path.
+    """
 
     def __init__(self, inst: Instance, alpha: float, feedback: bool, negative_feedback: bool = False):
         self.inst = inst
+        n = inst.n_tasks
         self.fd_floor = -np.inf if negative_feedback else 0.0
         self.alpha = float(alpha) if feedback else 0.0
         self.feedback = feedback
         self.frontiers = [Frontier(int(v)) for v in inst.cloud_vms]
         self.book = ArBook(inst.n_clouds)
-        self.fd = np.zeros((inst.n_clouds, inst.n_clouds))
-        self.cloud = np.full(inst.n_tasks, -1, dtype=np.int64)
-        self.erat = np.full(inst.n_tasks, np.nan)
-        self.est_fin = np.full(inst.n_tasks, np.nan)
-        self.is_entry = np.diff(inst.pred_ptr) == 0
-        self.is_ar = inst.app_ar[inst.task_app]
+        self.fd = [[0.0] * inst.n_clouds for _ in range(inst.n_clouds)]
+        self.cloud = [-1] * n
+        self.erat = [np.nan] * n
+        self.est_fin = [np.nan] * n
+        self.is_entry = (np.diff(inst.pred_ptr) == 0).tolist()
+        self.is_ar = inst.app_ar[inst.task_app].tolist()
+        self.preds = inst.pred_lists()
+        self.etm = inst.etm.tolist()
+        self.vms = inst.task_vms.tolist()
+        self.task_app = inst.task_app.tolist()
+        self.arrival = inst.app_arrival.tolist()
+        self.home = inst.app_home.tolist()
+        self.task_home = inst.app_home[inst.task_app].tolist()
+        self.image_s, self.dataset_s, self.edge_s = inst.image_s, inst.dataset_s, inst.edge_s
         self.now = 0.0
         self.rr_next = 0
 
     # --- eq. 5 ingredients -------------------------------------------------------------
     def data_ready(self, app: int, c: int) -> float:
         """When the application's dataset is in cloud ``c`` (transfer from home starts at arrival)."""
-        arrival = float(self.inst.app_arrival[app])
-        return arrival if c == int(self.inst.app_home[app]) else arrival + self.inst.dataset_s
+        arrival = self.arrival[app]
+        return arrival if c == self.home[app] else arrival + self.dataset_s
 
     def ready_est(self, t: int, c: int) -> float:
-        ready = self.data_ready(int(self.inst.task_app[t]), c)
-        for p in self.inst.preds(t):
-            fin = self.est_fin[p] + (self.inst.edge_s if self.cloud[p] != c else 0.0)
-            ready = max(ready, fin)
-        return max(ready, self.now)
+        ready = max(self.data_ready(self.task_app[t], c), self.now)
+        cloud, est_fin, edge = self.cloud, self.est_fin, self.edge_s
+        for p in self.preds[t]:
+            fin = est_fin[p] + edge if cloud[p] != c else est_fin[p]
+            if fin > ready:
+                ready = fin
+        return ready
 
     def span(self, t: int, c: int) -> float:
         """``S_l/b + ETM`` of task ``t`` on cloud ``c``."""
-        return self.inst.image_s + float(self.inst.etm[t, c])
+        return self.image_s + self.etm[t][c]
 
     def factor(self, t: int, c: int) -> float:
-        return 1.0 + self.fd[int(self.inst.app_home[self.inst.task_app[t]]), c]
+        return 1.0 + self.fd[self.task_home[t]][c]
 
     def estimate(self, t: int, c: int) -> tuple[float, float]:
         """(ERAT, τ_fd) of task ``t`` on cloud ``c`` (eqs. 5 and 8; τ_fd = τ when fd = 0)."""
-        if not np.isfinite(self.inst.etm[t, c]):
+        etm = self.etm[t][c]
+        if etm == np.inf:
             return np.inf, np.inf
-        ready = self.ready_est(t, c)
-        # a zero-notice AR task preempts best-effort work, so it waits only for its inputs
-        erat = ready if self.is_ar[t] else max(ready, float(self.frontiers[c].kth(int(self.inst.task_vms[t]))))
-        return erat, erat + self.factor(t, c) * self.span(t, c)
+        erat = self.ready_est(t, c)
+        if not self.is_ar[t]:  # a zero-notice AR task preempts best-effort work: inputs suffice
+            free = float(self.frontiers[c].kth(self.vms[t]))
+            if free > erat:
+                erat = free
+        return erat, erat + (1.0 + self.fd[self.task_home[t]][c]) * (self.image_s + etm)
 
     def commit(self, t: int, c: int, erat: float) -> None:
         """Assign ``t`` to ``c`` and write it in ``c``'s slot table (eq. 5 duration)."""
         self.cloud[t] = c
         self.erat[t] = erat
         self.est_fin[t] = erat + self.factor(t, c) * self.span(t, c)
-        w = int(self.inst.task_vms[t])
-        self.frontiers[c].take(w, self.now, erat, self.span(t, c), shift=bool(self.is_ar[t]))
+        self.frontiers[c].take(self.vms[t], erat, self.span(t, c), shift=self.is_ar[t])
 
     # --- eqs. 6-7 ------------------------------------------------------------------------
     def observe(self, t: int, finish: float) -> None:
         """Push from the executing cloud: update the origin's feedback factor (eqs. 6-7)."""
         if not self.feedback:
             return
-        c = int(self.cloud[t])
-        home = int(self.inst.app_home[self.inst.task_app[t]])
-        fd = feedback_factor(self.alpha, finish, self.erat[t], self.inst.image_s, self.inst.etm[t, c])
-        self.fd[home, c] = max(fd, self.fd_floor)
+        c = self.cloud[t]
+        fd = feedback_factor(self.alpha, finish, self.erat[t], self.image_s, self.etm[t][c])
+        self.fd[self.task_home[t]][c] = max(fd, self.fd_floor)
 
 
 def feedback_factor(alpha: float, t_act_fin: float, erat: float, image_s: float, etm: float) -> float:

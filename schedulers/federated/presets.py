@@ -7,7 +7,9 @@ preset refers to a real log by path (``../shared/workloads/traces/`` next to the
 checkout, or ``$CLOUDSCHED_TRACES``); when the log is not there it falls back to the
 synthetic DAG generator with 64-task applications (stated in the study description).
 The uBGL log is not among the shipped traces, so the presets use Thunder (and Atlas for
-Figs. 7-8). Full logs are large (Thunder: 121k jobs), so segments are not recorded.
+Figs. 7-8). Each log's applications are submitted to the cloud it was recorded on
+(``homes = fixed``), our reading of running the logs "separately". Full logs are large
+(Thunder: 121k jobs), so segments are not recorded.
 """
 
 from __future__ import annotations
@@ -18,7 +20,11 @@ from typing import Any
 
 __all__ = ["PRESETS", "trace_path"]
 
-_TRACES = {"thunder": ("LLNL-Thunder-2007-1.1-cln.swf.gz", 1.0), "atlas": ("LLNL-Atlas-2006-2.1-cln.swf.gz", 0.85)}
+# log file, per-core performance of the machine it was recorded on (Table 2), its cloud index
+_TRACES = {
+    "thunder": ("LLNL-Thunder-2007-1.1-cln.swf.gz", 1.0, 0),
+    "atlas": ("LLNL-Atlas-2006-2.1-cln.swf.gz", 0.85, 1),
+}
 
 
 def trace_path(name: str) -> Path | None:
@@ -37,7 +43,15 @@ def trace_path(name: str) -> Path | None:
 def _workload(trace: str, **common: Any) -> tuple[dict[str, Any], str]:
     path = trace_path(trace)
     if path is not None:
-        wl = {"kind": "trace", "path": str(path), "reference_perf": _TRACES[trace][1], **common}
+        _, perf, home = _TRACES[trace]
+        wl = {
+            "kind": "trace",
+            "path": str(path),
+            "reference_perf": perf,
+            "homes": "fixed",
+            "home_cloud": home,
+            **common,
+        }
         return wl, f"LLNL-{trace.capitalize()} log at {path}"
     wl = {
         "kind": "generator",

@@ -41,7 +41,7 @@ def metrics(sim: Simulation) -> dict[str, float]:
     )
     placed = ~np.isnan(np.asarray(sim.finish, dtype=float))
     home = inst.app_home[inst.task_app]
-    remote = placed & (sim.planner.cloud != home)
+    remote = placed & (np.asarray(sim.planner.cloud) != home)
     out = {
         "avg_app_execution_time_s": _mean(exec_time[done]),
         "avg_be_app_execution_time_s": _mean(exec_time[done & ~inst.app_ar]),

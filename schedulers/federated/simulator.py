@@ -48,6 +48,7 @@ class _Cloud:
         self.capacity = int(spec.server_capacity)
         self.free = np.full(spec.servers, self.capacity, dtype=np.int64)
         self.total_free = int(vms)
+        self.vms = int(vms)
         self.ar_queue: deque[int] = deque()
         self.resume: deque[int] = deque()
         self.queue: deque[int] = deque()
@@ -76,12 +77,17 @@ class Simulation:
         self.p_idle = np.array([c.p_idle_w for c in cfg.datacenter.clouds])
         self.p_gap = np.array([c.p_active_w - c.p_idle_w for c in cfg.datacenter.clouds])
         self.n_servers = np.array([c.servers for c in cfg.datacenter.clouds], dtype=float)
+        self.idle_w = float((self.p_idle * self.n_servers).sum())
+        self.gap_w = self.p_gap.tolist()
         n = inst.n_tasks
         self.preds_left = np.diff(inst.pred_ptr).astype(np.int64).tolist()
-        self.succ = [[] for _ in range(n)]
-        for t in range(n):
-            for p in inst.preds(t):
-                self.succ[int(p)].append(t)
+        self.vms = self.planner.vms
+        self.etm = self.planner.etm
+        self.preds = self.planner.preds
+        self.succ: list[list[int]] = [[] for _ in range(n)]
+        for t, ps in enumerate(self.preds):
+            for p in ps:
+                self.succ[p].append(t)
         self.rem = [0.0] * n
         self.finish = [np.nan] * n
         self.stint: dict[int, tuple] = {}  # task -> (start, overhead, servers, event)
@@ -104,10 +110,11 @@ class Simulation:
     def _refresh(self, c: int, now: float) -> None:
         cl = self.clouds[c]
         cl.active = int(np.count_nonzero(cl.free < cl.capacity))
-        watts = float((self.p_idle * self.n_servers).sum()) + sum(
-            float(self.p_gap[k]) * self.clouds[k].active for k in range(len(self.clouds))
-        )
-        busy = int(sum(int(self.inst.cloud_vms[k]) - self.clouds[k].total_free for k in range(len(self.clouds))))
+        watts = self.idle_w
+        busy = 0
+        for k, other in enumerate(self.clouds):
+            watts += self.gap_w[k] * other.active
+            busy += other.vms - other.total_free
         if self.power_t[-1] == now:
             self.power_w[-1], self.busy_vms[-1] = watts, busy
         else:
@@ -122,15 +129,15 @@ class Simulation:
         event = self.events.schedule(end, "finish", t, FINISH)
         self.stint[t] = (now, overhead, servers, event)
         if self.planner.is_ar[t]:
-            self.planner.book.start(c, t, end, int(inst.task_vms[t]))
+            self.planner.book.start(c, t, end, self.vms[t])
         else:
-            self.clouds[c].running_be[t] = int(inst.task_vms[t])
+            self.clouds[c].running_be[t] = self.vms[t]
 
     def _end_stint(self, c: int, t: int, now: float, reason: str) -> None:
         start, overhead, servers, _ = self.stint.pop(t)
         cl = self.clouds[c]
         self._account(c, now)
-        w = int(self.inst.task_vms[t])
+        w = self.vms[t]
         for s, v in servers:
             cl.free[s] += v
         cl.total_free += w
@@ -153,8 +160,8 @@ class Simulation:
             self.app_rejected[app] = True
             return
         for t in range(int(inst.app_ptr[app]), int(inst.app_ptr[app + 1])):
-            c = int(planner.cloud[t])
-            self.rem[t] = float(inst.etm[t, c])
+            c = planner.cloud[t]
+            self.rem[t] = self.etm[t][c]
             if not planner.is_entry[t]:
                 continue
             if planner.is_ar[t]:
@@ -163,14 +170,14 @@ class Simulation:
                 self.events.schedule(max(now, planner.data_ready(app, c)), "ready", t, READY)
 
     def _ready(self, t: int, dirty: set[int]) -> None:
-        c = int(self.planner.cloud[t])
+        c = self.planner.cloud[t]
         cl = self.clouds[c]
         (cl.ar_queue if self.planner.is_ar[t] else cl.queue).append(t)
         dirty.add(c)
 
     def _start_ar(self, c: int, t: int, now: float) -> None:
         cl = self.clouds[c]
-        w = int(self.inst.task_vms[t])
+        w = self.vms[t]
         victims: list[int] = []
         short = w - cl.total_free
         for victim in reversed(cl.running_be):  # latest started first
@@ -195,32 +202,34 @@ class Simulation:
 
     def _finish(self, t: int, now: float, dirty: set[int]) -> None:
         inst, planner = self.inst, self.planner
-        c = int(planner.cloud[t])
+        c = planner.cloud[t]
         self._end_stint(c, t, now, "finish")
         self.finish[t] = now
         planner.observe(t, now)
         self._refresh(c, now)
         dirty.add(c)
-        app = int(inst.task_app[t])
+        app = planner.task_app[t]
         self.app_left[app] -= 1
         if self.app_left[app] == 0:
             self.app_finish[app] = now
         for s in self.succ[t]:
             self.preds_left[s] -= 1
             if self.preds_left[s] == 0:
-                cs = int(planner.cloud[s])
-                ready = planner.data_ready(app, cs)
-                for p in inst.preds(s):
-                    ready = max(ready, self.finish[p] + (inst.edge_s if planner.cloud[p] != cs else 0.0))
-                self.events.schedule(max(ready, now), "ready", s, READY)
+                cs = planner.cloud[s]
+                ready = max(planner.data_ready(app, cs), now)
+                for p in self.preds[s]:
+                    fin = self.finish[p] + inst.edge_s if planner.cloud[p] != cs else self.finish[p]
+                    if fin > ready:
+                        ready = fin
+                self.events.schedule(ready, "ready", s, READY)
 
     def _dispatch(self, c: int, now: float) -> None:
         inst, book = self.inst, self.planner.book
         cl = self.clouds[c]
         while cl.ar_queue:
             t = cl.ar_queue[0]
-            duration = 2 * inst.image_s + float(inst.etm[t, c])
-            if not book.fits(c, now, int(inst.task_vms[t]), duration, int(inst.cloud_vms[c])):
+            duration = 2 * inst.image_s + self.etm[t][c]
+            if not book.fits(c, now, self.vms[t], duration, cl.vms):
                 break
             cl.ar_queue.popleft()
             self._start_ar(c, t, now)
@@ -228,10 +237,10 @@ class Simulation:
         room = cl.total_free
         while True:
             q = cl.resume if cl.resume else cl.queue
-            if not q or int(inst.task_vms[q[0]]) > room:
+            if not q or self.vms[q[0]] > room:
                 break
             t = q.popleft()
-            batch.append((t, int(inst.task_vms[t])))
+            batch.append((t, self.vms[t]))
             room -= batch[-1][1]
         if not batch:
             return
@@ -259,7 +268,7 @@ class Simulation:
                 if ev.kind == "finish":
                     self._finish(ev.data, now, dirty)
                 elif ev.kind == "ar_start":
-                    c = int(self.planner.cloud[ev.data])
+                    c = self.planner.cloud[ev.data]
                     self._start_ar(c, ev.data, now)
                     dirty.add(c)
                 elif ev.kind == "ready":

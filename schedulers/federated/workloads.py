@@ -7,14 +7,16 @@ Readings where the paper is silent:
 
 * Random DAG (Section 6.1 says only "a randomly generated DAG"): task ``k > 0`` is an
   extra entry task with probability ``entry_prob``; otherwise it draws 1..``max_preds``
-  distinct predecessors uniformly from the previous ``window`` tasks.
+  (uniform, at most the candidates) distinct predecessors uniformly from the previous
+  ``window`` tasks.
 * Trace grouping (Table 1): jobs sorted by start time are cut into consecutive groups
   of ``group_min..group_max`` jobs (uniform). The LLNL logs have no wait times (−1), so
   the start time is ``submit + max(wait, 0)``; jobs with an unknown (−1) submit,
   runtime or processor count are dropped; the VM count is the allocated processors
   (requested when allocation is missing).
 * Home cloud (where the dataset is stored and the client submits, Section 3.1):
-  uniform random by default, or round robin.
+  uniform random by default, round robin, or one fixed cloud (e.g. the cluster a
+  trace was recorded on: Section 6.1 runs each LLNL log "separately").
 * "Loose"/"tight" (Section 6.1): gaps between adjacent application arrivals are
   divided by ``gap_divisor``; the first arrival is moved to 0.
 * AR applications (share ``ar_share``) need their entry tasks to start at the required
@@ -24,14 +26,14 @@ Readings where the paper is silent:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from schedulers.core.swf import read_swf
 from schedulers.federated.model import FederatedScenario, GeneratorWorkload, InlineWorkload, TraceWorkload
 
-__all__ = ["Instance", "build_instance", "random_dag"]
+__all__ = ["Instance", "build_instance", "load_trace_jobs", "random_dags"]
 
 
 @dataclass
@@ -54,6 +56,7 @@ class Instance:
     image_s: float  # S_i / b
     dataset_s: float  # M_s / S_c
     edge_s: float  # edge data / S_c
+    _preds: list[list[int]] | None = field(default=None, repr=False)
 
     @property
     def n_apps(self) -> int:
@@ -66,18 +69,38 @@ class Instance:
     def preds(self, t: int) -> np.ndarray:
         return self.pred_idx[self.pred_ptr[t] : self.pred_ptr[t + 1]]
 
+    def pred_lists(self) -> list[list[int]]:
+        """Immediate predecessors of every task as Python lists (fast scalar access)."""
+        if self._preds is None:
+            flat = self.pred_idx.tolist()
+            ptr = self.pred_ptr.tolist()
+            self._preds = [flat[ptr[t] : ptr[t + 1]] for t in range(self.n_tasks)]
+        return self._preds
 
-def random_dag(n: int, rng: np.random.Generator, max_preds: int, entry_prob: float, window: int) -> list[list[int]]:
-    """Predecessor lists of a random DAG on ``n`` tasks in topological order."""
-    preds: list[list[int]] = [[]]
-    for k in range(1, n):
-        if rng.random() < entry_prob:
-            preds.append([])
-            continue
-        lo = max(0, k - window)
-        count = int(rng.integers(1, min(max_preds, k - lo) + 1))
-        preds.append(sorted(int(p) for p in rng.choice(np.arange(lo, k), size=count, replace=False)))
-    return preds
+
+def random_dags(
+    sizes: np.ndarray, rng: np.random.Generator, max_preds: int, entry_prob: float, window: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Random DAGs for applications of ``sizes`` tasks, all at once.
+
+    Returns per-task predecessor counts and the flat, per-task sorted *local*
+    predecessor indices (tasks are numbered in topological order within their app).
+    """
+    sizes = np.asarray(sizes, dtype=np.int64)
+    n = int(sizes.sum())
+    local = np.arange(n) - np.repeat(np.cumsum(sizes) - sizes, sizes)
+    lo = np.maximum(0, local - window)
+    cand = local - lo
+    entry = (local == 0) | (rng.random(n) < entry_prob)
+    count = np.where(entry, 0, 1 + np.floor(rng.random(n) * np.minimum(max_preds, np.maximum(cand, 1))))
+    count = count.astype(np.int64)
+    keys = rng.random((n, window))
+    keys[np.arange(window)[None, :] >= cand[:, None]] = np.inf
+    picks = np.argsort(keys, axis=1)[:, :max_preds]
+    chosen = np.arange(picks.shape[1])[None, :] < count[:, None]
+    big = np.iinfo(np.int64).max
+    rows = np.sort(np.where(chosen, lo[:, None] + picks, big), axis=1)
+    return count, rows[rows != big]
 
 
 def _ar_flags(n_apps: int, wl, arrival: np.ndarray, rng: np.random.Generator):
@@ -95,7 +118,10 @@ def _compress_gaps(arrival: np.ndarray, divisor: float) -> np.ndarray:
     return np.cumsum(gaps)
 
 
-def _homes(n_apps: int, n_clouds: int, how: str, rng: np.random.Generator) -> np.ndarray:
+def _homes(n_apps: int, n_clouds: int, wl, rng: np.random.Generator) -> np.ndarray:
+    how = wl.homes
+    if how == "fixed":
+        return np.full(n_apps, wl.home_cloud)
     if how == "round_robin":
         return np.arange(n_apps) % n_clouds
     return rng.integers(0, n_clouds, n_apps)
@@ -104,14 +130,14 @@ def _homes(n_apps: int, n_clouds: int, how: str, rng: np.random.Generator) -> np
 def _generator(wl: GeneratorWorkload, n_clouds: int, n_types: int, rng: np.random.Generator):
     sizes = rng.integers(wl.tasks_min, wl.tasks_max + 1, wl.apps)
     arrival = _compress_gaps(np.cumsum(rng.exponential(wl.mean_gap_s, wl.apps)), wl.gap_divisor)
-    homes = _homes(wl.apps, n_clouds, wl.homes, rng)
+    homes = _homes(wl.apps, n_clouds, wl, rng)
     ar, start = _ar_flags(wl.apps, wl, arrival, rng)
     n = int(sizes.sum())
     runtime = rng.uniform(wl.runtime_min_s, wl.runtime_max_s, n)
     max_exp = int(np.floor(np.log2(wl.vms_max)))
     vms = 2 ** rng.integers(0, max_exp + 1, n)
     types = rng.integers(0, n_types, n) if n_types else None
-    dags = [random_dag(int(s), rng, wl.max_preds, wl.entry_prob, wl.window) for s in sizes]
+    dags = random_dags(sizes, rng, wl.max_preds, wl.entry_prob, wl.window)
     return arrival, homes, ar, start, sizes, runtime, vms, types, dags
 
 
@@ -133,7 +159,9 @@ def _inline(wl: InlineWorkload):
     runtime = np.array([t.runtime_s for t in tasks], dtype=float)
     vms = np.array([t.vms for t in tasks], dtype=int)
     types = np.array([t.type if t.type is not None else -1 for t in tasks], dtype=int)
-    dags = [[list(t.preds) for t in j.tasks] for j in jobs]
+    counts = np.array([len(t.preds) for t in tasks], dtype=np.int64)
+    flat = np.array([p for t in tasks for p in sorted(t.preds)], dtype=np.int64)
+    dags = (counts, flat)
     return arrival, homes, ar, start, sizes, runtime, vms, types, dags
 
 
@@ -164,9 +192,9 @@ def _trace(wl: TraceWorkload, n_clouds: int, rng: np.random.Generator):
     arrival = start_t[first] - (start_t[0] if n else 0.0)
     arrival = _compress_gaps(arrival, wl.gap_divisor)
     runtime = runtime * wl.reference_perf
-    homes = _homes(sizes.size, n_clouds, wl.homes, rng)
+    homes = _homes(sizes.size, n_clouds, wl, rng)
     ar, start = _ar_flags(sizes.size, wl, arrival, rng)
-    dags = [random_dag(int(s), rng, wl.max_preds, wl.entry_prob, wl.window) for s in sizes]
+    dags = random_dags(sizes, rng, wl.max_preds, wl.entry_prob, wl.window)
     return arrival, homes, ar, start, sizes, runtime, vms, None, dags
 
 
@@ -191,11 +219,9 @@ def build_instance(cfg: FederatedScenario, rng: np.random.Generator) -> Instance
     etm = np.where(vms[:, None] <= cloud_vms[None, :], etm, np.inf)
     app_ptr = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
     task_app = np.repeat(np.arange(sizes.size), sizes)
-    pred_counts = [len(p) for dag in dags for p in dag]
+    pred_counts, pred_local = dags
     pred_ptr = np.concatenate([[0], np.cumsum(pred_counts)]).astype(np.int64)
-    pred_idx = np.array(
-        [int(app_ptr[a]) + p for a, dag in enumerate(dags) for preds in dag for p in preds], dtype=np.int64
-    )
+    pred_idx = pred_local + np.repeat(app_ptr[task_app], pred_counts)
     gbit = dc.inter_cloud_gbps / 8.0  # GB/s
     return Instance(
         n_clouds=n_clouds,

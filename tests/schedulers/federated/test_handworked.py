@@ -79,7 +79,7 @@ def test_ar_task_preempts_best_effort_and_both_overheads_are_paid():
     assert out.metrics["preemptions"] == 1
     assert out.metrics["avg_app_execution_time_s"] == pytest.approx((128.0 + 64.0) / 2)
     # eq. 6-7 from the push of task 0: ERAT 0, Δτ = 128, S/b + ETM = 102
-    assert sim.planner.fd[0, 0] == pytest.approx(0.75 * (128.0 - 102.0) / 102.0)
+    assert sim.planner.fd[0][0] == pytest.approx(0.75 * (128.0 - 102.0) / 102.0)
 
 
 def test_ar_application_is_rejected_when_ar_reservations_fill_the_cloud():
@@ -140,8 +140,26 @@ def test_striping_spreads_vms_over_the_emptiest_servers():
 
 def test_frontier_gives_the_wth_earliest_vm_and_ar_shifts_planned_work():
     f = Frontier(4)
-    f.take(2, 0.0, 0.0, 10.0, shift=False)  # 2 VMs busy until 10
+    f.take(2, 0.0, 10.0, shift=False)  # 2 VMs busy until 10
     assert f.kth(2) == 0.0 and f.kth(3) == 10.0
-    f.take(3, 0.0, 5.0, 4.0, shift=True)  # AR at 5 for 4 s: 2 free VMs → 9, one busy VM → 14
+    f.take(3, 5.0, 4.0, shift=True)  # AR at 5 for 4 s: 2 free VMs → 9, one busy VM → 14
     assert f.times.tolist() == [9.0, 10.0, 14.0]
     assert f.counts.tolist() == [2, 1, 1]
+    f.take(4, 20.0, 1.0, shift=False)
+    assert f.times.tolist() == [21.0] and f.counts.tolist() == [4]
+
+
+def test_frontier_matches_a_per_vm_list():
+    """The run-length slot table behaves like a sorted list of per-VM free times."""
+    rng = np.random.default_rng(3)
+    f, vms = Frontier(12), np.zeros(12)
+    for _ in range(200):
+        w = int(rng.integers(1, 13))
+        start = float(rng.integers(0, 50))
+        dur = float(rng.integers(1, 20))
+        shift = bool(rng.random() < 0.3)
+        assert f.kth(w) == vms[w - 1]
+        f.take(w, start, dur, shift)
+        vms[:w] = np.maximum(vms[:w], start) + dur if shift else start + dur
+        vms.sort()
+        assert np.repeat(f.times, f.counts).tolist() == vms.tolist()
