@@ -18,48 +18,78 @@ copies. Segments where PM m cannot hold any request get no variable.
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 from scipy.optimize import Bounds, LinearConstraint, milp
 from scipy.sparse import coo_matrix
 
-from schedulers.vm_reservations.bound import Axis, Placement
+from schedulers.vm_reservations.bound import Axis, Placement, min_machines, power_on_slots
 from schedulers.vm_reservations.ffd import ffd
 
 __all__ = ["exact"]
 
 
 def exact(s, e, d, g, time_limit_s: float = 30.0) -> tuple[Placement, bool]:
-    """Optimal placement without migration; returns (placement, proven optimal)."""
+    """Optimal placement without migration; returns (placement, proven optimal).
+
+    Requests that never overlap in time through a chain of others form independent
+    components, solved one by one within the time limit. When HiGHS stops before
+    proving optimality the better of its incumbent and FFD is returned, flagged.
+    """
     n = s.size
+    pm = np.zeros(n, dtype=np.int64)
     if n == 0:
-        return Placement.static(np.zeros(0, np.int64), s, e), True
+        return Placement.static(pm, s, e), True
+    order = np.lexsort((-(e - s), s))
+    reach = np.maximum.accumulate(e[order])
+    cut = np.flatnonzero(s[order][1:] >= reach[:-1]) + 1
+    deadline = time.monotonic() + time_limit_s
+    optimal = True
+    for part in np.split(order, cut):
+        left = max(deadline - time.monotonic(), 0.05)
+        pm[part], ok = _solve(s[part], e[part], d[part], g, left)
+        optimal &= ok
+    return Placement.static(pm, s, e), optimal
+
+
+def _solve(s, e, d, g, time_limit_s: float) -> tuple[np.ndarray, bool]:
+    """One connected component, requests sorted by start: PM index per request."""
+    n = s.size
+    fallback = ffd(s, e, d, g)
+    if n == 1:
+        return np.zeros(1, np.int64), True
     axis = Axis.of(s, e)
     seg = axis.lengths
+    need = min_machines(axis.load(d), g)
     # An optimal schedule opens at most n PMs; labelling PMs by their lowest request
-    # (x[j,m] = 0 for m > j) keeps every optimum while cutting symmetry.
-    pms = n
-    xs = [(j, m) for j in range(n) for m in range(min(j + 1, pms))]
+    # (x[j,m] = 0 for m > j) keeps an optimum while cutting the symmetric copies.
+    xs = [(j, m) for j in range(n) for m in range(j + 1)]
     xi = {jm: i for i, jm in enumerate(xs)}
     active = [[j for j in range(n) if axis.a[j] <= k < axis.b[j]] for k in range(seg.size)]
-    ys = [(m, k) for m in range(pms) for k in range(seg.size) if any(j >= m for j in active[k])]
+    ys = [(m, k) for m in range(n) for k in range(seg.size) if any(j >= m for j in active[k])]
     yi = {mk: len(xs) + i for i, mk in enumerate(ys)}
     cost = np.zeros(len(xs) + len(ys))
     for (_m, k), i in yi.items():
         cost[i] = seg[k]
     rows, cols, vals, lo, hi = [], [], [], [], []
-    for j in range(n):  # assignment
-        for m in range(min(j + 1, pms)):
-            rows.append(j), cols.append(xi[j, m]), vals.append(1.0)
-        lo.append(1.0), hi.append(1.0)
-    r = n
-    for (m, k), i in yi.items():  # capacity × power-on
-        for j in active[k]:
-            if j >= m:
-                rows.append(r), cols.append(xi[j, m]), vals.append(float(d[j]))
-        rows.append(r), cols.append(i), vals.append(-float(g))
-        lo.append(-np.inf), hi.append(0.0)
-        r += 1
-    a = coo_matrix((vals, (rows, cols)), shape=(r, cost.size)).tocsr()
+
+    def row(entries, low, high):
+        r = len(lo)
+        for c, v in entries:
+            rows.append(r), cols.append(c), vals.append(v)
+        lo.append(low), hi.append(high)
+
+    for j in range(n):  # every request on exactly one PM
+        row([(xi[j, m], 1.0) for m in range(j + 1)], 1.0, 1.0)
+    for (m, k), i in yi.items():  # capacity, and PM m on in k when it hosts anything there
+        jobs = [j for j in active[k] if j >= m]
+        row([(xi[j, m], float(d[j])) for j in jobs] + [(i, -float(g))], -np.inf, 0.0)
+        for j in jobs:  # disaggregated link: a much tighter LP relaxation
+            row([(xi[j, m], 1.0), (i, -1.0)], -np.inf, 0.0)
+    for k in range(seg.size):  # Theorem 1 per segment: a valid cut
+        row([(yi[m, k], 1.0) for m in range(n) if (m, k) in yi], float(need[k]), np.inf)
+    a = coo_matrix((vals, (rows, cols)), shape=(len(lo), cost.size)).tocsr()
     res = milp(
         cost,
         constraints=LinearConstraint(a, lo, hi),
@@ -67,10 +97,13 @@ def exact(s, e, d, g, time_limit_s: float = 30.0) -> tuple[Placement, bool]:
         bounds=Bounds(0, 1),
         options={"time_limit": float(time_limit_s)},
     )
-    if res.x is None:  # no incumbent within the limit: fall back to FFD, not optimal
-        return ffd(s, e, d, g), False
+    if res.x is None:
+        return fallback.pm, False
     pm = np.zeros(n, dtype=np.int64)
     for (j, m), i in xi.items():
         if res.x[i] > 0.5:
             pm[j] = m
-    return Placement.static(pm, s, e), bool(res.status == 0)
+    candidate = Placement.static(pm, s, e)
+    if res.status != 0 and power_on_slots(fallback) < power_on_slots(candidate):
+        return fallback.pm, False
+    return pm, bool(res.status == 0)

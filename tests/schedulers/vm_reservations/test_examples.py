@@ -130,3 +130,17 @@ def test_ffd_first_fit_reuses_first_pm():
     s, e, d = np.array([0, 0, 5]), np.array([10, 10, 8]), np.array([2, 1, 1])
     p = ffd(s, e, d, 2)
     assert p.pm.tolist() == [0, 1, 1]
+
+
+def test_exact_solves_a_20_request_instance_and_beats_ffd():
+    """Exact MILP (components + tight links) proves optimality at 20 overlapping requests."""
+    rng = np.random.default_rng(1)
+    for _ in range(1):  # the first draw is the 10-request instance; use the second
+        rng.exponential(5, 10), rng.integers(1, 50, 10), rng.choice([1, 4, 8], 10)
+    s = np.floor(np.cumsum(rng.exponential(5, 20))).astype(int)
+    e = s + rng.integers(1, 50, 20)
+    d = rng.choice([1, 4, 8], 20)
+    p, optimal = exact(s, e, d, 16, time_limit_s=30)
+    assert optimal
+    assert_valid_placement(p, s, e, d, 16)
+    assert lower_bound_slots(s, e, d, 16) <= power_on_slots(p) < power_on_slots(ffd(s, e, d, 16))
