@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import Discriminator, Field, Tag
+from pydantic import Field, model_validator
 
 from schedulers.core.validation import ScenarioBase, ScenarioError, StrictModel
 
@@ -157,19 +157,7 @@ class TraceWorkload(StrictModel):
     cpu_usage_max: float = Field(1.0, gt=0, le=1, description="Upper end of that range.")
 
 
-def _workload_kind(value) -> str:
-    """The union's tag; a workload without ``kind`` is a generator (the default)."""
-    if isinstance(value, dict):
-        return value.get("kind", "generator")
-    return getattr(value, "kind", "generator")
-
-
-Workload = Annotated[
-    Annotated[GeneratorWorkload, Tag("generator")]
-    | Annotated[JobsWorkload, Tag("jobs")]
-    | Annotated[TraceWorkload, Tag("trace")],
-    Discriminator(_workload_kind),
-]
+Workload = Annotated[GeneratorWorkload | JobsWorkload | TraceWorkload, Field(discriminator="kind")]
 
 
 class Params(StrictModel):
@@ -206,6 +194,14 @@ class BackfillScenario(ScenarioBase):
     workload: Workload = Field(default_factory=GeneratorWorkload)
     params: Params = Field(default_factory=Params)
 
+    @model_validator(mode="before")
+    @classmethod
+    def _default_workload_kind(cls, data):
+        """A workload given without ``kind`` is a generator (the default kind)."""
+        if isinstance(data, dict) and isinstance(data.get("workload"), dict) and "kind" not in data["workload"]:
+            data = {**data, "workload": {"kind": "generator", **data["workload"]}}
+        return data
+
 
 def _range(errors: list, lo: float, hi: float, field: str) -> None:
     if lo > hi:
@@ -234,6 +230,9 @@ def check(cfg: BackfillScenario) -> None:
             if job.processors > n and not cfg.datacenter.use_trace_size:
                 errors.append({"field": f"workload.jobs[{i}].processors", "message": "more than the machine has",
                                "allowed": f"1..{n}"})  # fmt: skip
+    elif isinstance(w, TraceWorkload) and w.path.strip() and not w.path.strip().endswith((".swf", ".swf.gz")):
+        errors.append({"field": "workload.path", "message": "not an SWF file name",
+                       "allowed": "a path ending in .swf or .swf.gz"})  # fmt: skip
     elif isinstance(w, TraceWorkload) and bool(w.swf.strip()) == bool(w.path.strip()):
         errors.append({"field": "workload.swf", "message": "give exactly one of `swf` (text) and `path`",
                        "allowed": "SWF text or a file path"})  # fmt: skip

@@ -73,6 +73,12 @@ def test_cross_field_errors_come_together():
     assert fields == {"workload.jobs[0].processors", "workload.cpu_usage_min", "params.fg_loss_min"}
 
 
+def test_trace_path_must_name_an_swf_file():
+    with pytest.raises(schedulers.ScenarioError) as exc:
+        schedulers.validate({"family": "backfill", "workload": {"kind": "trace", "path": "/etc/passwd"}})
+    assert exc.value.errors[0]["field"] == "workload.path"
+
+
 def test_trace_needs_exactly_one_source():
     with pytest.raises(schedulers.ScenarioError) as exc:
         schedulers.validate({"family": "backfill", "workload": {"kind": "trace"}})
