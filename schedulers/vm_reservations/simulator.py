@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from schedulers.core.series import downsample, step_series
+from schedulers.core.series import downsample, energy_j, step_series
 from schedulers.registry import Progress, RunOutput
 from schedulers.vm_reservations.bound import Placement, busy_intervals, lower_bound_slots
 from schedulers.vm_reservations.exact import exact
@@ -116,9 +116,14 @@ def _series(inst: Instance, placements: list[Placement], slot_min: float) -> dic
     s, e = np.concatenate(starts) * slot_min, np.concatenate(ends) * slot_min
     t, pms_on = step_series(s, e, np.concatenate(pms))
     _, power = step_series(s, e, np.concatenate(watts))
-    tt, pms_on = downsample(t, pms_on, SERIES_POINTS)
-    _, power = downsample(t, power, SERIES_POINTS)
-    return {"t": tt, "pms_on": pms_on, "power_w": power}
+    tv, level = step_series(inst.start * slot_min, inst.end * slot_min, 1.0)
+    idx = np.searchsorted(tv, t, side="right") - 1
+    vms = np.where(idx >= 0, level[np.clip(idx, 0, None)], 0.0)  # running VMs on the power grid
+    energy = energy_j(t * 60.0, power)  # t is in minutes
+    out = {"t": downsample(t, pms_on, SERIES_POINTS)[0]}
+    for name, values in (("pms_on", pms_on), ("power_w", power), ("energy_j", energy), ("running_vms", vms)):
+        out[name] = downsample(t, values, SERIES_POINTS)[1]
+    return out
 
 
 def _schedule(inst: Instance, placements: list[Placement], slot_min: float) -> tuple[list, list]:

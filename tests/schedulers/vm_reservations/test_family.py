@@ -104,8 +104,10 @@ def test_metrics_order_and_bound(result):
 def test_series_shape(result):
     for run in result["runs"]:
         s = run["series"]
-        assert len(s["t"]) == len(s["pms_on"]) == len(s["power_w"]) <= 5000
+        assert len(s["t"]) == len(s["pms_on"]) == len(s["power_w"]) == len(s["energy_j"]) <= 5000
+        assert len(s["running_vms"]) == len(s["t"]) and max(s["running_vms"]) >= 1
         assert max(s["pms_on"]) <= run["metrics"]["pms_used"]
+        assert s["energy_j"][-1] / 3.6e6 == pytest.approx(run["metrics"]["energy_kwh"], rel=1e-9)
 
 
 def test_record_schedule_off_skips_segments():
