@@ -138,12 +138,10 @@ def foreground_pass(sim: TwoTier, now: float, na: int, mode: str) -> None:
 
 
 def _advance(sim: TwoTier, na: int) -> int:
-    """Move the pointer to the first job of J_q ∪ J_bg (amortised O(1): flags are only cleared)."""
-    qh = sim.qh
-    while qh < na and not sim.unfg[qh]:
-        qh += 1
-    sim.qh = qh
-    return qh
+    """Move the pointer to the first job of J_q ∪ J_bg (flags are only ever cleared below it)."""
+    qh = sim.unfg.find(1, sim.qh, na) if sim.qh < na else -1
+    sim.qh = na if qh < 0 else qh
+    return sim.qh
 
 
 def background_pass(sim: TwoTier, now: float, na: int) -> None:
