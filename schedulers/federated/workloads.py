@@ -27,6 +27,8 @@ Readings where the paper is silent:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
 
 import numpy as np
 
@@ -165,16 +167,32 @@ def _inline(wl: InlineWorkload):
     return arrival, homes, ar, start, sizes, runtime, vms, types, dags
 
 
-def load_trace_jobs(wl: TraceWorkload) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(start, runtime, vms) of the usable jobs of the trace, sorted by start time (Table 1)."""
-    trace = read_swf(wl.swf if wl.swf is not None else wl.path)
+@lru_cache(maxsize=4)
+def _read_jobs(path: str, mtime_ns: int, size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    return _usable_jobs(read_swf(path))
+
+
+def _usable_jobs(trace) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     c = trace.columns
     procs = np.where(c["alloc_procs"] > 0, c["alloc_procs"], c["req_procs"])
     ok = (c["submit"] >= 0) & (c["run_time"] > 0) & (procs > 0)
     start = c["submit"][ok] + np.maximum(c["wait"][ok], 0.0)
     order = np.argsort(start, kind="stable")
-    sel = order[wl.skip_jobs : wl.skip_jobs + wl.max_jobs]
-    return start[sel], c["run_time"][ok][sel], procs[ok][sel].astype(int)
+    return start[order], c["run_time"][ok][order], procs[ok][order].astype(int)
+
+
+def load_trace_jobs(wl: TraceWorkload) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(start, runtime, vms) of the usable jobs of the trace, sorted by start time (Table 1).
+
+    A log named by path is parsed once per process (several scenarios of a preset share it).
+    """
+    if wl.swf is not None:
+        start, runtime, vms = _usable_jobs(read_swf(wl.swf))
+    else:
+        stat = Path(wl.path).stat()
+        start, runtime, vms = _read_jobs(str(Path(wl.path).resolve()), stat.st_mtime_ns, stat.st_size)
+    sel = slice(wl.skip_jobs, wl.skip_jobs + wl.max_jobs)
+    return start[sel], runtime[sel], vms[sel]
 
 
 def _trace(wl: TraceWorkload, n_clouds: int, rng: np.random.Generator):
