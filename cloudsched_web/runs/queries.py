@@ -33,12 +33,20 @@ class QueryError(ValueError):
 
 
 class ParsedResult:
-    """A parsed result document plus lazily built per-run indexes."""
+    """A parsed result document plus lazily built, memoised per-run indexes."""
 
     def __init__(self, doc):
         self.doc = doc
         self._memo = {}
-        self._lock = threading.Lock()
+        # Re-entrant: a memoised builder may itself ask for another memoised index.
+        self._lock = threading.RLock()
+
+    def memo(self, key, build):
+        """``build()`` once per ``key`` for the life of this cached result."""
+        with self._lock:
+            if key not in self._memo:
+                self._memo[key] = build()
+            return self._memo[key]
 
     def run(self, index):
         runs = self.doc.get("runs", [])
@@ -48,13 +56,14 @@ class ParsedResult:
 
     def spans(self, index):
         """``(starts, ends)`` arrays of run ``index``'s schedule, built once."""
-        with self._lock:
-            if index not in self._memo:
-                schedule = self.run(index).get("schedule", [])
-                starts = np.fromiter((s["start"] for s in schedule), dtype=float, count=len(schedule))
-                ends = np.fromiter((s["end"] for s in schedule), dtype=float, count=len(schedule))
-                self._memo[index] = (starts, ends)
-            return self._memo[index]
+
+        def build():
+            schedule = self.run(index).get("schedule", [])
+            starts = np.fromiter((s["start"] for s in schedule), dtype=float, count=len(schedule))
+            ends = np.fromiter((s["end"] for s in schedule), dtype=float, count=len(schedule))
+            return starts, ends
+
+        return self.memo(("spans", index), build)
 
 
 _cache: OrderedDict[int, tuple[Any, ParsedResult]] = OrderedDict()
@@ -182,13 +191,12 @@ def jobs(parsed, index=0, offset=0, limit=100, order_by=None):
 
 
 def _sorted_jobs(parsed, index, name, reverse):
-    key = ("jobs", index, name, reverse)
-    with parsed._lock:
-        if key not in parsed._memo:  # sorting 200k records costs ~0.2 s: do it once
-            records = parsed.run(index).get("jobs", [])
-            present = sorted((r for r in records if r.get(name) is not None), key=_sort_key(name), reverse=reverse)
-            parsed._memo[key] = present + [r for r in records if r.get(name) is None]
-        return parsed._memo[key]
+    def build():  # sorting 200k records costs ~0.2 s: do it once
+        records = parsed.run(index).get("jobs", [])
+        present = sorted((r for r in records if r.get(name) is not None), key=_sort_key(name), reverse=reverse)
+        return present + [r for r in records if r.get(name) is None]
+
+    return parsed.memo(("sorted_jobs", index, name, reverse), build)
 
 
 def series(parsed, index=0, points=1000, names=None):
