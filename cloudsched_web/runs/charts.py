@@ -1,84 +1,191 @@
 """Chart payloads built server-side from a stored result (pure functions, unit-tested).
 
-Pages never ship a 200,000-job schedule: the Gantt keeps the busiest resources and
-at most ``max_segments`` segments, series are downsampled, comparisons are means
-with confidence half-widths over repetitions.
+Summary-level payloads (metrics table, comparison bars, lower bounds, study curves,
+reproducibility stamp) live here; time-windowed payloads (Gantt, series, diff) live in
+:mod:`cloudsched_web.runs.timeline`. Nothing here ships a schedule to the browser.
 """
 
-from collections import Counter
+import re
+from functools import cache
+from importlib import metadata
 
-from schedulers.core.series import downsample
+from django.conf import settings
 
-
-def comparison(result):
-    """Bar-chart data: per metric, per algorithm mean and CI half-width."""
-    metrics = {}
-    for alg, per_metric in result.get("summary", {}).items():
-        for name, stat in per_metric.items():
-            metrics.setdefault(name, {"labels": [], "mean": [], "ci": []})
-            metrics[name]["labels"].append(alg)
-            metrics[name]["mean"].append(stat["mean"])
-            metrics[name]["ci"].append(stat.get("ci", 0.0))
-    return metrics
+# A metric named like one of these is a lower bound of another metric of the same run.
+_BOUND_PATTERNS = (
+    re.compile(r"^lower_bound_(?P<target>.+)$"),  # lower_bound_energy_kwh -> energy_kwh
+    re.compile(r"^(?P<target>.+)_lower_bound$"),
+)
+_NAMED_BOUND = re.compile(r"^(?P<kind>[a-z]+)_bound(?P<unit>_[a-z]+)?$")  # lp_bound_s
 
 
-def gantt(run, max_resources=40, max_segments=4000, window=None):
-    """Floating-bar data for one run: the busiest resources, segments inside ``window``."""
-    segments = run.get("schedule", [])
-    if window:
-        lo, hi = window
-        segments = [s for s in segments if s["end"] > lo and s["start"] < hi]
-    busy = Counter()
-    for s in segments:
-        busy[s["resource"]] += s["end"] - s["start"]
-    keep = {r for r, _ in busy.most_common(max_resources)}
-    shown = [s for s in segments if s["resource"] in keep]
-    truncated = len(shown) > max_segments
-    shown = sorted(shown, key=lambda s: s["start"])[:max_segments]
-    return {
-        "resources": sorted(keep, key=_natural_key),
-        "bars": [
-            {"r": s["resource"], "s": s["start"], "e": s["end"], "job": s["job"], "kind": s.get("kind", "")}
-            for s in shown
-        ],
-        "total_segments": len(run.get("schedule", [])),
-        "truncated": truncated or len(keep) < len(busy),
-    }
+def bound_pairs(metric_names):
+    """``{bound_metric: target_metric}`` for the lower bounds a family reports.
 
-
-def series(run, points=1000):
-    out = {}
-    data = run.get("series", {})
-    t = data.get("t")
-    if not t:
-        return out
-    for name, values in data.items():
-        if name != "t" and len(values) == len(t):
-            out[name] = dict(zip(("t", "v"), downsample(t, values, points), strict=True))
-    return out
-
-
-def _natural_key(name):
-    digits = "".join(ch for ch in name if ch.isdigit())
-    return (name.rstrip("0123456789"), int(digits) if digits else -1, name)
+    ``lower_bound_X`` bounds ``X``; ``<kind>_bound_<unit>`` (``lp_bound_s``) bounds the
+    metric ``M_<unit>`` whose ratio ``M_over_<kind>_bound`` the family also reports, or
+    else the only other metric with that unit.
+    """
+    names = set(metric_names)
+    pairs = {}
+    for name in sorted(names):
+        for pattern in _BOUND_PATTERNS:
+            m = pattern.match(name)
+            if m and m["target"] in names:
+                pairs[name] = m["target"]
+        m = _NAMED_BOUND.match(name)
+        if m and name not in pairs:
+            unit = m["unit"] or ""
+            ratio = [n for n in names if n.endswith(f"_over_{m['kind']}_bound")]
+            candidates = [r.split("_over_")[0] + unit for r in ratio]
+            candidates = [c for c in candidates if c in names]
+            if not candidates and unit:
+                candidates = [n for n in names if n.endswith(unit) and n != name and "bound" not in n]
+            if len(candidates) == 1:
+                pairs[name] = candidates[0]
+    return pairs
 
 
 def summary_table(result):
-    """Rows of mean ± CI per algorithm, columns in one fixed metric order."""
+    """Rows of mean ± sd per algorithm; bound metrics become a gap column of their target."""
     summary = result.get("summary", {})
     names = sorted({m for per in summary.values() for m in per})
-    rows = [{"algorithm": alg, "cells": [per.get(m, {}) for m in names]} for alg, per in summary.items()]
-    return {"metrics": names, "rows": rows}
+    pairs = bound_pairs(names)
+    gaps = sorted(set(pairs.values()))
+    rows = []
+    for alg, per in summary.items():
+        cells = [per.get(m, {}) for m in names]
+        gap_cells = []
+        for target in gaps:
+            bound = next((b for b, t in pairs.items() if t == target), None)
+            value, low = per.get(target, {}).get("mean"), per.get(bound, {}).get("mean")
+            gap_cells.append(_gap(value, low))
+        rows.append({"algorithm": alg, "cells": cells, "gaps": gap_cells})
+    return {"metrics": names, "rows": rows, "gaps": gaps, "bounds": pairs}
 
 
-def run_page_payload(result, run_index=0):
-    runs = result.get("runs", [])
-    chosen = runs[run_index] if 0 <= run_index < len(runs) else None
+def _gap(value, bound):
+    if value is None or bound is None or not bound:
+        return None
+    return (value - bound) / abs(bound)
+
+
+def comparison(result):
+    """Bar-chart data: per metric, per algorithm mean, sd and CI; lower bounds as extra bars."""
+    summary = result.get("summary", {})
+    metrics = {}
+    for alg, per_metric in summary.items():
+        for name, stat in per_metric.items():
+            m = metrics.setdefault(name, {"labels": [], "mean": [], "std": [], "ci": [], "bound": None})
+            m["labels"].append(alg)
+            m["mean"].append(stat.get("mean"))
+            m["std"].append(stat.get("std") or 0.0)
+            m["ci"].append(stat.get("ci") or 0.0)
+    for bound, target in bound_pairs(metrics).items():
+        means = [v for v in metrics[bound]["mean"] if v is not None]
+        if means:  # the bound is a property of the instance: the same for every algorithm
+            metrics[target]["bound"] = {"name": bound, "value": sum(means) / len(means)}
+    return metrics
+
+
+def runs_index(result):
+    return [
+        {"i": i, "algorithm": r.get("algorithm", ""), "repetition": r.get("repetition", 0)}
+        for i, r in enumerate(result.get("runs", []))
+    ]
+
+
+def repetitions(result):
+    return sorted({r.get("repetition", 0) for r in result.get("runs", [])})
+
+
+def run_page_payload(result):
+    """What the result page's script needs up front; windows come from the data endpoint."""
     return {
         "comparison": comparison(result),
-        "table": summary_table(result),
-        "runs": [{"i": i, "algorithm": r["algorithm"], "repetition": r["repetition"]} for i, r in enumerate(runs)],
-        "selected": run_index,
-        "gantt": gantt(chosen) if chosen else None,
-        "series": series(chosen) if chosen else {},
+        "runs": runs_index(result),
+        "repetitions": repetitions(result),
+        "algorithms": list(result.get("summary", {})),
     }
+
+
+@cache
+def _versions():
+    names = ("numpy", "scipy", "pydantic", "django", "celery")
+    out = {}
+    for name in names:
+        try:
+            out[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            continue
+    import platform
+
+    out["python"] = platform.python_version()
+    return out
+
+
+@cache
+def git_commit():
+    """The application's commit: GIT_COMMIT from the environment, else read from .git (no subprocess)."""
+    import os
+
+    if os.environ.get("GIT_COMMIT"):
+        return os.environ["GIT_COMMIT"][:40]
+    git = settings.BASE_DIR / ".git"
+    try:
+        head = (git / "HEAD").read_text().strip()
+        if head.startswith("ref: "):
+            ref = head[5:]
+            path = git / ref
+            if path.exists():
+                return path.read_text().strip()
+            for line in (git / "packed-refs").read_text().splitlines():
+                if line.endswith(" " + ref):
+                    return line.split()[0]
+            return ""
+        return head
+    except OSError:
+        return ""
+
+
+def stamp(run, result):
+    """The reproducibility stamp: what it takes to rerun this result bit for bit."""
+    return {
+        "seed": result.get("seed") if result else run.config.get("seed"),
+        "digest": result.get("scenario_digest", "") if result else "",
+        "commit": git_commit(),
+        "versions": _versions(),
+        "wall_time_s": run.wall_time_s,
+        "started_at": run.started_at,
+        "finished_at": run.finished_at,
+        "attempts": run.attempts,
+        "worker": getattr(run, "worker", "") or "",
+        "algorithm_times": {
+            f"{r.get('algorithm')} #{r.get('repetition', 0)}": r.get("wall_time_s")
+            for r in (result or {}).get("runs", [])[:50]
+        },
+    }
+
+
+def study_payload(study, runs_with_results):
+    """Metric-vs-parameter curves for a study: one line per algorithm (× second axis value).
+
+    ``runs_with_results`` holds ``(run, summary)`` pairs where summary is the result's
+    ``{alg: {metric: {mean, std, ...}}}``; the error bar is the sd over repetitions.
+    """
+    axes = list(study.axes or [])
+    x_axis = axes[0] if axes else None
+    series_axis = axes[1] if len(axes) > 1 else None
+    metrics = {}
+    for run, summary in runs_with_results:
+        x = run.point.get(x_axis) if x_axis else run.pk
+        group = run.point.get(series_axis) if series_axis else None
+        for alg, per in summary.items():
+            label = alg if group is None else f"{alg} · {series_axis.split('.')[-1]}={group}"
+            for name, stat in per.items():
+                line = metrics.setdefault(name, {}).setdefault(label, [])
+                line.append({"x": x, "y": stat.get("mean"), "err": stat.get("std") or 0.0, "run": run.pk})
+    for lines in metrics.values():
+        for points in lines.values():
+            points.sort(key=lambda p: (isinstance(p["x"], str), p["x"]))
+    return {"x_axis": x_axis, "series_axis": series_axis, "metrics": metrics}

@@ -1,18 +1,25 @@
+import hashlib
 import json
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpResponse, JsonResponse
+from django.core.cache import cache
+from django.http import Http404, HttpResponse, JsonResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 
-from cloudsched_web.runs import charts
-from cloudsched_web.runs.models import Run
+from cloudsched_web.runs import charts, checks, exports, queries, timeline
+from cloudsched_web.runs.models import Run, Study
+from cloudsched_web.scenarios.views import clone_config
 
 
 def _get_run_for_user(request, pk):
     return get_object_or_404(Run.objects.select_related("scenario"), pk=pk, scenario__owner=request.user)
+
+
+def _get_study_for_user(request, pk):
+    return get_object_or_404(Study.objects.select_related("scenario"), pk=pk, scenario__owner=request.user)
 
 
 def _status_payload(run):
@@ -27,18 +34,33 @@ def _status_payload(run):
     }
 
 
-def _selected_index(request):
-    try:
-        return max(0, int(request.GET.get("i", 0)))
-    except ValueError:
-        return 0
+def _parsed(run):
+    return queries.get_result(run) if run.status == Run.Status.SUCCEEDED else None
 
 
-def _render_run(request, run, shared=False):
-    result = run.load_result() if run.status == Run.Status.SUCCEEDED else None
-    payload = charts.run_page_payload(result, _selected_index(request)) if result else None
-    ctx = {"run": run, "payload": payload, "shared": shared, "status": _status_payload(run)}
+def _validity(parsed):
+    return timeline._memo(parsed, "validity", lambda: checks.validity(parsed.doc, parsed.spans))
+
+
+def _render_run(request, run, shared=False, token=None):
+    parsed = _parsed(run)
+    doc = parsed.doc if parsed else None
+    ctx = {
+        "run": run,
+        "shared": shared,
+        "token": token,
+        "status": _status_payload(run),
+        "payload": charts.run_page_payload(doc) if doc else None,
+        "table": charts.summary_table(doc) if doc else None,
+        "validity": _validity(parsed) if parsed else None,
+        "stamp": charts.stamp(run, doc),
+        "can_swf": bool(doc) and _has_jobs(doc),
+    }
     return render(request, "runs/detail.html", ctx)
+
+
+def _has_jobs(doc):
+    return any(r.get("jobs") for r in doc.get("runs", [])[:1])
 
 
 @login_required
@@ -51,15 +73,105 @@ def status(request, pk):
     return JsonResponse(_status_payload(_get_run_for_user(request, pk)))
 
 
+def _int(request, name, default=0):
+    raw = request.GET.get(name, "")
+    if raw == "":
+        return default
+    try:
+        return int(raw)
+    except ValueError:
+        raise queries.QueryError(name, f"{raw!r} is not an integer", "an integer") from None
+
+
+def _data(request, run):
+    """Windowed chart data: ``kind=gantt&run=i``, ``kind=series&rep=r`` or ``kind=diff&a=i&b=j``."""
+    parsed = _parsed(run)
+    if parsed is None:
+        return JsonResponse({"error": "this run has no result yet"}, status=404)
+    kind = request.GET.get("kind", "gantt")
+    t0, t1 = request.GET.get("t0"), request.GET.get("t1")
+    try:
+        if kind == "gantt":
+            data = timeline.gantt(parsed, _int(request, "run"), t0, t1)
+        elif kind == "series":
+            data = timeline.series(parsed, _int(request, "rep"), t0, t1)
+        elif kind == "diff":
+            data = timeline.diff(parsed, _int(request, "a"), _int(request, "b", 1))
+        else:
+            raise queries.QueryError("kind", f"unknown kind {kind!r}", "gantt, series or diff")
+    except queries.QueryError as exc:
+        return JsonResponse({"error": str(exc), "field": exc.field, "allowed": exc.allowed}, status=400)
+    return JsonResponse(data)
+
+
+@login_required
+def data(request, pk):
+    return _data(request, _get_run_for_user(request, pk))
+
+
+def _attachment(response, name):
+    response["Content-Disposition"] = f'attachment; filename="{name}"'
+    return response
+
+
+def _export(run, kind):
+    if kind == "scenario":
+        body = json.dumps(run.config, indent=2)
+        return _attachment(HttpResponse(body, content_type="application/json"), f"run-{run.pk}-scenario.json")
+    parsed = _parsed(run)
+    if parsed is None:
+        raise Http404("this run has no result")
+    doc = parsed.doc
+    name = exports.filename(run.pk, kind) if kind != "swf" else exports.filename(run.pk, "swf")
+    if kind == "json":
+        return _attachment(HttpResponse(json.dumps(doc), content_type="application/json"), name)
+    if kind == "metrics":
+        return _attachment(HttpResponse(exports.metrics_csv(doc), content_type="text/csv"), name)
+    if kind == "summary":
+        return _attachment(HttpResponse(exports.summary_csv(doc), content_type="text/csv"), name)
+    if kind == "schedule":
+        return _attachment(StreamingHttpResponse(exports.schedule_csv(doc), content_type="text/csv"), name)
+    if kind == "swf":
+        text = exports.workload_swf(doc)
+        if text is None:
+            raise Http404("this family's job records do not carry submit time, runtime and size")
+        return _attachment(HttpResponse(text, content_type="text/plain"), name)
+    raise Http404("unknown export")
+
+
+@login_required
+def export(request, pk, kind):
+    return _export(_get_run_for_user(request, pk), kind)
+
+
 @login_required
 def result_json(request, pk):
+    return _export(_get_run_for_user(request, pk), "json")
+
+
+@login_required
+def diff(request, pk):
     run = _get_run_for_user(request, pk)
-    result = run.load_result()
-    if result is None:
+    return _render_diff(request, run)
+
+
+def _render_diff(request, run, token=None):
+    parsed = _parsed(run)
+    if parsed is None:
         raise Http404("this run has no result")
-    response = HttpResponse(json.dumps(result), content_type="application/json")
-    response["Content-Disposition"] = f'attachment; filename="run-{run.pk}.json"'
-    return response
+    runs = charts.runs_index(parsed.doc)
+    a, b = _int_or(request, "a", 0), _int_or(request, "b", 1 if len(runs) > 1 else 0)
+    if not (0 <= a < len(runs) and 0 <= b < len(runs)):
+        a, b = 0, min(1, len(runs) - 1)
+    ctx = {"run": run, "runs": runs, "a": a, "b": b, "token": token, "shared": token is not None}
+    return render(request, "runs/diff.html", ctx)
+
+
+def _int_or(request, name, default):
+    try:
+        return int(request.GET.get(name, default))
+    except ValueError:
+        return default
 
 
 @login_required
@@ -73,18 +185,116 @@ def cancel(request, pk):
     return redirect("run", pk=run.pk)
 
 
+def _toggle_share(request, obj):
+    if request.POST.get("revoke"):
+        obj.share_token = None
+        messages.info(request, "Share link revoked: it no longer opens.")
+    else:
+        obj.new_share_token()
+        messages.success(request, "Share link created: anyone with it can view this page read-only.")
+    obj.save(update_fields=["share_token"])
+
+
 @login_required
 @require_POST
 def share(request, pk):
     run = _get_run_for_user(request, pk)
-    if request.POST.get("revoke"):
-        run.share_token = None
-    else:
-        run.new_share_token()
-    run.save(update_fields=["share_token"])
+    _toggle_share(request, run)
     return redirect("run", pk=run.pk)
 
 
+def _shared_run(token):
+    return get_object_or_404(Run.objects.select_related("scenario"), share_token=token)
+
+
 def shared(request, token):
-    run = get_object_or_404(Run.objects.select_related("scenario"), share_token=token)
-    return _render_run(request, run, shared=True)
+    return _render_run(request, _shared_run(token), shared=True, token=token)
+
+
+def shared_data(request, token):
+    return _data(request, _shared_run(token))
+
+
+def shared_export(request, token, kind):
+    if kind not in ("scenario", "metrics", "summary"):
+        raise Http404("not shared")
+    return _export(_shared_run(token), kind)
+
+
+def shared_diff(request, token):
+    return _render_diff(request, _shared_run(token), token=token)
+
+
+@login_required
+@require_POST
+def shared_clone(request, token):
+    """A logged-in viewer of a share link copies the scenario into their own scenarios."""
+    run = _shared_run(token)
+    copy = clone_config(request.user, run.config, run.scenario.name)
+    messages.success(request, f"Cloned into your scenarios as “{copy.name}”.")
+    return redirect("scenario", pk=copy.pk)
+
+
+# Studies
+
+
+def _study_payload(study):
+    runs = list(study.runs.order_by("id"))
+    states = ",".join(f"{r.pk}{r.status[0]}{r.finished_at}" for r in runs)
+    key = f"study-payload:{study.pk}:" + hashlib.sha256(states.encode()).hexdigest()
+    payload = cache.get(key)
+    if payload is None:
+        pairs = []
+        for run in runs:
+            if run.status == Run.Status.SUCCEEDED:
+                parsed = queries.get_result(run)
+                if parsed is not None:
+                    pairs.append((run, parsed.doc.get("summary", {})))
+        payload = charts.study_payload(study, pairs)
+        cache.set(key, payload, 3600)
+    return runs, payload
+
+
+def _render_study(request, study, token=None):
+    runs, payload = _study_payload(study)
+    counts = study.status_counts()
+    ctx = {
+        "study": study,
+        "runs": runs,
+        "counts": counts,
+        "payload": payload,
+        "token": token,
+        "shared": token is not None,
+        "finished": counts["queued"] + counts["running"] == 0,
+    }
+    return render(request, "runs/study.html", ctx)
+
+
+@login_required
+def study(request, pk):
+    return _render_study(request, _get_study_for_user(request, pk))
+
+
+@login_required
+def study_status(request, pk):
+    st = _get_study_for_user(request, pk)
+    counts = st.status_counts()
+    return JsonResponse({"counts": counts, "finished": counts["queued"] + counts["running"] == 0})
+
+
+@login_required
+@require_POST
+def study_share(request, pk):
+    st = _get_study_for_user(request, pk)
+    _toggle_share(request, st)
+    return redirect("study", pk=st.pk)
+
+
+def shared_study(request, token):
+    return _render_study(request, get_object_or_404(Study.objects.select_related("scenario"), share_token=token), token)
+
+
+@login_required
+def studies(request):
+    rows = Study.objects.filter(scenario__owner=request.user).select_related("scenario")[:200]
+    return render(request, "runs/studies.html", {"studies": rows})

@@ -1,14 +1,24 @@
 import json
+from functools import cache
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.db.models import Max, Q
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 import schedulers
-from cloudsched_web.runs.services import submit_run
-from cloudsched_web.scenarios.forms import ScenarioForm
+from cloudsched_web.runs.services import create_preset_study, submit_run, submit_sweep
+from cloudsched_web.scenarios.forms import ScenarioForm, SweepForm, error_paths
 from cloudsched_web.scenarios.models import Scenario
+
+SORTS = {
+    "updated": "-updated_at",
+    "name": "name",
+    "family": "family",
+    "created": "-created_at",
+    "last_run": "-last_run",
+}
 
 
 def _get_scenario_for_user(request, pk):
@@ -17,8 +27,24 @@ def _get_scenario_for_user(request, pk):
 
 @login_required
 def home(request):
-    scenarios = Scenario.objects.filter(owner=request.user).prefetch_related("runs")
-    return render(request, "scenarios/list.html", {"scenarios": scenarios, "families": schedulers.all_families()})
+    q = request.GET.get("q", "").strip()
+    family = request.GET.get("family", "")
+    sort = request.GET.get("sort", "updated")
+    scenarios = Scenario.objects.filter(owner=request.user).annotate(last_run=Max("runs__created_at"))
+    if q:
+        scenarios = scenarios.filter(Q(name__icontains=q) | Q(family__icontains=q))
+    if family:
+        scenarios = scenarios.filter(family=family)
+    scenarios = scenarios.order_by(SORTS.get(sort, "-updated_at"), "-pk").prefetch_related("runs")
+    ctx = {
+        "scenarios": scenarios,
+        "families": schedulers.all_families(),
+        "q": q,
+        "family": family,
+        "sort": sort if sort in SORTS else "updated",
+        "sorts": list(SORTS),
+    }
+    return render(request, "scenarios/list.html", ctx)
 
 
 def _save(form, scenario):
@@ -29,42 +55,57 @@ def _save(form, scenario):
     return scenario
 
 
-@login_required
-def create(request):
+def _editor(request, form, scenario, family, config):
+    """The edit page: the JSON field plus what the wizard needs to draw the family's form."""
+    families = schedulers.all_families()
+    ctx = {"form": form, "families": families, "scenario": scenario, "family": family}
+    if family in families:
+        schema = schedulers.schema(family)
+        ctx["wizard"] = {
+            "schema": schema,
+            "algorithms": dict(families[family].algorithms),
+            "errors": error_paths(getattr(form, "scenario_errors", []), schema),
+        }
+    return render(request, "scenarios/edit.html", ctx)
+
+
+def _edit(request, scenario):
     families = schedulers.all_families()
     if request.method == "POST":
         form = ScenarioForm(request.POST)
         if form.is_valid():
-            scenario = _save(form, Scenario(owner=request.user))
-            messages.success(request, "Scenario saved.")
-            return redirect("scenario", pk=scenario.pk)
+            saved = _save(form, scenario or Scenario(owner=request.user))
+            messages.success(request, "Scenario saved." if scenario is None else "Scenario updated.")
+            return redirect("scenario", pk=saved.pk)
+        return _editor(request, form, scenario, request.POST.get("family", ""), form.submitted_config())
+    family = request.GET.get("family") or (scenario.family if scenario else next(iter(families), ""))
+    if scenario is not None and family == scenario.family:
+        config = scenario.config
     else:
-        family = request.GET.get("family") or next(iter(families), "")
-        example = schedulers.example(family) if family in families else {}
-        form = ScenarioForm(initial={"family": family, "config": json.dumps(example, indent=2)})
-    return render(request, "scenarios/edit.html", {"form": form, "families": families, "scenario": None})
+        config = schedulers.example(family) if family in families else {}
+    form = ScenarioForm(initial={"family": family, "config": json.dumps(config, indent=2)})
+    return _editor(request, form, scenario, family, config)
+
+
+@login_required
+def create(request):
+    return _edit(request, None)
 
 
 @login_required
 def edit(request, pk):
-    scenario = _get_scenario_for_user(request, pk)
-    if request.method == "POST":
-        form = ScenarioForm(request.POST)
-        if form.is_valid():
-            _save(form, scenario)
-            messages.success(request, "Scenario updated.")
-            return redirect("scenario", pk=scenario.pk)
-    else:
-        form = ScenarioForm(initial={"family": scenario.family, "config": json.dumps(scenario.config, indent=2)})
-    return render(
-        request, "scenarios/edit.html", {"form": form, "families": schedulers.all_families(), "scenario": scenario}
-    )
+    return _edit(request, _get_scenario_for_user(request, pk))
 
 
 @login_required
 def detail(request, pk):
     scenario = _get_scenario_for_user(request, pk)
-    ctx = {"scenario": scenario, "runs": scenario.runs.all()[:50], "config_json": json.dumps(scenario.config, indent=2)}
+    ctx = {
+        "scenario": scenario,
+        "runs": scenario.runs.filter(study=None)[:50],
+        "studies": scenario.studies.all()[:50],
+        "config_json": json.dumps(scenario.config, indent=2),
+    }
     return render(request, "scenarios/detail.html", ctx)
 
 
@@ -83,8 +124,80 @@ def run(request, pk):
 
 @login_required
 @require_POST
+def clone(request, pk):
+    scenario = _get_scenario_for_user(request, pk)
+    copy = clone_config(request.user, scenario.config, scenario.name)
+    messages.success(request, f"Cloned into “{copy.name}”.")
+    return redirect("scenario", pk=copy.pk)
+
+
+def clone_config(owner, config, name):
+    config = {**config, "name": f"copy of {name}"[:200]}
+    return Scenario.objects.create(owner=owner, family=config.get("family", ""), name=config["name"], config=config)
+
+
+@login_required
+@require_POST
 def delete(request, pk):
     scenario = _get_scenario_for_user(request, pk)
     scenario.delete()
     messages.success(request, f"Deleted scenario “{scenario.name}”.")
     return redirect("home")
+
+
+@login_required
+def sweep(request, pk):
+    """Sweep one or two parameters of a saved scenario: a study of runs fanned out to the workers."""
+    scenario = _get_scenario_for_user(request, pk)
+    form = SweepForm(scenario.config, request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            study = submit_sweep(scenario, form.axes(), name=form.cleaned_data["name"])
+        except schedulers.ScenarioError as exc:
+            form.add_scenario_errors(exc.errors)
+        else:
+            messages.success(request, f"Study queued: {study.runs.count()} runs.")
+            return redirect("study", pk=study.pk)
+    return render(request, "scenarios/sweep.html", {"scenario": scenario, "form": form})
+
+
+@cache
+def _preset_docs():
+    gallery = []
+    for name, family in schedulers.all_families().items():
+        for preset in family.presets:
+            try:
+                doc = schedulers.preset(name, preset)
+            except Exception as exc:  # a family mid-edit must not take the gallery down
+                doc = {"name": preset, "description": f"(unavailable: {exc})", "claims": [], "scenarios": []}
+            gallery.append(
+                {
+                    "family": name,
+                    "preset": preset,
+                    "name": doc.get("name") or preset,
+                    "description": doc.get("description", ""),
+                    "claims": doc.get("claims", []),
+                    "points": len(doc.get("scenarios", [])),
+                }
+            )
+    return gallery
+
+
+@login_required
+def presets(request):
+    family = request.GET.get("family", "")
+    items = [p for p in _preset_docs() if not family or p["family"] == family]
+    ctx = {"presets": items, "families": schedulers.all_families(), "family": family}
+    return render(request, "scenarios/presets.html", ctx)
+
+
+@login_required
+@require_POST
+def preset_run(request, family, name):
+    try:
+        study = create_preset_study(request.user, family, name)
+    except schedulers.ScenarioError as exc:
+        messages.error(request, exc.format())
+        return redirect("presets")
+    messages.success(request, f"Preset “{study.name}” queued as a study of {study.runs.count()} runs.")
+    return redirect("study", pk=study.pk)

@@ -1,4 +1,6 @@
-// Run page: poll the status while the run is in progress, draw the charts when it is done.
+// Run page: poll the status while the run is in progress; when it is done draw the comparison
+// bars, the series overlays, DVFS frequencies and one Gantt per algorithm, all on one linked
+// time axis whose window the server cuts (data endpoint) as the user zooms and pans.
 (function () {
   "use strict";
   const box = document.getElementById("run-status");
@@ -32,87 +34,148 @@
     return;
   }
   const payload = JSON.parse(payloadEl.textContent);
-  const palette = ["#3366cc", "#dc3912", "#ff9900", "#109618", "#990099", "#0099c6", "#dd4477", "#66aa00"];
+  const dataUrl = document.getElementById("results").dataset.dataUrl;
+  const { palette, fmt } = window.cs;
+  const registry = { gantt: {}, series: {}, comparison: null, freq: null };
+  window.cloudsched = registry;
 
-  // Comparison: one metric at a time, mean with a CI whisker drawn by a tiny plugin.
+  // Comparison: one metric at a time, mean ± sd whiskers, the lower bound as an extra bar.
   const select = document.getElementById("metric-select");
-  const metricNames = Object.keys(payload.comparison);
+  const metricNames = Object.keys(payload.comparison).filter((m) => !/bound/.test(m) || !Object.values(payload.comparison).some((c) => c.bound && c.bound.name === m));
   metricNames.forEach((m) => select.add(new Option(m, m)));
-  const ciPlugin = {
-    id: "ci",
-    afterDatasetsDraw(chart) {
-      const ci = chart.data.datasets[0].ci || [];
-      const meta = chart.getDatasetMeta(0);
-      const y = chart.scales.y;
-      const ctx = chart.ctx;
-      ctx.save();
-      ctx.strokeStyle = "#222";
-      meta.data.forEach((bar, i) => {
-        const v = chart.data.datasets[0].data[i];
-        if (!ci[i]) return;
-        const top = y.getPixelForValue(v + ci[i]);
-        const bottom = y.getPixelForValue(v - ci[i]);
-        ctx.beginPath();
-        ctx.moveTo(bar.x, top); ctx.lineTo(bar.x, bottom);
-        ctx.moveTo(bar.x - 6, top); ctx.lineTo(bar.x + 6, top);
-        ctx.moveTo(bar.x - 6, bottom); ctx.lineTo(bar.x + 6, bottom);
-        ctx.stroke();
-      });
-      ctx.restore();
-    },
-  };
-  let comparisonChart = null;
   function drawComparison(name) {
     const m = payload.comparison[name];
     if (!m) return;
-    const data = { labels: m.labels, datasets: [{ label: name, data: m.mean, ci: m.ci, backgroundColor: palette }] };
-    if (comparisonChart) comparisonChart.destroy();
-    comparisonChart = new Chart(document.getElementById("comparison-chart"), {
-      type: "bar", data, plugins: [ciPlugin],
-      options: { animation: false, maintainAspectRatio: false, plugins: { legend: { display: false } } },
+    const labels = [...m.labels], mean = [...m.mean], err = [...m.std];
+    const colours = labels.map((_, i) => palette[i % palette.length]);
+    if (m.bound) { labels.push("lower bound (" + m.bound.name + ")"); mean.push(m.bound.value); err.push(0); colours.push("#999"); }
+    const data = { labels, datasets: [{ label: name + " (mean ± sd)", data: mean, err, backgroundColor: colours }] };
+    if (registry.comparison) registry.comparison.destroy();
+    registry.comparison = new Chart(document.getElementById("comparison-chart"), {
+      type: "bar", data, plugins: [window.cs.errorBars],
+      options: { animation: false, maintainAspectRatio: false, plugins: { legend: { display: false },
+        tooltip: { callbacks: { label: (c) => `${fmt(c.raw)} ± ${fmt(err[c.dataIndex])}` } } } },
     });
   }
   select.addEventListener("change", () => drawComparison(select.value));
   if (metricNames.length) drawComparison(metricNames[0]);
 
-  // Gantt: floating horizontal bars per resource.
-  const g = payload.gantt;
-  if (g && g.bars.length) {
-    const kinds = [...new Set(g.bars.map((b) => b.kind || "task"))];
-    const datasets = kinds.map((k, i) => ({
-      label: k,
-      data: g.bars.filter((b) => (b.kind || "task") === k).map((b) => ({ x: [b.s, b.e], y: b.r, job: b.job })),
-      backgroundColor: palette[i % palette.length],
-      borderSkipped: false,
-    }));
-    new Chart(document.getElementById("gantt-chart"), {
-      type: "bar",
-      data: { labels: g.resources, datasets },
-      options: {
-        indexAxis: "y", animation: false, maintainAspectRatio: false, grouped: false,
-        scales: { x: { type: "linear", title: { display: true, text: "time (s)" } }, y: { stacked: true } },
-        plugins: { tooltip: { callbacks: { label: (c) => "job " + c.raw.job + ": " + c.raw.x[0].toFixed(1) + "–" + c.raw.x[1].toFixed(1) } } },
-      },
-    });
-    document.getElementById("gantt-note").textContent =
-      g.bars.length + " of " + g.total_segments + " segments" + (g.truncated ? " (busiest resources only)" : "");
-  } else {
-    document.getElementById("gantt-note").textContent = "This run recorded no schedule segments.";
-  }
+  // Timeline: series overlays + frequency + Gantts on one linked, server-windowed time axis.
+  const repSelect = document.getElementById("rep-select");
+  payload.repetitions.forEach((r) => repSelect.add(new Option("repetition " + r, r)));
+  const link = window.cs.linkedTime((lo, hi) => load(lo, hi));
+  const algColour = (alg) => palette[Math.max(0, payload.algorithms.indexOf(alg)) % palette.length];
+  const seriesHolder = document.getElementById("series-charts");
+  const ganttHolder = document.getElementById("gantt-charts");
+  const timeAxis = { type: "linear", title: { display: true, text: "time (s)" } };
+  const lineOptions = (title) => ({
+    animation: false, maintainAspectRatio: false, parsing: false, normalized: true,
+    scales: { x: { ...timeAxis }, y: { title: { display: true, text: title } } },
+    plugins: { zoom: link.zoomOptions, legend: { position: "bottom" }, title: { display: true, text: title } },
+    interaction: { mode: "nearest", intersect: false },
+  });
 
-  // Series: one line chart per series.
-  const holder = document.getElementById("series-charts");
-  Object.entries(payload.series).forEach(([name, s], i) => {
+  function lineChart(key, title, lines, holder, registryKey) {
+    const datasets = Object.entries(lines).map(([label, s], i) => ({
+      label, data: s.t.map((t, k) => ({ x: t, y: s.v[k] })), stepped: true, pointRadius: 0, borderWidth: 1.5,
+      borderColor: registryKey === "freq" ? palette[i % palette.length] : algColour(label),
+    }));
+    let chart = registryKey === "freq" ? registry.freq : registry.series[key];
+    if (chart) { chart.data.datasets = datasets; chart.update("none"); return chart; }
     const div = document.createElement("div");
     div.className = "chart";
     const canvas = document.createElement("canvas");
-    canvas.id = "series-" + name;
+    canvas.id = registryKey === "freq" ? "freq-chart" : "series-" + key;
     div.appendChild(canvas);
     holder.appendChild(div);
-    new Chart(canvas, {
-      type: "line",
-      data: { datasets: [{ label: name, data: s.t.map((t, k) => ({ x: t, y: s.v[k] })), stepped: true, pointRadius: 0, borderColor: palette[i % palette.length] }] },
-      options: { animation: false, maintainAspectRatio: false, parsing: false, scales: { x: { type: "linear", title: { display: true, text: "time (s)" } } } },
+    chart = new Chart(canvas, { type: "line", data: { datasets }, options: lineOptions(title) });
+    if (registryKey === "freq") registry.freq = chart; else registry.series[key] = chart;
+    link.add(chart);
+    return chart;
+  }
+
+  const SERIES_TITLES = { power_w: "power (W)", energy_j: "cumulative energy (J)" };
+  function drawSeries(data) {
+    const names = Object.keys(data.series).sort((a, b) => order(a) - order(b));
+    names.forEach((name) => lineChart(name, SERIES_TITLES[name] || name.replace(/_/g, " "), data.series[name], seriesHolder, "series"));
+    if (data.frequency) {
+      document.getElementById("freq-section").hidden = false;
+      lineChart("freq", `core frequency per host (GHz), ${data.frequency.algorithm}`, data.frequency.hosts, document.getElementById("freq-charts"), "freq");
+    }
+  }
+  const order = (n) => (n === "power_w" ? 0 : n === "energy_j" ? 1 : 2);
+
+  function drawGantt(g) {
+    let chart = registry.gantt[g.index];
+    const note = document.getElementById("gantt-note-" + g.index);
+    note.textContent = window.cs.ganttNote(g);
+    const data = window.cs.ganttData(g, (job) => window.cs.jobColour(job));
+    const holder = document.getElementById("gantt-box-" + g.index);
+    holder.style.height = Math.max(160, 60 + 16 * g.resources.length) + "px";
+    if (chart) { chart.$g = g; chart.data = data; chart.update("none"); return; }
+    chart = new Chart(document.getElementById("gantt-" + g.index), {
+      type: "bar", data,
+      options: {
+        indexAxis: "y", animation: false, maintainAspectRatio: false,
+        scales: { x: { ...timeAxis, min: g.window[0], max: g.window[1] }, y: { type: "category", ticks: { autoSkip: false, font: { size: 10 } } } },
+        plugins: { legend: { display: false }, zoom: link.zoomOptions, tooltip: window.cs.ganttTooltip((c) => c.$g) },
+      },
     });
+    chart.$g = g;
+    registry.gantt[g.index] = chart;
+    link.add(chart);
+  }
+
+  let generation = 0;
+  async function load(lo, hi) {
+    const gen = ++generation;
+    const rep = repSelect.value;
+    const win = lo === null || lo === undefined ? "" : `&t0=${lo}&t1=${hi}`;
+    const status = document.getElementById("timeline-status");
+    status.textContent = "loading…";
+    try {
+      const runs = payload.runs.filter((r) => String(r.repetition) === String(rep));
+      const [series, ...gantts] = await Promise.all([
+        window.cs.getJson(`${dataUrl}?kind=series&rep=${rep}${win}`),
+        ...runs.map((r) => window.cs.getJson(`${dataUrl}?kind=gantt&run=${r.i}${win}`)),
+      ]);
+      if (gen !== generation) return;
+      drawSeries(series);
+      gantts.forEach(drawGantt);
+      status.textContent = win ? `window ${fmt(lo)} – ${fmt(hi)} s` : "whole run";
+      document.body.dataset.timelineLoaded = String(gen);
+    } catch (e) {
+      status.textContent = "could not load chart data: " + e.message;
+    }
+  }
+
+  function ganttBoxes() {
+    ganttHolder.innerHTML = "";
+    Object.values(registry.gantt).forEach((c) => { link.remove(c); c.destroy(); });
+    registry.gantt = {};
+    payload.runs.filter((r) => String(r.repetition) === String(repSelect.value)).forEach((r) => {
+      const h = document.createElement("h3");
+      h.textContent = r.algorithm;
+      const note = document.createElement("p");
+      note.className = "help"; note.id = "gantt-note-" + r.i;
+      const div = document.createElement("div");
+      div.className = "chart gantt"; div.id = "gantt-box-" + r.i;
+      const canvas = document.createElement("canvas");
+      canvas.id = "gantt-" + r.i;
+      div.appendChild(canvas);
+      ganttHolder.append(h, note, div);
+    });
+  }
+  repSelect.addEventListener("change", () => { ganttBoxes(); const w = link.window; load(w && w[0], w && w[1]); });
+  document.getElementById("zoom-reset").addEventListener("click", () => link.reset());
+  document.getElementById("zoom-in").addEventListener("click", () => {
+    const any = Object.values(registry.gantt)[0] || Object.values(registry.series)[0];
+    if (!any) return;
+    const { min, max } = any.scales.x;
+    const mid = (min + max) / 2, half = (max - min) / 4;
+    link.set(mid - half, mid + half);
   });
+  registry.link = link;
+  ganttBoxes();
+  load(null, null);
 })();

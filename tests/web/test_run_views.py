@@ -60,7 +60,10 @@ def test_share_link_gives_read_only_access_until_revoked(alice_client, client, f
     anonymous = client.__class__()
     page = anonymous.get(f"/share/{token}/")
     assert page.status_code == 200
-    assert "Cancel" not in page.content.decode() and "Download" not in page.content.decode()
+    html = page.content.decode()
+    # Read-only: no owner actions and no full-result download; the scenario JSON that reproduces it is offered.
+    assert "Cancel" not in html and "result.json" not in html and "share link" not in html.lower()
+    assert f"/share/{token}/export/scenario/" in html
     alice_client.post(f"/runs/{finished_run.pk}/share/", {"revoke": "1"})
     assert anonymous.get(f"/share/{token}/").status_code == 404
 

@@ -1,0 +1,133 @@
+"""Schedule checks the result page can run on any family's result (the validity badge).
+
+Each check returns ``{"name", "status": "pass"|"fail"|"skip", "detail"}``; the page lists
+every check with its status, so a reader sees what was verified and what was not.
+Capacity is checked only where the result reports capacities (``extra.capacities`` of a
+run, or ``capacities`` of the document): the library does not put them in results yet.
+"""
+
+import numpy as np
+
+from cloudsched_web.runs import charts
+
+EPS = 1e-6
+
+
+def _check(name, ok, detail, skip=False):
+    return {"name": name, "status": "skip" if skip else ("pass" if ok else "fail"), "detail": detail}
+
+
+def well_formed(run, spans=None):
+    schedule = run.get("schedule", [])
+    if not schedule:
+        return _check("segments well-formed", True, "no segments recorded", skip=True)
+    if spans is None:
+        spans = (np.fromiter((s["start"] for s in schedule), float, len(schedule)),
+                 np.fromiter((s["end"] for s in schedule), float, len(schedule)))  # fmt: skip
+    starts, ends = spans
+    bad = int(((ends < starts - EPS) | (starts < -EPS) | ~np.isfinite(starts) | ~np.isfinite(ends)).sum())
+    return _check("segments well-formed", bad == 0, f"{len(schedule)} segments, {bad} with end < start or t < 0")
+
+
+def capacity(run, doc):
+    caps = (run.get("extra") or {}).get("capacities") or doc.get("capacities")
+    schedule = run.get("schedule", [])
+    if not caps:
+        return _check("capacity per resource", True, "not checked: this family reports no capacities", skip=True)
+    by_res = {}
+    for s in schedule:
+        by_res.setdefault(s["resource"], []).append((s["start"], s["end"], s.get("share", 1.0)))
+    over = []
+    for res, rows in by_res.items():
+        if res not in caps:
+            continue
+        arr = np.asarray(rows, float)
+        times = np.concatenate([arr[:, 0], arr[:, 1]])
+        deltas = np.concatenate([arr[:, 2], -arr[:, 2]])
+        order = np.lexsort((deltas, times))  # ends before starts at the same instant
+        peak = float(np.cumsum(deltas[order]).max())
+        if peak > caps[res] + EPS:
+            over.append(f"{res}: {peak:g} > {caps[res]:g}")
+    detail = f"{len(by_res)} resources; " + ("; ".join(over[:5]) if over else "peak share within capacity everywhere")
+    return _check("capacity per resource", not over, detail)
+
+
+def jobs_once(run):
+    records = run.get("jobs") or []
+    scheduled = {str(s.get("job")) for s in run.get("schedule", [])}
+    if not records:
+        return _check("every job recorded once", True, "no per-job records", skip=True)
+    ids = [str(r.get("job")) for r in records]
+    dup = len(ids) - len(set(ids))
+    missing = len(scheduled - set(ids))
+    ok = dup == 0 and missing == 0
+    return _check(
+        "every job recorded once", ok, f"{len(ids)} jobs, {dup} duplicates, {missing} scheduled without record"
+    )
+
+
+def bounds(run):
+    metrics = run.get("metrics", {})
+    out = []
+    for bound, target in charts.bound_pairs(metrics).items():
+        value, low = metrics.get(target), metrics.get(bound)
+        if isinstance(value, (int, float)) and isinstance(low, (int, float)):
+            ok = value >= low * (1 - 1e-6) - EPS
+            out.append(_check(f"{target} ≥ {bound}", ok, f"{value:.6g} vs bound {low:.6g}"))
+    return out
+
+
+def limits(run):
+    """Rates and limit flags the family reports: a violated deadline or energy limit shows here."""
+    metrics = run.get("metrics", {})
+    out = []
+    for name, value in sorted(metrics.items()):
+        if name.endswith("_met") and isinstance(value, (int, float)):
+            out.append(_check(name.removesuffix("_met").replace("_", " "), value >= 1 - EPS, f"{name} = {value:g}"))
+        elif name.endswith("violation_rate") and isinstance(value, (int, float)):
+            out.append(_check(name.replace("_", " "), value <= EPS, f"{name} = {value:.4g}"))
+    return out
+
+
+def energy_integral(run):
+    series = run.get("series", {})
+    t, p, e = series.get("t"), series.get("power_w"), series.get("energy_j")
+    if not (t and p and e) or not len(t) == len(p) == len(e):
+        return []
+    t, p, e = (np.asarray(x, float) for x in (t, p, e))
+    integral = float(np.sum(p[:-1] * np.diff(t))) if t.size > 1 else 0.0
+    final = float(e[-1] - e[0])
+    ok = abs(integral - final) <= 1e-3 * max(abs(final), 1.0)
+    return [_check("energy = ∫ power", ok, f"∫P dt = {integral:.6g} J, recorded {final:.6g} J")]
+
+
+def run_checks(run, doc, spans=None):
+    return [
+        well_formed(run, spans),
+        capacity(run, doc),
+        jobs_once(run),
+        *bounds(run),
+        *limits(run),
+        *energy_integral(run),
+    ]
+
+
+def validity(doc, spans=None):
+    """Checks of every algorithm × repetition, and the overall badge (``spans(i)``: cached arrays)."""
+    per_run = []
+    for i, run in enumerate(doc.get("runs", [])):
+        checks = run_checks(run, doc, spans(i) if spans else None)
+        per_run.append({"i": i, "algorithm": run.get("algorithm", ""), "repetition": run.get("repetition", 0),
+                        "checks": checks})  # fmt: skip
+    statuses = [c["status"] for r in per_run for c in r["checks"]]
+    names = sorted({c["name"] for r in per_run for c in r["checks"] if c["status"] != "skip"})
+    skipped = sorted({c["name"] for r in per_run for c in r["checks"] if c["status"] == "skip"} - set(names))
+    failed = sorted({f"{r['algorithm']} #{r['repetition']}: {c['name']}" for r in per_run for c in r["checks"]
+                     if c["status"] == "fail"})  # fmt: skip
+    return {
+        "ok": "fail" not in statuses,
+        "ran": names,
+        "skipped": skipped,
+        "failed": failed,
+        "runs": per_run,
+    }

@@ -1,0 +1,113 @@
+// Shared chart helpers for the result, study and diff pages (no page logic here).
+(function () {
+  "use strict";
+  const palette = ["#3366cc", "#dc3912", "#ff9900", "#109618", "#990099", "#0099c6", "#dd4477", "#66aa00", "#b82e2e", "#316395"];
+
+  // A job's colour: the same job has the same colour on every chart of the page.
+  function jobColour(job) {
+    let h = 0;
+    const s = String(job);
+    for (let i = 0; i < s.length; i++) h = (h * 31 + s.charCodeAt(i)) >>> 0;
+    return `hsl(${h % 360}, ${55 + (h >> 9) % 25}%, ${45 + (h >> 17) % 20}%)`;
+  }
+
+  // Whiskers for every dataset that carries an `err` array (bar or line charts).
+  const errorBars = {
+    id: "errorBars",
+    afterDatasetsDraw(chart) {
+      const ctx = chart.ctx;
+      const vScale = chart.options.indexAxis === "y" ? chart.scales.x : chart.scales.y;
+      chart.data.datasets.forEach((ds, d) => {
+        if (!ds.err) return;
+        const meta = chart.getDatasetMeta(d);
+        if (meta.hidden) return;
+        ctx.save();
+        ctx.strokeStyle = ds.errColor || "#222";
+        ctx.lineWidth = 1.2;
+        meta.data.forEach((el, i) => {
+          const e = ds.err[i];
+          const raw = ds.data[i];
+          const v = raw && typeof raw === "object" ? raw.y : raw;
+          if (!e || v === null || v === undefined) return;
+          const top = vScale.getPixelForValue(v + e), bottom = vScale.getPixelForValue(v - e);
+          ctx.beginPath();
+          ctx.moveTo(el.x, top); ctx.lineTo(el.x, bottom);
+          ctx.moveTo(el.x - 5, top); ctx.lineTo(el.x + 5, top);
+          ctx.moveTo(el.x - 5, bottom); ctx.lineTo(el.x + 5, bottom);
+          ctx.stroke();
+        });
+        ctx.restore();
+      });
+    },
+  };
+
+  const fmt = (v) => (v === null || v === undefined ? "—" : Math.abs(v) >= 1e5 || (Math.abs(v) < 1e-3 && v !== 0) ? v.toExponential(3) : +v.toPrecision(5));
+
+  // Gantt chart: floating horizontal bars per resource, one colour per job.
+  function ganttData(g, colourOf) {
+    const b = g.bars;
+    const data = b.s.map((s, k) => ({ x: [s, b.e[k]], y: g.resources[b.r[k]], k }));
+    return {
+      labels: g.resources,
+      datasets: [{ label: g.algorithm, data, backgroundColor: data.map((d) => colourOf(b.job[d.k], d.k)), borderWidth: 0, borderSkipped: false, barPercentage: 0.9, categoryPercentage: 1 }],
+    };
+  }
+  function ganttTooltip(getG) {
+    return {
+      callbacks: {
+        title: (items) => { const g = getG(items[0].chart); return "job " + g.bars.job[items[0].raw.k]; },
+        label: (c) => {
+          const g = getG(c.chart), b = g.bars, k = c.raw.k;
+          const lines = [`task ${b.task[k]} on ${g.resources[b.r[k]]}`, `share ${b.share[k]}`, `${fmt(b.s[k])} – ${fmt(b.e[k])} s`];
+          Object.entries(b.extra || {}).forEach(([name, vals]) => { if (vals[k] !== null && vals[k] !== undefined) lines.push(`${name} ${vals[k]}`); });
+          if (b.kind[k]) lines.push(`kind ${b.kind[k]}`);
+          return lines;
+        },
+      },
+    };
+  }
+  function ganttNote(g) {
+    const cut = g.truncated ? ` — the ${g.bars.s.length} longest of ${g.window_segments} segments in this window; zoom in for the rest` : "";
+    const rows = g.window_resources > g.resources.length ? ` on the ${g.resources.length} busiest of ${g.window_resources} resources` : ` on ${g.resources.length} resources`;
+    return `${g.algorithm} · repetition ${g.repetition}: ${g.bars.s.length} bars${rows}${cut} (${g.total_segments} segments in all).`;
+  }
+
+  async function getJson(url) {
+    const r = await fetch(url, { credentials: "same-origin", headers: { Accept: "application/json" } });
+    const body = await r.json();
+    if (!r.ok) throw new Error(body.error || r.statusText);
+    return body;
+  }
+
+  // Linked time axes: zooming or panning one chart sets the window of all, then reloads data.
+  function linkedTime(onWindow) {
+    const charts = new Set();
+    let timer = null;
+    let current = null;
+    function apply(lo, hi, source) {
+      current = [lo, hi];
+      charts.forEach((c) => {
+        if (c === source) return;
+        c.options.scales.x.min = lo; c.options.scales.x.max = hi;
+        c.update("none");
+      });
+      clearTimeout(timer);
+      timer = setTimeout(() => onWindow(lo, hi), 250);
+    }
+    const zoomOptions = {
+      pan: { enabled: true, mode: "x", onPanComplete: ({ chart }) => apply(chart.scales.x.min, chart.scales.x.max, chart) },
+      zoom: { wheel: { enabled: true }, pinch: { enabled: true }, mode: "x", onZoomComplete: ({ chart }) => apply(chart.scales.x.min, chart.scales.x.max, chart) },
+      limits: { x: { minRange: 1e-3 } },
+    };
+    return {
+      zoomOptions,
+      add(chart) { charts.add(chart); if (current) { chart.options.scales.x.min = current[0]; chart.options.scales.x.max = current[1]; chart.update("none"); } },
+      remove(chart) { charts.delete(chart); },
+      set(lo, hi) { charts.forEach((c) => { c.options.scales.x.min = lo; c.options.scales.x.max = hi; c.update("none"); }); apply(lo, hi, null); },
+      reset() { current = null; charts.forEach((c) => { c.options.scales.x.min = undefined; c.options.scales.x.max = undefined; c.update("none"); }); clearTimeout(timer); timer = setTimeout(() => onWindow(null, null), 50); },
+      get window() { return current; },
+    };
+  }
+
+  window.cs = { palette, jobColour, errorBars, fmt, ganttData, ganttTooltip, ganttNote, getJson, linkedTime };
+})();

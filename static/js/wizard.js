@@ -1,0 +1,401 @@
+// Scenario wizard: draws a form from the family's JSON schema (pydantic's), and writes
+// the scenario back as JSON into the form's `config` field on submit. Nothing here knows
+// a family: nested objects become fieldsets, enums selects, unions tabs, lists of
+// objects editable tables (with a CSV view), the algorithm list checkboxes.
+(function () {
+  "use strict";
+  const $ = (id) => document.getElementById(id);
+  const readJson = (id) => ($(id) ? JSON.parse($(id).textContent) : null);
+  const schema = readJson("scenario-schema");
+  if (!schema) return;
+  const defs = schema.$defs || {};
+  const algorithms = readJson("scenario-algorithms") || {};
+  const errors = readJson("scenario-errors") || [];
+  const textarea = $("id_config");
+  const form = $("scenario-form");
+  const holder = $("wizard");
+  const TABLE_MAX_ROWS = 200;
+  let fieldEls = {};
+  let root = null;
+
+  const resolve = (n) => { while (n && n.$ref) n = defs[n.$ref.split("/").pop()] || {}; return n || {}; };
+  const el = (tag, attrs, ...kids) => {
+    const e = document.createElement(tag);
+    Object.entries(attrs || {}).forEach(([k, v]) => {
+      if (k === "class") e.className = v; else if (k === "text") e.textContent = v; else if (v !== undefined && v !== null) e.setAttribute(k, v);
+    });
+    kids.flat().forEach((k) => k && e.appendChild(typeof k === "string" ? document.createTextNode(k) : k));
+    return e;
+  };
+  const joinPath = (base, key) => (typeof key === "number" ? `${base}[${key}]` : base ? `${base}.${key}` : key);
+
+  function rangeText(n) {
+    const p = [];
+    if (n.minimum !== undefined) p.push("≥ " + n.minimum);
+    if (n.exclusiveMinimum !== undefined) p.push("> " + n.exclusiveMinimum);
+    if (n.maximum !== undefined) p.push("≤ " + n.maximum);
+    if (n.exclusiveMaximum !== undefined) p.push("< " + n.exclusiveMaximum);
+    if (n.minItems !== undefined || n.maxItems !== undefined) p.push(`${n.minItems || 0}..${n.maxItems ?? "∞"} items`);
+    if (n.maxLength !== undefined && n.maxLength < 1000) p.push(`length ${n.minLength || 0}..${n.maxLength}`);
+    return p.join(", ");
+  }
+
+  // A nullable scalar (anyOf [X, null]) is drawn as X; an empty input then means null.
+  function unionParts(n) {
+    const parts = (n.oneOf || n.anyOf || []).map(resolve);
+    const nonNull = parts.filter((p) => p.type !== "null");
+    return { parts: nonNull, nullable: nonNull.length < parts.length };
+  }
+  function kindOf(n) {
+    if (n.const !== undefined) return "const";
+    if (n.enum) return "enum";
+    if (n.oneOf || n.anyOf) {
+      const { parts } = unionParts(n);
+      if (parts.length === 1) return "nullable";
+      return parts.every((p) => p.type === "object") ? "union" : "json";
+    }
+    if (n.type === "object" && n.properties) return "object";
+    if (n.type === "array") {
+      const items = resolve(n.items);
+      if (items.enum) return "checkboxes";
+      if (items.type === "object" && items.properties) return "table";
+      if (["number", "integer", "string"].includes(items.type)) return "list";
+      return "json";
+    }
+    if (["number", "integer", "string", "boolean"].includes(n.type)) return n.type;
+    return "json";
+  }
+
+  function field(path, n, label, input, extra) {
+    const help = [n.description, rangeText(n) && `allowed: ${rangeText(n)}`].filter(Boolean).join(" — ");
+    const box = el("div", { class: "field", "data-path": path },
+      el("label", { for: "w-" + path }, label || n.title || path, " ", el("code", { class: "key", text: path.split(".").pop() })),
+      input, extra, help ? el("p", { class: "help", text: help }) : null);
+    fieldEls[path] = box;
+    return box;
+  }
+
+  // Each widget returns {el, get}; get() gives the value or undefined (= leave the default).
+  function widget(n, value, path, label, opts) {
+    n = resolve(n);
+    const nullable = opts && opts.nullable;
+    switch (kindOf(n)) {
+      case "const": return { el: null, get: () => n.const };
+      case "nullable": return widget(unionParts(n).parts[0], value, path, label || n.title, { nullable: true, title: n.title, description: n.description });
+      case "object": return objectWidget(n, value, path, label);
+      case "union": return unionWidget(n, value, path, label);
+      case "checkboxes": return checkboxWidget(n, value, path, label);
+      case "table": return tableWidget(n, value, path, label);
+      case "enum": {
+        const sel = el("select", { id: "w-" + path, name: "w-" + path });
+        n.enum.forEach((v) => sel.add(new Option(String(v), JSON.stringify(v))));
+        const cur = value !== undefined ? value : n.default;
+        if (cur !== undefined) sel.value = JSON.stringify(cur);
+        return { el: field(path, n, label, sel), get: () => JSON.parse(sel.value) };
+      }
+      case "boolean": {
+        const box = el("input", { type: "checkbox", id: "w-" + path });
+        box.checked = value !== undefined ? !!value : !!n.default;
+        return { el: field(path, n, label, box), get: () => box.checked };
+      }
+      case "integer": case "number": {
+        const input = el("input", { type: "number", id: "w-" + path, step: n.type === "integer" ? "1" : "any",
+          min: n.minimum ?? n.exclusiveMinimum, max: n.maximum ?? n.exclusiveMaximum,
+          placeholder: nullable ? "empty = none" : "" });
+        const cur = value !== undefined ? value : n.default;
+        if (cur !== undefined && cur !== null) input.value = cur;
+        const desc = opts && opts.description ? { ...n, description: opts.description } : n;
+        return { el: field(path, desc, label, input), get: () => {
+          const raw = input.value.trim();
+          if (raw === "") return nullable ? null : undefined;
+          const num = Number(raw);
+          return Number.isFinite(num) ? num : raw; // the server names the field if it is not a number
+        } };
+      }
+      case "string": {
+        const long = (n.maxLength || 0) > 2000;
+        const input = long ? el("textarea", { id: "w-" + path, rows: 6, class: "mono", spellcheck: "false" })
+          : el("input", { type: "text", id: "w-" + path, maxlength: n.maxLength });
+        const cur = value !== undefined ? value : n.default;
+        if (cur !== undefined && cur !== null) input.value = cur;
+        let extra = null;
+        if (long) { // a trace or other text file: upload it into the field
+          const file = el("input", { type: "file", id: "w-" + path + "-file", accept: ".swf,.txt,.csv,.gz" });
+          file.addEventListener("change", () => {
+            const f = file.files[0];
+            if (f) f.text().then((t) => { input.value = t; });
+          });
+          extra = el("div", { class: "upload" }, "or upload a file: ", file);
+        }
+        return { el: field(path, n, label, input, extra), get: () => (input.value === "" ? (nullable ? null : undefined) : input.value) };
+      }
+      case "list": {
+        const items = resolve(n.items);
+        const input = el("input", { type: "text", id: "w-" + path, placeholder: nullable ? "empty = none; else comma-separated" : "comma-separated" });
+        const cur = value !== undefined ? value : n.default;
+        if (Array.isArray(cur)) input.value = cur.join(", ");
+        return { el: field(path, n, label, input), get: () => {
+          const raw = input.value.trim();
+          if (raw === "") return nullable ? null : (n.default !== undefined ? undefined : []);
+          return raw.split(/[,\s]+/).filter(Boolean).map((x) => (items.type === "string" ? x : Number.isFinite(Number(x)) ? Number(x) : x));
+        } };
+      }
+      default: { // anything else (matrices, free-form): JSON text
+        const input = el("textarea", { id: "w-" + path, rows: 4, class: "mono", spellcheck: "false", placeholder: "JSON" + (nullable ? "; empty = none" : "") });
+        const cur = value !== undefined ? value : n.default;
+        if (cur !== undefined && cur !== null) input.value = JSON.stringify(cur);
+        return { el: field(path, n, label, input), get: () => {
+          const raw = input.value.trim();
+          if (raw === "") return nullable ? null : undefined;
+          try { return JSON.parse(raw); } catch (e) { return raw; }
+        } };
+      }
+    }
+  }
+
+  function objectWidget(n, value, path, label) {
+    value = value && typeof value === "object" ? value : {};
+    const children = Object.entries(n.properties).map(([k, sub]) => [k, widget(sub, value[k], joinPath(path, k))]);
+    const simple = children.filter(([, w]) => w.el && w.el.classList.contains("field"));
+    const complex = children.filter(([, w]) => w.el && !w.el.classList.contains("field"));
+    const body = [el("div", { class: "grid-fields" }, simple.map(([, w]) => w.el)), complex.map(([, w]) => w.el)];
+    let node;
+    if (path === "") node = el("div", { class: "wizard-root" }, body);
+    else {
+      node = el("fieldset", { "data-path": path }, el("legend", { text: label || n.title || path }),
+        n.description ? el("p", { class: "help", text: n.description }) : null, body);
+      fieldEls[path] = node;
+    }
+    return { el: node, get: () => {
+      const out = {};
+      children.forEach(([k, w]) => { const v = w.get(); if (v !== undefined) out[k] = v; });
+      return out;
+    } };
+  }
+
+  function tagOf(branch) {
+    const props = branch.properties || {};
+    for (const [k, p] of Object.entries(props)) if (p.const !== undefined) return [k, p.const];
+    return [null, null];
+  }
+
+  function unionWidget(n, value, path, label) {
+    const { parts } = unionParts(n);
+    let active = 0;
+    parts.forEach((b, i) => {
+      const [k, tag] = tagOf(b);
+      if (value && k && value[k] === tag) active = i;
+    });
+    const tabs = el("div", { class: "tabs", role: "tablist" });
+    const panes = el("div", { class: "panes" });
+    const branches = parts.map((b, i) => {
+      const [, tag] = tagOf(b);
+      const w = objectWidget(b, i === active ? value : {}, path, b.title);
+      const pane = el("div", { class: "pane", "data-branch": tag ?? i }, b.description ? el("p", { class: "help", text: b.description }) : null, w.el);
+      pane.hidden = i !== active;
+      const btn = el("button", { type: "button", role: "tab", class: "tab", "data-tab": `${path}:${tag ?? i}`, text: b.title || String(tag) });
+      btn.addEventListener("click", () => {
+        active = i;
+        [...tabs.children].forEach((t, j) => t.classList.toggle("active", j === i));
+        [...panes.children].forEach((p, j) => { p.hidden = j !== i; });
+      });
+      if (i === active) btn.classList.add("active");
+      tabs.appendChild(btn);
+      panes.appendChild(pane);
+      return w;
+    });
+    const node = el("fieldset", { "data-path": path, class: "union" }, el("legend", { text: label || n.title || path }), tabs, panes);
+    fieldEls[path] = node;
+    return { el: node, get: () => branches[active].get() };
+  }
+
+  function checkboxWidget(n, value, path, label) {
+    const items = resolve(n.items);
+    const chosen = new Set(value || n.default || []);
+    const boxes = items.enum.map((v) => {
+      const id = `w-${path}-${v}`;
+      const box = el("input", { type: "checkbox", id, value: v, name: path });
+      box.checked = chosen.has(v);
+      const desc = path === "algorithms" ? algorithms[v] : "";
+      return [box, el("label", { class: "check", for: id, title: desc || "" }, box, " ", el("code", { text: v }), desc ? el("span", { class: "help", text: " " + desc }) : null)];
+    });
+    const list = el("div", { class: "checks" }, boxes.map(([, l]) => l));
+    return { el: field(path, n, label, list), get: () => boxes.filter(([b]) => b.checked).map(([b]) => b.value) };
+  }
+
+  // Lists of objects (hosts, PM types, clouds, jobs): a table, or CSV text for long lists / pasting.
+  function tableWidget(n, value, path, label) {
+    const item = resolve(n.items);
+    const cols = Object.entries(item.properties).filter(([, p]) => resolve(p).const === undefined);
+    const consts = Object.entries(item.properties).filter(([, p]) => resolve(p).const !== undefined);
+    let rows = Array.isArray(value) ? value : Array.isArray(n.default) ? n.default : [];
+    const table = el("table", { class: "grid edit" });
+    const csv = el("textarea", { class: "mono", rows: 8, spellcheck: "false", id: "w-" + path + "-csv" });
+    const toggle = el("button", { type: "button", class: "small", "data-csv-toggle": path });
+    const addBtn = el("button", { type: "button", class: "small", text: "+ row" });
+    let csvMode = rows.length > TABLE_MAX_ROWS;
+    let cells = [];
+
+    const cellText = (v) => (v === undefined || v === null ? "" : typeof v === "object" ? JSON.stringify(v) : String(v));
+    function parseCell(p, raw) {
+      p = resolve(p);
+      raw = raw.trim();
+      if (raw === "") return undefined;
+      const k = kindOf(p);
+      if (k === "integer" || k === "number" || (k === "nullable" && ["integer", "number"].includes(unionParts(p).parts[0].type))) {
+        return Number.isFinite(Number(raw)) ? Number(raw) : raw;
+      }
+      if (k === "boolean") return /^(1|true|yes|on)$/i.test(raw);
+      if (k === "string" || k === "enum") return raw;
+      try { return JSON.parse(raw); } catch (e) { return raw; }
+    }
+    function rowValue(texts) {
+      const out = {};
+      consts.forEach(([k, p]) => { out[k] = resolve(p).const; });
+      cols.forEach(([k, p], j) => { const v = parseCell(p, texts[j] ?? ""); if (v !== undefined) out[k] = v; });
+      return out;
+    }
+    function drawTable() {
+      table.innerHTML = "";
+      table.appendChild(el("thead", {}, el("tr", {}, cols.map(([k, p]) => el("th", { title: [resolve(p).description, rangeText(resolve(p))].filter(Boolean).join(" — ") }, resolve(p).title || k, el("br"), el("code", { class: "key", text: k }))), el("th"))));
+      const body = el("tbody");
+      cells = rows.map((r, i) => {
+        const inputs = cols.map(([k]) => {
+          const input = el("input", { type: "text", value: cellText(r[k]), placeholder: cellText(resolve(item.properties[k]).default), "aria-label": `${path}[${i}].${k}` });
+          const td = el("td", { "data-path": `${path}[${i}].${k}` }, input);
+          fieldEls[`${path}[${i}].${k}`] = td;
+          return [input, td];
+        });
+        const del = el("button", { type: "button", class: "small", text: "✕", title: "remove row" });
+        del.addEventListener("click", () => { rows = collectRows(); rows.splice(i, 1); drawTable(); });
+        const tr = el("tr", { "data-path": `${path}[${i}]` }, inputs.map(([, td]) => td), el("td", {}, del));
+        fieldEls[`${path}[${i}]`] = tr;
+        body.appendChild(tr);
+        return inputs.map(([input]) => input);
+      });
+      table.appendChild(body);
+    }
+    const header = () => cols.map(([k]) => k).join(",");
+    const toCsv = (rs) => [header(), ...rs.map((r) => cols.map(([k]) => csvCell(cellText(r[k]))).join(","))].join("\n");
+    const csvCell = (s) => (/[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s);
+    function fromCsv(text) {
+      const lines = parseCsv(text.trim());
+      if (!lines.length) return [];
+      let head = lines[0].map((h) => h.trim());
+      const known = head.every((h) => item.properties[h]);
+      if (!known) head = cols.map(([k]) => k); // no header row: columns in table order
+      const data = known ? lines.slice(1) : lines;
+      return data.filter((l) => l.some((c) => c.trim() !== "")).map((l) => {
+        const texts = cols.map(([k]) => { const j = head.indexOf(k); return j >= 0 ? l[j] ?? "" : ""; });
+        return rowValue(texts);
+      });
+    }
+    function collectRows() { return csvMode ? fromCsv(csv.value) : cells.map((inputs) => rowValue(inputs.map((x) => x.value))); }
+    function setMode(toCsvMode) {
+      if (toCsvMode !== csvMode) rows = collectRows();
+      csvMode = toCsvMode;
+      if (csvMode) csv.value = toCsv(rows); else drawTable();
+      table.hidden = csvMode;
+      addBtn.hidden = csvMode;
+      csv.hidden = !csvMode;
+      toggle.textContent = csvMode ? "Edit as table" : "Edit / paste as CSV";
+    }
+    toggle.addEventListener("click", () => setMode(!csvMode));
+    addBtn.addEventListener("click", () => { rows = collectRows(); rows.push({}); drawTable(); });
+    if (!csvMode) drawTable();
+    setMode(csvMode);
+    const help = `${item.description || ""} CSV header: ${header()}`;
+    const node = el("fieldset", { "data-path": path, class: "table-field" }, el("legend", { text: label || n.title || path }),
+      el("p", { class: "help", text: [n.description, rangeText(n) && "allowed: " + rangeText(n), help].filter(Boolean).join(" — ") }),
+      el("div", { class: "table-scroll" }, table), csv, el("div", { class: "row-actions" }, addBtn, toggle));
+    fieldEls[path] = node;
+    return { el: node, get: () => collectRows() };
+  }
+
+  function parseCsv(text) {
+    const out = [];
+    let row = [], cell = "", quoted = false;
+    for (let i = 0; i < text.length; i++) {
+      const c = text[i];
+      if (quoted) {
+        if (c === '"' && text[i + 1] === '"') { cell += '"'; i++; } else if (c === '"') quoted = false; else cell += c;
+      } else if (c === '"') quoted = true;
+      else if (c === "," || c === "\t" || c === ";") { row.push(cell); cell = ""; }
+      else if (c === "\n" || c === "\r") { if (c === "\r" && text[i + 1] === "\n") i++; row.push(cell); out.push(row); row = []; cell = ""; }
+      else cell += c;
+    }
+    row.push(cell);
+    out.push(row);
+    return out;
+  }
+
+  function showErrors() {
+    errors.forEach((e) => {
+      let p = e.path || e.field;
+      while (p && !fieldEls[p]) {
+        const up = p.replace(/(\.[^.[\]]+|\[\d+\])$/, "");
+        p = up === p ? "" : up;
+      }
+      const target = fieldEls[p] || holder;
+      target.classList.add("has-error");
+      const where = p === e.field || p === e.path ? "" : `${e.field}: `;
+      const msg = el("div", { class: "field-error", "data-error-path": e.path || e.field, text: where + e.message + (e.allowed ? ` (allowed: ${e.allowed})` : "") });
+      if (target.tagName === "TD" || target.tagName === "TR") { target.title = msg.textContent; (target.tagName === "TD" ? target : target.firstChild).appendChild(msg); }
+      else if (target.tagName === "FIELDSET") target.insertBefore(msg, target.children[1] || null);
+      else target.appendChild(msg);
+    });
+  }
+
+  function draw(value) {
+    fieldEls = {};
+    holder.innerHTML = "";
+    root = widget(schema, value, "");
+    holder.appendChild(root.el);
+  }
+  const collect = () => root.get();
+
+  // Tabs: the wizard or the raw JSON (advanced). The active one is what gets submitted.
+  const wizardTab = $("tab-wizard"), jsonTab = $("tab-json");
+  const wizardPane = $("pane-wizard"), jsonPane = $("pane-json");
+  let mode = "wizard";
+  function setTab(next) {
+    if (next === mode) return;
+    if (next === "json") textarea.value = JSON.stringify(collect(), null, 2);
+    else {
+      let parsed;
+      try { parsed = JSON.parse(textarea.value); } catch (e) { alert("The JSON does not parse: " + e.message); return; }
+      draw(parsed);
+    }
+    mode = next;
+    wizardPane.hidden = mode !== "wizard";
+    jsonPane.hidden = mode !== "json";
+    wizardTab.classList.toggle("active", mode === "wizard");
+    jsonTab.classList.toggle("active", mode === "json");
+  }
+  wizardTab.addEventListener("click", () => setTab("wizard"));
+  jsonTab.addEventListener("click", () => setTab("json"));
+  form.addEventListener("submit", () => { if (mode === "wizard") textarea.value = JSON.stringify(collect(), null, 2); });
+
+  let initial;
+  try { initial = JSON.parse(textarea.value); } catch (e) { initial = null; }
+  $("wizard-tabs").hidden = false;
+  if (initial === null && textarea.value.trim()) { // broken JSON came back: stay in the editor
+    draw({});
+    mode = "json";
+    wizardPane.hidden = true;
+    jsonPane.hidden = false;
+    wizardTab.classList.remove("active");
+    jsonTab.classList.add("active");
+  } else {
+    draw(initial || {});
+    showErrors();
+    wizardPane.hidden = false;
+    jsonPane.hidden = true;
+  }
+  const familySelect = $("id_family");
+  familySelect.addEventListener("change", () => {
+    const url = new URL(window.location.href);
+    url.searchParams.set("family", familySelect.value);
+    window.location.href = url.toString();
+  });
+})();
