@@ -37,5 +37,6 @@ urlpatterns = [
     path("studies/<int:pk>/share/", runs.study_share, name="study_share"),
     path("share/study/<uuid:token>/", runs.shared_study, name="study_shared"),
     path("api/v1/", include("cloudsched_web.api.urls")),
+    path("account/tokens/", include("cloudsched_web.api.account_urls")),
     path("admin/", admin.site.urls),
 ]

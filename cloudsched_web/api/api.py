@@ -1,0 +1,45 @@
+"""The /api/v1/ NinjaAPI: routers, authentication, JSON errors, offline docs."""
+
+import json
+
+from django.shortcuts import render
+from ninja.openapi.docs import DocsBase
+
+from cloudsched_web.api import errors
+from cloudsched_web.api.auth import SessionAuth, TokenAuth
+from cloudsched_web.api.openapi import CloudschedAPI
+from cloudsched_web.api.routers import families, runs, scenarios, studies
+
+DESCRIPTION = """\
+Scripted experiments against a cloudsched server: families and their scenario schemas,
+scenarios, runs and studies, results (windowed, paginated, downsampled) and exports.
+
+Authenticate with a personal token (`Authorization: Bearer cs_…`, created at
+[/account/tokens/](/account/tokens/)) or, from the site's own pages, the session cookie
+plus an `X-CSRFToken` header. Other users' objects answer 404. Errors are JSON:
+`{"error": {"code", "message", "field", "allowed"}}`.
+"""
+
+
+class OfflineSwagger(DocsBase):
+    """Swagger UI from npm's swagger-ui-dist through staticfiles: the docs page needs no CDN."""
+
+    def render_page(self, request, api, **kwargs):
+        settings = {"url": self.get_openapi_url(api, kwargs), "layout": "BaseLayout", "deepLinking": True}
+        return render(request, "api/docs.html", {"api": api, "swagger_settings": json.dumps(settings)})
+
+
+api = CloudschedAPI(
+    title="cloudsched API",
+    version="1",
+    description=DESCRIPTION,
+    urls_namespace="api-1",
+    auth=[TokenAuth(), SessionAuth()],
+    docs=OfflineSwagger(),
+)
+errors.install(api)
+api.add_router("/families", families.router)
+api.add_router("/scenarios", scenarios.router)
+api.add_router("/scenarios", studies.submit)
+api.add_router("/runs", runs.router)
+api.add_router("/studies", studies.router)

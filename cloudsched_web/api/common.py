@@ -1,0 +1,66 @@
+"""Helpers shared by the routers: the caller, JSON bodies, owned objects (404 for others')."""
+
+import json
+
+from django.urls import NoReverseMatch, reverse
+
+from cloudsched_web.api.errors import ApiError
+from cloudsched_web.runs.models import Run, Study
+from cloudsched_web.scenarios.models import Scenario
+
+MAX_PAGE = 200
+
+
+def owner(request):
+    return request.auth
+
+
+def json_body(request):
+    try:
+        data = json.loads(request.body or b"null")
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise ApiError(400, "invalid", f"the body is not valid JSON: {exc}", field="(body)") from None
+    if not isinstance(data, dict):
+        raise ApiError(400, "invalid", "the body must be a JSON object", field="(body)", allowed="a JSON object")
+    return data
+
+
+def _missing(kind, pk):
+    return ApiError(404, "not_found", f"no {kind} {pk}")
+
+
+def get_scenario_for_user(request, pk):
+    scenario = Scenario.objects.filter(pk=pk, owner=owner(request)).first()
+    if scenario is None:
+        raise _missing("scenario", pk)
+    return scenario
+
+
+def get_run_for_user(request, pk):
+    run = Run.objects.select_related("scenario").filter(pk=pk, scenario__owner=owner(request)).first()
+    if run is None:
+        raise _missing("run", pk)
+    return run
+
+
+def get_study_for_user(request, pk):
+    study = Study.objects.select_related("scenario").filter(pk=pk, scenario__owner=owner(request)).first()
+    if study is None:
+        raise _missing("study", pk)
+    return study
+
+
+def absolute(request, name, *args):
+    try:
+        return request.build_absolute_uri(reverse(name, args=args))
+    except NoReverseMatch:  # a page the web app does not (yet) have
+        return ""
+
+
+def page(queryset, offset, limit, out):
+    return {
+        "count": queryset.count(),
+        "offset": offset,
+        "limit": limit,
+        "items": [out(obj) for obj in queryset[offset : offset + limit]],
+    }

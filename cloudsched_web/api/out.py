@@ -1,0 +1,55 @@
+"""Model rows to response dicts (the shapes in schemas.py)."""
+
+from cloudsched_web.api.common import absolute
+from cloudsched_web.runs.models import Run
+
+
+def run_status(run):
+    return {
+        "id": run.pk,
+        "status": run.status,
+        "progress": run.progress,
+        "message": run.progress_message,
+        "error": run.error,
+        "finished": run.is_finished,
+        "wall_time_s": run.wall_time_s,
+    }
+
+
+def run_out(request, run):
+    return {
+        **run_status(run),
+        "scenario_id": run.scenario_id,
+        "study_id": run.study_id,
+        "family": run.family,
+        "point": run.point or {},
+        "created_at": run.created_at,
+        "started_at": run.started_at,
+        "finished_at": run.finished_at,
+        "summary": run.summary or {},
+        "url": absolute(request, "run", run.pk),
+        "share_url": absolute(request, "run_shared", run.share_token) if run.share_token else None,
+    }
+
+
+def study_out(request, study):
+    runs = list(study.runs.order_by("pk").only("id", "status", "progress", "point", "summary"))
+    counts = {}
+    for r in runs:
+        counts[r.status] = counts.get(r.status, 0) + 1
+    return {
+        "id": study.pk,
+        "scenario_id": study.scenario_id,
+        "name": study.name,
+        "description": study.description,
+        "claims": study.claims or [],
+        "axes": study.axes or [],
+        "created_at": study.created_at,
+        "status_counts": {s: counts.get(s, 0) for s in Run.Status.values},
+        "finished": all(r.status in Run.FINISHED for r in runs),
+        "runs": [
+            {"id": r.pk, "status": r.status, "progress": r.progress, "point": r.point or {}, "summary": r.summary or {}}
+            for r in runs
+        ],
+        "share_url": absolute(request, "study_shared", study.share_token) if study.share_token else None,
+    }

@@ -1,0 +1,190 @@
+"""Runs: status and progress, cancel, results (summary, jobs, segments, series), share links, exports."""
+
+import zlib
+from typing import Literal
+
+from django.http import HttpResponse, StreamingHttpResponse
+from django.utils import timezone
+from ninja import Field as NField
+from ninja import Query, Router, Schema
+
+from cloudsched_web.api.common import MAX_PAGE, absolute, get_run_for_user, owner, page
+from cloudsched_web.api.errors import ApiError
+from cloudsched_web.api.out import run_out, run_status
+from cloudsched_web.api.schemas import (
+    DbId,
+    JobsPage,
+    ResultSummary,
+    RunOut,
+    RunPage,
+    RunStatus,
+    SegmentsOut,
+    SeriesOut,
+    ShareOut,
+)
+from cloudsched_web.runs import exports, queries
+from cloudsched_web.runs.models import Run
+
+router = Router(tags=["runs"])
+RunIndex = NField(0, ge=0, le=10**6, description="which algorithm × repetition (see `runs` in the result summary)")
+
+
+class RunFilter(Schema):
+    scenario: DbId | None = None
+    study: DbId | None = None
+    status: Literal["queued", "running", "succeeded", "failed", "cancelled"] | None = None
+    offset: int = NField(0, ge=0, le=10**9)
+    limit: int = NField(50, ge=1, le=MAX_PAGE)
+
+
+class SegmentQuery(Schema):
+    run: int = RunIndex
+    start: float | None = NField(None, description="window start (simulated seconds); default: the schedule's start")
+    end: float | None = NField(None, description="window end; default: the schedule's end")
+    limit: int = NField(2000, ge=1, le=queries.MAX_SEGMENTS)
+
+
+class JobQuery(Schema):
+    run: int = RunIndex
+    offset: int = NField(0, ge=0, le=10**9)
+    limit: int = NField(100, ge=1, le=queries.MAX_JOBS_PAGE)
+    order_by: str | None = NField(None, max_length=100, description="a job field; prefix with - for descending")
+
+
+class SeriesQuery(Schema):
+    run: int = RunIndex
+    points: int = NField(1000, ge=2, le=queries.MAX_SERIES_POINTS)
+    names: str | None = NField(None, max_length=1000, description="comma-separated series names; default: all")
+
+
+def _parsed(run):
+    if run.status != Run.Status.SUCCEEDED or not run.result_blob:
+        raise ApiError(409, "not_ready", f"run {run.pk} is {run.status}: results exist once it has succeeded")
+    return queries.get_result(run)
+
+
+@router.get("", response=RunPage, summary="Your runs, newest first")
+def list_runs(request, filters: Query[RunFilter]):
+    qs = Run.objects.filter(scenario__owner=owner(request))
+    for field in ("scenario", "study", "status"):
+        if getattr(filters, field) is not None:
+            qs = qs.filter(**{field: getattr(filters, field)})
+    return page(qs, filters.offset, filters.limit, lambda r: run_out(request, r))
+
+
+@router.get("/{run_id}", response=RunOut, summary="One run: status, progress, summary metrics")
+def get_run(request, run_id: DbId):
+    return run_out(request, get_run_for_user(request, run_id))
+
+
+@router.get("/{run_id}/status", response=RunStatus, summary="Status and progress (cheap: poll this)")
+def get_status(request, run_id: DbId):
+    return run_status(get_run_for_user(request, run_id))
+
+
+@router.post("/{run_id}/cancel", response=RunOut, summary="Cancel a queued or running run")
+def cancel_run(request, run_id: DbId):
+    run = get_run_for_user(request, run_id)
+    Run.objects.filter(pk=run.pk, status__in=[Run.Status.QUEUED, Run.Status.RUNNING]).update(
+        status=Run.Status.CANCELLED, finished_at=timezone.now()
+    )
+    run.refresh_from_db()
+    return run_out(request, run)
+
+
+@router.get("/{run_id}/result", response=ResultSummary, summary="Summary metrics and the list of runs inside")
+def get_result(request, run_id: DbId):
+    return queries.summary(_parsed(get_run_for_user(request, run_id)))
+
+
+@router.get("/{run_id}/result/jobs", response=JobsPage, summary="Per-job records, paginated")
+def get_jobs(request, run_id: DbId, q: Query[JobQuery]):
+    parsed = _parsed(get_run_for_user(request, run_id))
+    return queries.jobs(parsed, q.run, offset=q.offset, limit=q.limit, order_by=q.order_by)
+
+
+@router.get("/{run_id}/result/segments", response=SegmentsOut, summary="Schedule segments in a time window")
+def get_segments(request, run_id: DbId, q: Query[SegmentQuery]):
+    parsed = _parsed(get_run_for_user(request, run_id))
+    return queries.segments(parsed, q.run, start=q.start, end=q.end, limit=q.limit)
+
+
+@router.get("/{run_id}/result/series", response=SeriesOut, summary="Time series downsampled to N points")
+def get_series(request, run_id: DbId, q: Query[SeriesQuery]):
+    parsed = _parsed(get_run_for_user(request, run_id))
+    names = [n.strip() for n in q.names.split(",") if n.strip()] if q.names else None
+    return queries.series(parsed, q.run, points=q.points, names=names)
+
+
+@router.post("/{run_id}/share", response={200: ShareOut, 201: ShareOut}, summary="Create (or get) the share link")
+def share_run(request, run_id: DbId):
+    run = get_run_for_user(request, run_id)
+    created = run.share_token is None
+    if created:
+        run.new_share_token()
+        run.save(update_fields=["share_token"])
+    return (201 if created else 200), {
+        "token": str(run.share_token),
+        "url": absolute(request, "run_shared", run.share_token),
+    }
+
+
+@router.delete("/{run_id}/share", response={204: None}, summary="Revoke the share link")
+def unshare_run(request, run_id: DbId):
+    run = get_run_for_user(request, run_id)
+    run.share_token = None
+    run.save(update_fields=["share_token"])
+    return 204, None
+
+
+EXPORTS = {
+    "result.json": "application/json",
+    "metrics.csv": "text/csv",
+    "summary.csv": "text/csv",
+    "schedule.csv": "text/csv",
+    "workload.swf": "text/plain",
+}
+EXPORT_DOC = {
+    "responses": {
+        "200": {
+            "description": "The file, as an attachment",
+            "content": {ct: {"schema": {"type": "string"}} for ct in sorted(set(EXPORTS.values()))},
+        }
+    }
+}
+
+
+class ExportQuery(Schema):
+    run: int | None = NField(None, ge=0, le=10**6, description="schedule.csv: one run only (default: all)")
+    repetition: int = NField(0, ge=0, le=10**6, description="workload.swf: which repetition's workload")
+
+
+@router.get("/{run_id}/exports/{name}", summary="Download the result as JSON, CSV or SWF", openapi_extra=EXPORT_DOC)
+def export(request, run_id: DbId, name: Literal[tuple(EXPORTS)], q: Query[ExportQuery]):  # type: ignore[valid-type]
+    run = get_run_for_user(request, run_id)
+    parsed = _parsed(run)
+    kind = {"result.json": "json", "workload.swf": "swf"}.get(name, name.split(".")[0])
+    if name == "result.json":
+        response = HttpResponse(zlib.decompress(bytes(run.result_blob)), content_type=EXPORTS[name])
+    elif name == "metrics.csv":
+        response = HttpResponse(exports.metrics_csv(parsed.doc), content_type="text/csv")
+    elif name == "summary.csv":
+        response = HttpResponse(exports.summary_csv(parsed.doc), content_type="text/csv")
+    elif name == "schedule.csv":
+        lines = exports.schedule_csv(parsed.doc, q.run)
+        first = next(lines)  # raises QueryError (400) for an unknown run before streaming starts
+        response = StreamingHttpResponse(_chain(first, lines), content_type="text/csv")
+    else:
+        text = exports.workload_swf(parsed.doc, q.repetition)
+        if text is None:
+            raise ApiError(
+                404, "no_workload", "this result's job records have no submit time, runtime and size to write as SWF"
+            )
+        response = HttpResponse(text, content_type="text/plain")
+    response["Content-Disposition"] = f'attachment; filename="{exports.filename(run.pk, kind)}"'
+    return response
+
+
+def _chain(first, rest):
+    yield first
+    yield from rest

@@ -1,0 +1,195 @@
+"""Request and response models of the API (ninja Schemas are pydantic models).
+
+Scenario bodies are not here: they are the families' own pydantic scenario
+models, added to the OpenAPI description by :mod:`cloudsched_web.api.openapi`.
+"""
+
+from datetime import datetime
+from typing import Annotated, Any
+
+from ninja import Field, Schema
+
+DbId = Annotated[int, Field(ge=1, le=2**62)]  # SQLite integers are 64-bit
+
+
+class ErrorDetail(Schema):
+    field: str
+    message: str
+    allowed: str | None = None
+
+
+class ErrorBody(Schema):
+    code: str = Field(description="machine-readable: invalid, not_found, unauthorized, rate_limited, too_large, …")
+    message: str
+    field: str | None = Field(None, description="the offending field (dotted path) when there is one")
+    allowed: str | None = Field(None, description="the allowed values or range of that field")
+    details: list[ErrorDetail] | None = Field(None, description="every invalid field, for validation errors")
+
+
+class Error(Schema):
+    error: ErrorBody
+
+
+class FamilyOut(Schema):
+    name: str
+    description: str
+    algorithms: dict[str, str]
+    presets: list[str]
+    summary_metrics: list[str]
+
+
+class FamilyDetail(FamilyOut):
+    scenario_schema: dict[str, Any]
+    example: dict[str, Any]
+
+
+class PresetOut(Schema):
+    family: str
+    name: str
+    title: str
+    description: str
+    claims: list[Any]
+    scenarios: list[dict[str, Any]]
+
+
+class ScenarioOut(Schema):
+    id: int
+    family: str
+    name: str
+    config: dict[str, Any]
+    created_at: datetime
+    updated_at: datetime
+    url: str
+
+
+class ScenarioPage(Schema):
+    count: int
+    offset: int
+    limit: int
+    items: list[ScenarioOut]
+
+
+class CloneIn(Schema):
+    name: str | None = Field(None, min_length=1, max_length=200)
+
+
+class RunStatus(Schema):
+    id: int
+    status: str
+    progress: float
+    message: str
+    error: str
+    finished: bool
+    wall_time_s: float | None
+
+
+class RunOut(RunStatus):
+    scenario_id: int
+    study_id: int | None
+    family: str
+    point: dict[str, Any]
+    created_at: datetime
+    started_at: datetime | None
+    finished_at: datetime | None
+    summary: dict[str, Any]
+    url: str
+    share_url: str | None
+
+
+class RunPage(Schema):
+    count: int
+    offset: int
+    limit: int
+    items: list[RunOut]
+
+
+class SweepIn(Schema):
+    axes: dict[str, list[Any]] = Field(
+        description='one or two scenario paths and their values, e.g. {"workload.load": [0.5, 0.7, 0.9]}',
+        examples=[{"repetitions": [1, 2]}],
+    )
+    name: str = Field("", max_length=200)
+
+
+class PresetIn(Schema):
+    family: str = Field(max_length=64)
+    preset: str = Field(max_length=100)
+
+
+class StudyRun(Schema):
+    id: int
+    status: str
+    progress: float
+    point: dict[str, Any]
+    summary: dict[str, Any]
+
+
+class StudyOut(Schema):
+    id: int
+    scenario_id: int
+    name: str
+    description: str
+    claims: list[Any]
+    axes: list[str]
+    created_at: datetime
+    status_counts: dict[str, int]
+    finished: bool
+    runs: list[StudyRun]
+    share_url: str | None
+
+
+class StudyPage(Schema):
+    count: int
+    offset: int
+    limit: int
+    items: list[StudyOut]
+
+
+class ShareOut(Schema):
+    token: str
+    url: str
+
+
+class RunIndex(Schema):
+    index: int
+    algorithm: str
+    repetition: int
+    wall_time_s: float | None
+    metrics: dict[str, Any]
+    segments: int
+    jobs: int
+    series: list[str]
+
+
+class ResultSummary(Schema):
+    family: str
+    scenario_digest: str
+    seed: int | None
+    summary: dict[str, Any]
+    runs: list[RunIndex]
+
+
+class JobsPage(Schema):
+    total: int
+    offset: int
+    limit: int
+    jobs: list[dict[str, Any]]
+
+
+class SegmentsOut(Schema):
+    window: list[float]
+    span: list[float]
+    total: int
+    truncated: bool
+    segments: list[dict[str, Any]]
+
+
+class SeriesData(Schema):
+    t: list[float]
+    v: list[float]
+
+
+class SeriesOut(Schema):
+    points: int
+    length: int
+    series: dict[str, SeriesData]
