@@ -13,9 +13,9 @@ workload at the peak inter-arrival rate (4.25, 7.86) with 20 % urgent jobs.
 from __future__ import annotations
 
 import math
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import Discriminator, Field, Tag
+from pydantic import Field, model_validator
 
 from schedulers.core.power import SPECPOWER_TABLES
 from schedulers.core.validation import ScenarioBase, ScenarioError, StrictModel
@@ -171,17 +171,7 @@ class JobsWorkload(StrictModel):
     jobs: list[InlineJob] = Field(default_factory=lambda: [InlineJob()], min_length=1, max_length=100_000)
 
 
-def _workload_kind(value: object) -> str:
-    # A workload without "kind" is the generator, so partial dicts such as {"urgent_fraction": 0.5} work.
-    if isinstance(value, dict):
-        return str(value.get("kind", "generator"))
-    return str(getattr(value, "kind", "generator"))
-
-
-Workload = Annotated[
-    Annotated[GeneratorWorkload, Tag("generator")] | Annotated[JobsWorkload, Tag("jobs")],
-    Discriminator(_workload_kind),
-]
+Workload = Annotated[GeneratorWorkload | JobsWorkload, Field(discriminator="kind")]
 
 
 class ParamsModel(StrictModel):
@@ -197,6 +187,14 @@ class DvfsScenario(ScenarioBase):
     datacenter: DatacenterModel = Field(default_factory=DatacenterModel)
     workload: Workload = Field(default_factory=GeneratorWorkload)
     params: ParamsModel = Field(default_factory=ParamsModel)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _generator_by_default(cls, data: Any) -> Any:
+        # A workload without "kind" is the generator, so partial dicts such as {"urgent_fraction": 0.5} work.
+        if isinstance(data, dict) and isinstance(data.get("workload"), dict) and "kind" not in data["workload"]:
+            data = {**data, "workload": {**data["workload"], "kind": "generator"}}
+        return data
 
 
 def _expected_jobs(wl: GeneratorWorkload | JobsWorkload) -> float:
