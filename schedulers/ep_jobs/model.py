@@ -32,6 +32,7 @@ import scipy.sparse as sp
 __all__ = [
     "Instance",
     "Platform",
+    "apply_move",
     "energy",
     "fattree_platform",
     "move_times",
@@ -67,6 +68,9 @@ class Platform:
         self.nnz_server = np.repeat(np.arange(at.shape[0]), np.diff(at.indptr))
         self.nnz_w = at.data / self.B[self.nnz_con]
         self.deg = np.diff(at.indptr)
+        # dense (M, R) copy of A_kj / B_k for the movement evaluation when it is small
+        m, r = at.shape
+        self.w_dense = (at.multiply(1.0 / self.B[None, :])).toarray() if m * r <= 4_000_000 else None
         if self.fraction is None:
             full = self.A @ self.capacity
             self.fraction = np.divide(self.B, full, out=np.ones_like(self.B), where=full > 0)
@@ -119,7 +123,17 @@ def ratios(inst: Instance, server: np.ndarray) -> np.ndarray:
     """``S_k / B_k`` for every constraint k under placement ``server``."""
     plat = inst.platform
     w = np.bincount(server, weights=inst.leq[np.arange(server.size), server], minlength=plat.n_servers)
-    return (plat.A @ w) / plat.B
+    # S = A·w through the per-nonzero arrays: cheaper than a scipy product for small instances
+    return np.bincount(plat.nnz_con, weights=plat.nnz_w * w[plat.nnz_server], minlength=plat.B.size)
+
+
+def apply_move(inst: Instance, r: np.ndarray, task: int, src: int, dst: int) -> None:
+    """Update ``r = S/B`` in place for task ``task`` moving from server ``src`` to ``dst``."""
+    plat = inst.platform
+    lo, hi = plat.AT.indptr[src], plat.AT.indptr[src + 1]
+    r[plat.nnz_con[lo:hi]] -= inst.leq[task, src] * plat.nnz_w[lo:hi]
+    lo, hi = plat.AT.indptr[dst], plat.AT.indptr[dst + 1]
+    r[plat.nnz_con[lo:hi]] += inst.leq[task, dst] * plat.nnz_w[lo:hi]
 
 
 def _server_times(plat: Platform, r: np.ndarray) -> np.ndarray:
@@ -158,12 +172,15 @@ def move_times(inst: Instance, server: np.ndarray, r: np.ndarray, tasks: np.ndar
     n = tasks.size
     src = server[tasks]
     la = inst.leq[tasks, src]
-    lengths = plat.deg[src]
-    rows = np.repeat(np.arange(n), lengths)
-    offsets = np.arange(lengths.sum()) - np.repeat(np.cumsum(lengths) - lengths, lengths)
-    pos = np.repeat(plat.AT.indptr[src], lengths) + offsets
-    rp = np.broadcast_to(r, (n, r.size)).copy()
-    rp[rows, plat.nnz_con[pos]] -= np.repeat(la, lengths) * plat.nnz_w[pos]
+    if plat.w_dense is not None:
+        rp = r[None, :] - la[:, None] * plat.w_dense[src]
+    else:
+        lengths = plat.deg[src]
+        rows = np.repeat(np.arange(n), lengths)
+        offsets = np.arange(lengths.sum()) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+        pos = np.repeat(plat.AT.indptr[src], lengths) + offsets
+        rp = np.tile(r, (n, 1))
+        rp[rows, plat.nnz_con[pos]] -= np.repeat(la, lengths) * plat.nnz_w[pos]
     rest = rp.max(axis=1) if r.size else np.zeros(n)
     vals = rp[:, plat.nnz_con] + inst.leq[tasks][:, plat.nnz_server] * plat.nnz_w
     et_new = np.maximum.reduceat(vals, plat.AT.indptr[:-1], axis=1)

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from schedulers.ep_jobs.lp import LpSolution, solve_relax_lp
-from schedulers.ep_jobs.model import RTOL, Instance, energy, move_times, optra, ratios
+from schedulers.ep_jobs.model import RTOL, Instance, apply_move, energy, move_times, optra, ratios
 
 __all__ = ["Schedule", "finish", "local_search", "rec", "tapra", "tapra_fast"]
 
@@ -86,8 +86,8 @@ def local_search(inst: Instance, server: np.ndarray, max_moves: int | None = Non
     e_total = energy(inst, server)
     e_cap = inst.e_limit * (1 + RTOL)
     moves = 0
+    r = ratios(inst, server)
     while moves < limit:
-        r = ratios(inst, server)
         jct = r.max()
         et = np.maximum.reduceat(r[inst.platform.nnz_con], inst.platform.AT.indptr[:-1])[server]
         t_max = np.flatnonzero(et >= jct * (1 - RTOL))
@@ -104,6 +104,7 @@ def local_search(inst: Instance, server: np.ndarray, max_moves: int | None = Non
             j = int(np.argmin(np.where(valid[t], et_new[t], np.inf)))
             i = int(chunk[t])
             e_total = float(e_new[t, j])
+            apply_move(inst, r, i, int(server[i]), j)
             server[i] = j
             moves += 1
             moved = True

@@ -100,3 +100,27 @@ def test_online_runs_are_deterministic():
     a, b = run("ontapra:tapra_fast")[1], run("ontapra:tapra_fast")[1]
     assert a.schedule == b.schedule
     assert a.jobs == b.jobs
+
+
+@pytest.mark.parametrize(
+    ("alg", "jct"),
+    [("fcfs:tapra", 9.0), ("fcfs-ndrc:tapra", 45.0), ("ontapra:tapra_fast", 9.0), ("ontapra-ndrc:tapra_fast", 45.0)],
+)
+def test_hand_worked_single_task(alg, jct):
+    """2-ary FatTree (2 servers of 10 vCPUs), one task of load 90 at t=0, λ = 1.
+
+    The job may hold min(server 10, rack 0.3·10, pod 0.2·10, DC 0.2·20) = 2 vCPUs, so its
+    planned JCT is 45 s. DRC hands the server's other 8 vCPUs to the task: 90/10 = 9 s.
+    """
+    import schedulers
+
+    sc = {
+        "family": "ep_jobs",
+        "algorithms": [alg],
+        "datacenter": {"kind": "fattree", "pods": 2, "capacity_low": 10, "capacity_high": 10},
+        "workload": {"kind": "online_jobs", "eff_low": 1.0, "jobs": [{"arrival": 0.0, "loads": [90.0]}]},
+    }
+    run = schedulers.run(sc)["runs"][0]
+    assert run["jobs"][0]["planned_jct_s"] == pytest.approx(45.0)
+    assert run["metrics"]["avg_jct_s"] == pytest.approx(jct)
+    assert run["metrics"]["avg_wait_s"] == 0.0
