@@ -56,6 +56,13 @@ def test_required_speed_by_hand():
     assert feasible_levels(s, np.zeros(2, np.int64), SPEEDS).tolist() == [2, 0]
 
 
+def test_levels_are_looked_up_in_each_host_types_own_table():
+    speeds = [np.array([0.5, 0.75, 1.0]), np.array([0.25, 1.0])]
+    vm_type = np.array([0, 1, 0, 1])
+    s = np.array([0.6, 0.6, 1.2, 0.2])
+    assert feasible_levels(s, vm_type, speeds).tolist() == [1, 1, -1, 0]
+
+
 def test_equal_deadlines_keep_the_queued_task_first():
     s, pos = required_speed(
         0.0, 50.0, 400.0, np.array([True]), np.array([0.0]), np.array([1.0]), np.array([[10.0]]), np.array([[400.0]])

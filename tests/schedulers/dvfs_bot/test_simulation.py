@@ -119,10 +119,12 @@ def _brute_force_energy_j(run, table, cores, weights, suspended=0.0, hosts=1):
     return total
 
 
-def test_energy_equals_the_integral_of_power(run_family):
+@pytest.mark.parametrize("weight", ["v2f", "f"])
+def test_energy_equals_the_integral_of_power(run_family, weight):
     levels = [(0.6, 0.956), (0.8, 1.036), (1.0, 1.164), (1.2, 1.276), (1.4, 1.420), (1.6, 1.484)]
-    weights = {f: (v / 1.484) ** 2 * f / 1.6 for f, v in levels}
-    scenario = {**SMALL_GEN, "datacenter": {"host_types": [{"count": 3, "cores": 4}], "suspended_power_w": 5.0}}
+    weights = {f: (v / 1.484) ** 2 * f / 1.6 if weight == "v2f" else f / 1.6 for f, v in levels}
+    dc = {"host_types": [{"count": 3, "cores": 4}], "suspended_power_w": 5.0, "dvfs_power_weight": weight}
+    scenario = {**SMALL_GEN, "datacenter": dc}
     scenario["workload"] = {**SMALL_GEN["workload"], "duration_h": 1.0}
     run = run_family(scenario)["runs"][0]
     series = run["series"]
