@@ -4,7 +4,7 @@ import pytest
 
 from cloudsched_web.runs import queries
 from cloudsched_web.runs.queries import ParsedResult, QueryError
-from tests.api.factories import big_result, finished_run
+from tests.api.factories import big_blob, finished_run
 
 
 def _doc():
@@ -102,7 +102,7 @@ def test_cache_returns_the_same_parse_until_the_run_changes(scenario):
 @pytest.mark.django_db
 def test_repeated_queries_on_a_200k_job_result_take_under_a_second(scenario):
     queries.clear_cache()
-    run = finished_run(scenario, big_result())
+    run = finished_run(scenario, blob=big_blob())
     queries.get_result(run)  # the first parse pays once
     t0 = time.perf_counter()
     for k in range(5):

@@ -6,7 +6,7 @@ from typing import Literal
 from django.http import HttpResponse, StreamingHttpResponse
 from django.utils import timezone
 from ninja import Field as NField
-from ninja import Query, Router, Schema
+from ninja import Query, Router, Schema, Status
 
 from cloudsched_web.api.common import MAX_PAGE, absolute, get_run_for_user, owner, page
 from cloudsched_web.api.errors import ApiError
@@ -123,10 +123,13 @@ def share_run(request, run_id: DbId):
     if created:
         run.new_share_token()
         run.save(update_fields=["share_token"])
-    return (201 if created else 200), {
-        "token": str(run.share_token),
-        "url": absolute(request, "run_shared", run.share_token),
-    }
+    return Status(
+        201 if created else 200,
+        {
+            "token": str(run.share_token),
+            "url": absolute(request, "run_shared", run.share_token),
+        },
+    )
 
 
 @router.delete("/{run_id}/share", response={204: None}, summary="Revoke the share link")
@@ -134,7 +137,7 @@ def unshare_run(request, run_id: DbId):
     run = get_run_for_user(request, run_id)
     run.share_token = None
     run.save(update_fields=["share_token"])
-    return 204, None
+    return Status(204, None)
 
 
 EXPORTS = {

@@ -2,7 +2,7 @@
 
 from django.db import transaction
 from ninja import Field as NField
-from ninja import Query, Router, Schema
+from ninja import Query, Router, Schema, Status
 
 import schedulers
 from cloudsched_web.api.common import MAX_PAGE, absolute, get_scenario_for_user, json_body, owner, page
@@ -62,7 +62,7 @@ def list_scenarios(request, filters: Query[ScenarioFilter]):
 @router.post("", response={201: ScenarioOut}, openapi_extra=SCENARIO_BODY, summary="Create a scenario")
 def create_scenario(request):
     scenario = _save(Scenario(owner=owner(request)), json_body(request))
-    return 201, scenario_out(request, scenario)
+    return Status(201, scenario_out(request, scenario))
 
 
 @router.get("/{scenario_id}", response=ScenarioOut, summary="One scenario")
@@ -92,7 +92,7 @@ def update_scenario(request, scenario_id: DbId):
 @router.delete("/{scenario_id}", response={204: None}, summary="Delete a scenario with its runs and studies")
 def delete_scenario(request, scenario_id: DbId):
     get_scenario_for_user(request, scenario_id).delete()
-    return 204, None
+    return Status(204, None)
 
 
 @router.post("/{scenario_id}/clone", response={201: ScenarioOut}, summary="Copy a scenario (optionally renamed)")
@@ -101,4 +101,4 @@ def clone_scenario(request, scenario_id: DbId, body: CloneIn | None = None):
     source = get_scenario_for_user(request, scenario_id)
     name = (body.name if body else None) or f"{source.name} (copy)"[:200]
     config = {**source.config, "name": name}
-    return 201, scenario_out(request, _save(Scenario(owner=owner(request)), config))
+    return Status(201, scenario_out(request, _save(Scenario(owner=owner(request)), config)))

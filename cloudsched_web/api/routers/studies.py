@@ -2,7 +2,7 @@
 
 from django.db import transaction
 from ninja import Field as NField
-from ninja import Query, Router, Schema
+from ninja import Query, Router, Schema, Status
 
 import schedulers
 from cloudsched_web.api.common import MAX_PAGE, absolute, get_scenario_for_user, get_study_for_user, owner, page
@@ -28,7 +28,7 @@ def submit_scenario_run(request, scenario_id: DbId):
     schedulers.validate(scenario.config)  # the library may have tightened its limits since saving
     with transaction.atomic():
         run = submit_run(scenario)
-    return 202, run_out(request, run)
+    return Status(202, run_out(request, run))
 
 
 @submit.post("/{scenario_id}/studies", response={202: StudyOut}, summary="Sweep one or two parameters of a scenario")
@@ -41,7 +41,7 @@ def submit_scenario_sweep(request, scenario_id: DbId, body: SweepIn):
         if isinstance(exc, schedulers.ScenarioError):
             raise
         raise ApiError(400, "invalid", f"axes: {exc}", field="axes", allowed="dotted paths into the scenario") from None
-    return 202, study_out(request, study)
+    return Status(202, study_out(request, study))
 
 
 @router.post("", response={202: StudyOut}, summary="Run a paper preset as a study (saves its first scenario)")
@@ -51,7 +51,7 @@ def submit_preset(request, body: PresetIn):
         schedulers.preset(body.family, body.preset)  # raises the ScenarioError listing the presets
     with transaction.atomic():
         study = create_preset_study(owner(request), body.family, body.preset)
-    return 202, study_out(request, study)
+    return Status(202, study_out(request, study))
 
 
 @router.get("", response=StudyPage, summary="Your studies, newest first")
@@ -76,7 +76,7 @@ def get_study_runs(request, study_id: DbId):
 @router.delete("/{study_id}", response={204: None}, summary="Delete a study and its runs")
 def delete_study(request, study_id: DbId):
     get_study_for_user(request, study_id).delete()
-    return 204, None
+    return Status(204, None)
 
 
 @router.post("/{study_id}/share", response={200: ShareOut, 201: ShareOut}, summary="Create (or get) the share link")
@@ -86,10 +86,13 @@ def share_study(request, study_id: DbId):
     if created:
         study.new_share_token()
         study.save(update_fields=["share_token"])
-    return (201 if created else 200), {
-        "token": str(study.share_token),
-        "url": absolute(request, "study_shared", study.share_token),
-    }
+    return Status(
+        201 if created else 200,
+        {
+            "token": str(study.share_token),
+            "url": absolute(request, "study_shared", study.share_token),
+        },
+    )
 
 
 @router.delete("/{study_id}/share", response={204: None}, summary="Revoke the share link")
@@ -97,4 +100,4 @@ def unshare_study(request, study_id: DbId):
     study = get_study_for_user(request, study_id)
     study.share_token = None
     study.save(update_fields=["share_token"])
-    return 204, None
+    return Status(204, None)
