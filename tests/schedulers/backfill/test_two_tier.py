@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections import defaultdict
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import schedulers
 
@@ -133,3 +135,36 @@ def test_swap_when_a_background_job_owns_idle_foreground_vms():
         assert run["metrics"]["kills"] == run["metrics"]["migrations"] == 0
         tiers = [s["tier"] for s in sorted(run["schedule"], key=lambda s: s["start"]) if s["job"] == "2"]
         assert tiers[0] == "bg" and tiers[-1] == "fg"
+
+
+job_rows = st.lists(
+    st.tuples(st.integers(0, 100), st.integers(1, 6), st.integers(1, 50), st.integers(0, 50),
+              st.sampled_from([0.3, 0.6, 0.97, 1.0])),
+    min_size=1, max_size=25,
+)  # fmt: skip
+
+
+@settings(max_examples=40, deadline=None)
+@given(job_rows, st.sampled_from(TWO_TIER), st.sampled_from(["exact", "none"]))
+def test_random_instances_stay_valid(rows, alg, cpu_info):
+    """Any workload: every job ends once, no VM is shared, bg only under fg use < 96 % (exact info)."""
+    wl = jobs_workload([(s, n, r, r + e, c) for s, n, r, e, c in rows])
+    run = schedulers.run(_scenario([alg], wl, processors=6, cpu_info=cpu_info))["runs"][0]
+    assert len(run["jobs"]) == len(rows)
+    for j in run["jobs"]:
+        assert j["start_s"] >= j["submit_s"] and j["end_s"] >= j["submit_s"] + j["runtime_s"] * 0.96 - 1e-9
+    assert_no_overlap(run["schedule"], 6)
+    if cpu_info == "exact":
+        fg = defaultdict(list)
+        for s in run["schedule"]:
+            if s["tier"] == "fg":
+                fg[s["resource"]].append(s)
+        for s in run["schedule"]:
+            if s["tier"] == "bg":
+                for f in fg[s["resource"]]:
+                    if f["start"] < s["start"] < f["end"] and f["job"] != s["job"]:
+                        placed_before = all(
+                            o["start"] >= s["start"] for o in run["schedule"]
+                            if o["job"] == s["job"] and o["resource"] == s["resource"] and o["tier"] == "bg"
+                        )  # fmt: skip
+                        assert not placed_before or f["cpu"] < 0.96
