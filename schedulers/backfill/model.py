@@ -188,7 +188,10 @@ class Params(StrictModel):
 class BackfillScenario(ScenarioBase):
     family: Literal["backfill"] = "backfill"
     algorithms: list[Algorithm] = Field(
-        default_factory=lambda: ["easy", "keasy", "reasy", "measy"], min_length=1, max_length=5
+        default_factory=lambda: ["easy", "keasy", "reasy", "measy"],
+        min_length=1,
+        max_length=5,
+        description="fcfs/easy run on one tier; keasy/reasy/measy on the two-tier (fg/bg VM) machine.",
     )
     datacenter: Datacenter = Field(default_factory=Datacenter)
     workload: Workload = Field(default_factory=GeneratorWorkload)
