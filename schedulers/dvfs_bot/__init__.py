@@ -39,7 +39,14 @@ def prepare(cfg: DvfsScenario, rng: np.random.Generator) -> Instance:
 def simulate(cfg: DvfsScenario, instance: Instance, algorithm: str, rng: np.random.Generator, progress) -> RunOutput:
     """Run one algorithm; ``rng`` is unused (both algorithms are deterministic)."""
     t0 = time.perf_counter()
-    res = simulate_jobs(instance.datacenter, instance.workload, algorithm == "cloud_aware", progress)
+    horizon = cfg.params.deadline_horizon_h
+    res = simulate_jobs(
+        instance.datacenter,
+        instance.workload,
+        algorithm == "cloud_aware",
+        progress,
+        None if horizon is None else horizon * 3600.0,
+    )
     res.scheduler_time_s = time.perf_counter() - t0
     metrics, schedule, series, jobs = build_output(
         instance.workload, res, instance.datacenter, cfg.params.series_points, cfg.params.record_schedule

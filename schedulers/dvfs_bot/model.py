@@ -178,6 +178,14 @@ class ParamsModel(StrictModel):
     record_schedule: bool = Field(
         default=True, description="Emit one segment per task and frequency (off for huge runs)"
     )
+    deadline_horizon_h: float | None = Field(
+        default=None,
+        gt=0,
+        le=10_000,
+        title="Reject deadlines after (h)",
+        description="Admission rule before Alg. 1: reject jobs whose deadline falls after this time (empty = off). "
+        "24 reproduces Table II's ≈30 % rejection floor (our hypothesis: the paper's simulation ended at 24 h)",
+    )
     series_points: int = Field(default=2000, ge=10, le=5000, description="Maximum points of each time series")
 
 

@@ -222,3 +222,11 @@ def test_example_matches_the_stored_golden_metrics():
         metrics = {k: v for k, v in run["metrics"].items() if k != "scheduler_time_s"}
         assert metrics == golden[run["algorithm"]]
         assert len(run["schedule"]) == golden["_segments"][run["algorithm"]]
+
+
+def test_deadline_horizon_rejects_only_jobs_due_after_it(run_family):
+    scenario = tiny([job(0, 100, 400), job(10, 100, 7200), job(20, 100, 3000)])
+    scenario["params"] = {"deadline_horizon_h": 1.0}
+    run = run_family(scenario)["runs"][0]
+    assert [r["accepted"] for r in run["jobs"]] == [True, False, True]
+    assert run["metrics"]["rejection_rate"] == pytest.approx(1 / 3)
