@@ -65,9 +65,11 @@ def summary_table(result):
 
 
 def _gap(value, bound):
+    """The relative gap of ``value`` above its lower bound, with its text for the table."""
     if value is None or bound is None or not bound:
         return None
-    return (value - bound) / abs(bound)
+    gap = (value - bound) / abs(bound)
+    return {"value": gap, "text": f"{gap * 100:.2f}%"}
 
 
 def comparison(result):
@@ -101,7 +103,11 @@ def repetitions(result):
 
 def run_page_payload(result):
     """What the result page's script needs up front; windows come from the data endpoint."""
+    from cloudsched_web.runs.checks import time_unit
+
+    runs = result.get("runs", [])
     return {
+        "time_unit": time_unit(runs[0]) if runs else "s",
         "comparison": comparison(result),
         "runs": runs_index(result),
         "repetitions": repetitions(result),
@@ -173,7 +179,8 @@ def study_payload(study, runs_with_results):
     ``runs_with_results`` holds ``(run, summary)`` pairs where summary is the result's
     ``{alg: {metric: {mean, std, ...}}}``; the error bar is the sd over repetitions.
     """
-    axes = list(study.axes or [])
+    points = [run.point for run, _ in runs_with_results if run.point]
+    axes = [a for a in (points[0] if points else {}) if a in (study.axes or [])] or list(study.axes or [])
     x_axis = axes[0] if axes else None
     series_axis = axes[1] if len(axes) > 1 else None
     metrics = {}

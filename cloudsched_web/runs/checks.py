@@ -89,16 +89,38 @@ def limits(run):
     return out
 
 
-def energy_integral(run):
+TIME_UNITS = {"s": 1.0, "min": 60.0, "h": 3600.0}
+
+
+def _power_energy(run):
     series = run.get("series", {})
     t, p, e = series.get("t"), series.get("power_w"), series.get("energy_j")
-    if not (t and p and e) or not len(t) == len(p) == len(e):
-        return []
+    if not (t and p and e) or not len(t) == len(p) == len(e) or len(t) < 2:
+        return None
     t, p, e = (np.asarray(x, float) for x in (t, p, e))
-    integral = float(np.sum(p[:-1] * np.diff(t))) if t.size > 1 else 0.0
-    final = float(e[-1] - e[0])
+    return float(np.sum(p[:-1] * np.diff(t))), float(e[-1] - e[0])
+
+
+def time_unit(run):
+    """The unit of the series' time axis, read off energy_j = ∫ power_w dt (``s`` unless it says otherwise)."""
+    pe = _power_energy(run)
+    if pe and pe[0] > 0:
+        ratio = pe[1] / pe[0]
+        for unit, factor in TIME_UNITS.items():
+            if abs(ratio - factor) <= 1e-3 * factor:
+                return unit
+    return "s"
+
+
+def energy_integral(run):
+    pe = _power_energy(run)
+    if pe is None:
+        return []
+    integral, final = pe
+    unit = time_unit(run)
+    integral *= TIME_UNITS[unit]
     ok = abs(integral - final) <= 1e-3 * max(abs(final), 1.0)
-    return [_check("energy = ∫ power", ok, f"∫P dt = {integral:.6g} J, recorded {final:.6g} J")]
+    return [_check("energy = ∫ power", ok, f"∫P dt = {integral:.6g} J (t in {unit}), recorded {final:.6g} J")]
 
 
 def run_checks(run, doc, spans=None):

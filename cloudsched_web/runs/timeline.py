@@ -210,7 +210,16 @@ def _job_table(parsed, index):
     return _memo(parsed, ("jobs", index), build)
 
 
-def diff(parsed, a, b, limit=200):
+def _status(row):
+    """What happened to a job in B: waiting first (it is what users feel), then moving."""
+    if row["delta_start"] > 1e-9:
+        return "later"
+    if row["delta_start"] < -1e-9:
+        return "earlier"
+    return "moved" if row["moved"] else "same"
+
+
+def diff(parsed, a, b, limit=100):
     """What changed between runs ``a`` and ``b`` of the same workload: moved and delayed jobs."""
     ja, jb = _job_table(parsed, a), _job_table(parsed, b)
     common = ja.keys() & jb.keys()

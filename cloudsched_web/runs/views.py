@@ -60,7 +60,11 @@ def _render_run(request, run, shared=False, token=None):
 
 
 def _has_jobs(doc):
-    return any(r.get("jobs") for r in doc.get("runs", [])[:1])
+    """Whether the SWF export can work: job records with submit time, runtime and size."""
+    runs = doc.get("runs", [])
+    first = (runs[0].get("jobs") or [{}])[0] if runs else {}
+    needed = ("submit", "run_time", "alloc_procs")
+    return all(any(k in first for k in exports.SWF_ALIASES[f]) for f in needed)
 
 
 @login_required
@@ -164,6 +168,7 @@ def _render_diff(request, run, token=None):
     if not (0 <= a < len(runs) and 0 <= b < len(runs)):
         a, b = 0, min(1, len(runs) - 1)
     ctx = {"run": run, "runs": runs, "a": a, "b": b, "token": token, "shared": token is not None}
+    ctx["time_unit"] = checks.time_unit(parsed.doc["runs"][0]) if runs else "s"
     return render(request, "runs/diff.html", ctx)
 
 

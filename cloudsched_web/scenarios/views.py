@@ -82,9 +82,17 @@ def _edit(request, scenario):
     if scenario is not None and family == scenario.family:
         config = scenario.config
     else:
-        config = schedulers.example(family) if family in families else {}
+        config = _normalised(schedulers.example(family)) if family in families else {}
     form = ScenarioForm(initial={"family": family, "config": json.dumps(config, indent=2)})
     return _editor(request, form, scenario, family, config)
+
+
+def _normalised(config):
+    """The example with every default filled in, so the wizard shows (and keeps) the defaults."""
+    try:
+        return schedulers.validate(config)[1].model_dump(mode="json")
+    except schedulers.ScenarioError:
+        return config
 
 
 @login_required

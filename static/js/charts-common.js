@@ -47,6 +47,8 @@
   function ganttData(g, colourOf) {
     const b = g.bars;
     const data = b.s.map((s, k) => ({ x: [s, b.e[k]], y: g.resources[b.r[k]], k }));
+    const oneJob = b.job.length > 1 && b.job.every((j) => j === b.job[0]);
+    if (oneJob) colourOf = ((outer) => (job, k) => outer(job + "/" + b.task[k], k))(colourOf); // one job: tell its tasks apart
     return {
       labels: g.resources,
       datasets: [{ label: g.algorithm, data, backgroundColor: data.map((d) => colourOf(b.job[d.k], d.k)), borderWidth: 0, borderSkipped: false, barPercentage: 0.9, categoryPercentage: 1 }],
@@ -58,7 +60,7 @@
         title: (items) => { const g = getG(items[0].chart); return "job " + g.bars.job[items[0].raw.k]; },
         label: (c) => {
           const g = getG(c.chart), b = g.bars, k = c.raw.k;
-          const lines = [`task ${b.task[k]} on ${g.resources[b.r[k]]}`, `share ${b.share[k]}`, `${fmt(b.s[k])} – ${fmt(b.e[k])} s`];
+          const lines = [`task ${b.task[k]} on ${g.resources[b.r[k]]}`, `share ${b.share[k]}`, `${fmt(b.s[k])} – ${fmt(b.e[k])} ${window.cs.unit || "s"}`];
           Object.entries(b.extra || {}).forEach(([name, vals]) => { if (vals[k] !== null && vals[k] !== undefined) lines.push(`${name} ${vals[k]}`); });
           if (b.kind[k]) lines.push(`kind ${b.kind[k]}`);
           return lines;
@@ -104,6 +106,7 @@
       add(chart) { charts.add(chart); if (current) { chart.options.scales.x.min = current[0]; chart.options.scales.x.max = current[1]; chart.update("none"); } },
       remove(chart) { charts.delete(chart); },
       set(lo, hi) { charts.forEach((c) => { c.options.scales.x.min = lo; c.options.scales.x.max = hi; c.update("none"); }); apply(lo, hi, null); },
+      align(lo, hi) { charts.forEach((c) => { c.options.scales.x.min = lo; c.options.scales.x.max = hi; c.update("none"); }); },
       reset() { current = null; charts.forEach((c) => { c.options.scales.x.min = undefined; c.options.scales.x.max = undefined; c.update("none"); }); clearTimeout(timer); timer = setTimeout(() => onWindow(null, null), 50); },
       get window() { return current; },
     };

@@ -67,7 +67,8 @@
   const algColour = (alg) => palette[Math.max(0, payload.algorithms.indexOf(alg)) % palette.length];
   const seriesHolder = document.getElementById("series-charts");
   const ganttHolder = document.getElementById("gantt-charts");
-  const timeAxis = { type: "linear", title: { display: true, text: "time (s)" } };
+  window.cs.unit = payload.time_unit || "s";
+  const timeAxis = { type: "linear", title: { display: true, text: `time (${window.cs.unit})` } };
   const lineOptions = (title) => ({
     animation: false, maintainAspectRatio: false, parsing: false, normalized: true,
     scales: { x: { ...timeAxis }, y: { title: { display: true, text: title } } },
@@ -142,7 +143,11 @@
       if (gen !== generation) return;
       drawSeries(series);
       gantts.forEach(drawGantt);
-      status.textContent = win ? `window ${fmt(lo)} – ${fmt(hi)} s` : "whole run";
+      if (!win) { // whole run: every time chart on the same range
+        const spans = [series.window, ...gantts.map((g) => g.window)].filter((w) => w && w[1] > w[0]);
+        if (spans.length) link.align(Math.min(...spans.map((w) => w[0])), Math.max(...spans.map((w) => w[1])));
+      }
+      status.textContent = win ? `window ${fmt(lo)} – ${fmt(hi)} ${window.cs.unit}` : "whole run";
       document.body.dataset.timelineLoaded = String(gen);
     } catch (e) {
       status.textContent = "could not load chart data: " + e.message;

@@ -24,7 +24,7 @@
     Object.entries(attrs || {}).forEach(([k, v]) => {
       if (k === "class") e.className = v; else if (k === "text") e.textContent = v; else if (v !== undefined && v !== null) e.setAttribute(k, v);
     });
-    kids.flat().forEach((k) => k && e.appendChild(typeof k === "string" ? document.createTextNode(k) : k));
+    kids.flat(Infinity).forEach((k) => { if (k !== null && k !== undefined && k !== false) e.appendChild(k instanceof Node ? k : document.createTextNode(String(k))); });
     return e;
   };
   const joinPath = (base, key) => (typeof key === "number" ? `${base}[${key}]` : base ? `${base}.${key}` : key);
@@ -127,7 +127,9 @@
           });
           extra = el("div", { class: "upload" }, "or upload a file: ", file);
         }
-        return { el: field(path, n, label, input, extra), get: () => (input.value === "" ? (nullable ? null : undefined) : input.value) };
+        const box = field(path, n, label, input, extra);
+        if (long) box.classList.add("wide");
+        return { el: box, get: () => (input.value === "" ? (nullable ? null : undefined) : input.value) };
       }
       case "list": {
         const items = resolve(n.items);
@@ -153,14 +155,15 @@
     }
   }
 
-  function objectWidget(n, value, path, label) {
+  function objectWidget(n, value, path, label, bare) {
     value = value && typeof value === "object" ? value : {};
     const children = Object.entries(n.properties).map(([k, sub]) => [k, widget(sub, value[k], joinPath(path, k))]);
-    const simple = children.filter(([, w]) => w.el && w.el.classList.contains("field"));
-    const complex = children.filter(([, w]) => w.el && !w.el.classList.contains("field"));
+    const isSimple = (w) => w.el.classList.contains("field") && !w.el.classList.contains("wide");
+    const simple = children.filter(([, w]) => w.el && isSimple(w));
+    const complex = children.filter(([, w]) => w.el && !isSimple(w));
     const body = [el("div", { class: "grid-fields" }, simple.map(([, w]) => w.el)), complex.map(([, w]) => w.el)];
     let node;
-    if (path === "") node = el("div", { class: "wizard-root" }, body);
+    if (path === "" || bare) node = el("div", { class: path === "" ? "wizard-root" : "branch" }, body);
     else {
       node = el("fieldset", { "data-path": path }, el("legend", { text: label || n.title || path }),
         n.description ? el("p", { class: "help", text: n.description }) : null, body);
@@ -179,6 +182,11 @@
     return [null, null];
   }
 
+  // Common workload/data-centre tags get readable tab names; others show their tag or title.
+  const TAB_NAMES = { generator: "Generator", jobs: "Job list / pasted CSV", trace: "SWF trace upload", job: "One job (task table)",
+    online_generator: "Online generator", online_jobs: "Online job list", fattree: "FatTree", servers: "Server table" };
+  const tabLabel = (tag, b) => TAB_NAMES[tag] || (tag !== null && tag !== undefined ? String(tag) : b.title || "option");
+
   function unionWidget(n, value, path, label) {
     const { parts } = unionParts(n);
     let active = 0;
@@ -190,10 +198,10 @@
     const panes = el("div", { class: "panes" });
     const branches = parts.map((b, i) => {
       const [, tag] = tagOf(b);
-      const w = objectWidget(b, i === active ? value : {}, path, b.title);
+      const w = objectWidget(b, i === active ? value : {}, path, b.title, true);
       const pane = el("div", { class: "pane", "data-branch": tag ?? i }, b.description ? el("p", { class: "help", text: b.description }) : null, w.el);
       pane.hidden = i !== active;
-      const btn = el("button", { type: "button", role: "tab", class: "tab", "data-tab": `${path}:${tag ?? i}`, text: b.title || String(tag) });
+      const btn = el("button", { type: "button", role: "tab", class: "tab", "data-tab": `${path}:${tag ?? i}`, text: tabLabel(tag, b) });
       btn.addEventListener("click", () => {
         active = i;
         [...tabs.children].forEach((t, j) => t.classList.toggle("active", j === i));
@@ -220,7 +228,9 @@
       return [box, el("label", { class: "check", for: id, title: desc || "" }, box, " ", el("code", { text: v }), desc ? el("span", { class: "help", text: " " + desc }) : null)];
     });
     const list = el("div", { class: "checks" }, boxes.map(([, l]) => l));
-    return { el: field(path, n, label, list), get: () => boxes.filter(([b]) => b.checked).map(([b]) => b.value) };
+    const box = field(path, n, label, list);
+    box.classList.add("wide");
+    return { el: box, get: () => boxes.filter(([b]) => b.checked).map(([b]) => b.value) };
   }
 
   // Lists of objects (hosts, PM types, clouds, jobs): a table, or CSV text for long lists / pasting.
@@ -309,7 +319,7 @@
       el("p", { class: "help", text: [n.description, rangeText(n) && "allowed: " + rangeText(n), help].filter(Boolean).join(" — ") }),
       el("div", { class: "table-scroll" }, table), csv, el("div", { class: "row-actions" }, addBtn, toggle));
     fieldEls[path] = node;
-    return { el: node, get: () => collectRows() };
+    return { el: node, get: () => { const r = collectRows(); return r.length || !("default" in n) ? r : undefined; } };
   }
 
   function parseCsv(text) {
