@@ -51,8 +51,9 @@ def cmms_assign(planner: Planner, app: int) -> None:
                     best_t, best_c, best = t, c, row[c]
         planner.commit(best_t, best_c, best[1])
         del cache[best_t]
-        for t in cache:  # only the chosen cloud's slot table changed
-            if not planner.is_ar[t]:
+        ar_changed = planner.is_ar[best_t]
+        for t in cache:  # only the chosen cloud's slot tables changed
+            if ar_changed or not planner.is_ar[t]:
                 cache[t][best_c] = planner.estimate(t, best_c)[::-1]
         for s in succs.get(best_t, ()):
             missing[s] -= 1

@@ -58,7 +58,7 @@ def striping(free: np.ndarray, capacity: int, tasks: list[tuple[int, int]]) -> A
         counts = np.bincount(free, minlength=capacity + 1)
         levels = np.arange(capacity + 1)
         # taken(L) = Σ_servers max(free − L, 0); find the lowest level L with taken(L) ≤ w
-        above = np.array([(np.maximum(levels - lv, 0) * counts).sum() for lv in range(capacity + 1)])
+        above = (np.maximum(levels[None, :] - levels[:, None], 0) * counts[None, :]).sum(axis=1)
         level = int(np.flatnonzero(above <= w)[0])
         alloc = np.maximum(free - level, 0)
         rest = w - int(alloc.sum())

@@ -17,6 +17,8 @@ Readings where the paper is silent:
 * An AR task is planned at its required start (entry tasks) or as soon as its inputs
   are ready (later tasks of an AR application, "zero advance notice"): it preempts
   best-effort work, so planned VMs already busy then are pushed back by its duration.
+  It cannot preempt other AR work, so each cloud also keeps an AR-only slot table and
+  a zero-notice AR task's ERAT is when ``w`` VMs are free of planned AR work.
 * ERAT also includes the ready time of the task's inputs: predecessors' estimated
   finish (eq. 8) plus the edge transfer when they were placed on another cloud.
 * ``fd`` is kept per (origin manager = home cloud, executing cloud); each push
@@ -136,6 +138,7 @@ class Planner:
         self.alpha = float(alpha) if feedback else 0.0
         self.feedback = feedback
         self.frontiers = [Frontier(int(v)) for v in inst.cloud_vms]
+        self.ar_frontiers = [Frontier(int(v)) for v in inst.cloud_vms]
         self.book = ArBook(inst.n_clouds)
         self.fd = [[0.0] * inst.n_clouds for _ in range(inst.n_clouds)]
         self.cloud = [-1] * n
@@ -182,10 +185,11 @@ class Planner:
         if etm == np.inf:
             return np.inf, np.inf
         erat = self.ready_est(t, c)
-        if not self.is_ar[t]:  # a zero-notice AR task preempts best-effort work: inputs suffice
-            free = float(self.frontiers[c].kth(self.vms[t]))
-            if free > erat:
-                erat = free
+        # a zero-notice AR task preempts best-effort work: only planned AR work delays it
+        table = self.ar_frontiers[c] if self.is_ar[t] else self.frontiers[c]
+        free = float(table.kth(self.vms[t]))
+        if free > erat:
+            erat = free
         return erat, erat + (1.0 + self.fd[self.task_home[t]][c]) * (self.image_s + etm)
 
     def commit(self, t: int, c: int, erat: float) -> None:
@@ -194,6 +198,8 @@ class Planner:
         self.erat[t] = erat
         self.est_fin[t] = erat + self.factor(t, c) * self.span(t, c)
         self.frontiers[c].take(self.vms[t], erat, self.span(t, c), shift=self.is_ar[t])
+        if self.is_ar[t]:
+            self.ar_frontiers[c].take(self.vms[t], erat, self.span(t, c), shift=True)
 
     # --- eqs. 6-7 ------------------------------------------------------------------------
     def observe(self, t: int, finish: float) -> None:

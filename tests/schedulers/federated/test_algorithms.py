@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 import schedulers
-from schedulers.federated.allocate import assign_app
+from schedulers.federated.allocate import _reserve_entries, assign_app
 from schedulers.federated.cmms import cmms_assign
 from schedulers.federated.planner import Planner
 
@@ -43,10 +44,14 @@ def _naive_cmms(planner: Planner, app: int) -> None:
         left.remove(best[1])
 
 
-def test_cmms_with_cached_estimates_equals_the_naive_alg3():
-    inst = instance_of(SCENARIO)
+@pytest.mark.parametrize("ar_share", [0.0, 0.5])
+def test_cmms_with_cached_estimates_equals_the_naive_alg3(ar_share):
+    scenario = SCENARIO | {"workload": SCENARIO["workload"] | {"ar_share": ar_share}}
+    inst = instance_of(scenario)
     fast, slow = Planner(inst, 0.0, False), Planner(inst, 0.0, False)
     for app in range(inst.n_apps):
+        if inst.app_ar[app]:
+            assert _reserve_entries("cmms", fast, app) == _reserve_entries("cmms", slow, app)
         cmms_assign(fast, app)
         _naive_cmms(slow, app)
     assert fast.cloud == slow.cloud
