@@ -21,6 +21,9 @@ Readings chosen where the paper is silent or ambiguous (all are parameters):
   offer ≈1.1× the capacity of 800 VMs at top frequency, (·, 15.72) ≈0.55× and
   (·, 3.93) ≈2.2×, which matches Table II's picture (rejections grow only at
   β = 3.93). All tasks of a job share the runtime (homogeneous BoT).
+  The paper presets bound extremes differently (presets.py): x nearly
+  untruncated ([−20, 20]) and jobs due after the 24-hour day rejected
+  (``params.deadline_horizon_h``), which reproduces Table II's ≈30 % floor.
 * **Urgency**: each job is high-urgency with probability ``urgent_fraction``.
   Its deadline is ``submit + ratio × runtime`` (runtime at top frequency), the
   ratio uniform with the stated mean m and standard deviation s, i.e. on
