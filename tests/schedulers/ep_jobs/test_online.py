@@ -124,3 +124,22 @@ def test_hand_worked_single_task(alg, jct):
     assert run["jobs"][0]["planned_jct_s"] == pytest.approx(45.0)
     assert run["metrics"]["avg_jct_s"] == pytest.approx(jct)
     assert run["metrics"]["avg_wait_s"] == 0.0
+
+
+def test_online_with_custom_servers_keeps_each_constraint_fraction():
+    """A custom constraint keeps its B_k / Σ A_kj C_sj fraction of the available capacity online."""
+    import schedulers
+
+    sc = {
+        "family": "ep_jobs",
+        "algorithms": ["fcfs-ndrc:tapra_fast"],
+        "datacenter": {"kind": "servers", "capacities": [10, 10], "constraints": [{"servers": [0, 1], "bound": 5}]},
+        "workload": {
+            "kind": "online_jobs",
+            "eff_low": 1.0,
+            "jobs": [{"arrival": 0.0, "loads": [50.0]}, {"arrival": 1.0, "loads": [50.0]}],
+        },
+    }
+    run = schedulers.run(sc)["runs"][0]
+    # job 0 may hold 0.25·20 = 5 vCPUs -> 10 s; job 1 then sees 15 available -> 0.25·15 = 3.75 vCPUs
+    assert [j["planned_jct_s"] for j in run["jobs"]] == pytest.approx([10.0, 50 / 3.75])
