@@ -1,21 +1,44 @@
-import json
+from django.contrib import admin, messages
+from django.db import transaction
 
-from django.contrib import admin
-from django.utils.html import format_html
+from cloudsched_web.runs import services
+from cloudsched_web.runs.models import Run, Study
+from cloudsched_web.scenarios.admin import pretty_json
 
-from cloudsched_web.runs.models import Run
+
+def requeue(runs):
+    """Put finished or stuck runs back in the queue and send them after the commit."""
+    ids = list(runs.exclude(status=Run.Status.RUNNING).values_list("id", flat=True))
+    Run.objects.filter(id__in=ids).update(
+        status=Run.Status.QUEUED, progress=0.0, progress_message="requeued by an admin", error="",
+        started_at=None, finished_at=None, heartbeat_at=None,
+    )  # fmt: skip
+    if ids:
+        transaction.on_commit(lambda: services._send(ids))
+    return ids
 
 
 @admin.register(Run)
 class RunAdmin(admin.ModelAdmin):
-    list_display = ("id", "scenario", "family_name", "owner", "status", "progress", "created_at", "finished_at")
+    list_display = (
+        "id",
+        "scenario",
+        "family_name",
+        "owner",
+        "study",
+        "status",
+        "progress",
+        "created_at",
+        "finished_at",
+    )
     list_filter = ("status", "scenario__family", "scenario__owner")
     search_fields = ("scenario__name", "scenario__owner__username", "error")
-    exclude = ("result_blob",)
+    exclude = ("result_blob", "config", "summary", "point")
     readonly_fields = (
-        "scenario", "config", "status", "progress", "progress_message", "error", "created_at", "started_at",
-        "finished_at", "heartbeat_at", "attempts", "summary_table", "share_token",
+        "scenario", "study", "point_pretty", "config_pretty", "status", "progress", "progress_message", "error",
+        "created_at", "started_at", "finished_at", "heartbeat_at", "attempts", "summary_table", "share_token",
     )  # fmt: skip
+    actions = ("requeue_runs",)
 
     @admin.display(description="family", ordering="scenario__family")
     def family_name(self, obj):
@@ -27,4 +50,46 @@ class RunAdmin(admin.ModelAdmin):
 
     @admin.display(description="result summary")
     def summary_table(self, obj):
-        return format_html("<pre>{}</pre>", json.dumps(obj.summary, indent=2))
+        return pretty_json(obj.summary)
+
+    @admin.display(description="scenario as run (formatted)")
+    def config_pretty(self, obj):
+        return pretty_json(obj.config)
+
+    @admin.display(description="study point")
+    def point_pretty(self, obj):
+        return pretty_json(obj.point)
+
+    @admin.action(description="Requeue the selected runs (not those running)")
+    def requeue_runs(self, request, queryset):
+        ids = requeue(queryset)
+        messages.success(request, f"Requeued {len(ids)} run(s).")
+
+
+@admin.register(Study)
+class StudyAdmin(admin.ModelAdmin):
+    list_display = ("id", "name", "scenario", "axes", "created_at")
+    list_filter = ("scenario__family", "scenario__owner")
+    search_fields = ("name", "scenario__name", "scenario__owner__username")
+    readonly_fields = ("scenario", "axes", "claims_pretty", "created_at", "share_token")
+    exclude = ("claims",)
+    actions = ("requeue_failed", "duplicate")
+
+    @admin.display(description="claims")
+    def claims_pretty(self, obj):
+        return pretty_json(obj.claims)
+
+    @admin.action(description="Requeue the failed and cancelled runs of the selected studies")
+    def requeue_failed(self, request, queryset):
+        runs = Run.objects.filter(study__in=queryset, status__in=[Run.Status.FAILED, Run.Status.CANCELLED])
+        messages.success(request, f"Requeued {len(requeue(runs))} run(s).")
+
+    @admin.action(description="Duplicate the selected studies (new runs of the same points)")
+    def duplicate(self, request, queryset):
+        for study in queryset:
+            runs = list(study.runs.order_by("id"))
+            services.submit_study(
+                study.scenario, [r.config for r in runs], points=[r.point for r in runs],
+                name=f"copy of {study.name}"[:200], description=study.description, claims=study.claims,
+            )  # fmt: skip
+        messages.success(request, f"Duplicated {queryset.count()} study(ies).")

@@ -118,7 +118,12 @@ def _attachment(response, name):
     return response
 
 
+EXPORTS = ("scenario", "json", "metrics", "summary", "schedule", "swf")
+
+
 def _export(run, kind):
+    if kind not in EXPORTS:
+        raise Http404("unknown export")
     if kind == "scenario":
         body = json.dumps(run.config, indent=2)
         return _attachment(HttpResponse(body, content_type="application/json"), f"run-{run.pk}-scenario.json")
@@ -126,7 +131,7 @@ def _export(run, kind):
     if parsed is None:
         raise Http404("this run has no result")
     doc = parsed.doc
-    name = exports.filename(run.pk, kind) if kind != "swf" else exports.filename(run.pk, "swf")
+    name = exports.filename(run.pk, kind)
     if kind == "json":
         return _attachment(HttpResponse(json.dumps(doc), content_type="application/json"), name)
     if kind == "metrics":

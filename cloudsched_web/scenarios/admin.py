@@ -1,11 +1,34 @@
-from django.contrib import admin
+import json
+
+from django.contrib import admin, messages
+from django.utils.html import format_html
 
 from cloudsched_web.scenarios.models import Scenario
 
 
+def pretty_json(value):
+    return format_html('<pre class="mono" style="max-height:40rem;overflow:auto">{}</pre>', json.dumps(value, indent=2))
+
+
 @admin.register(Scenario)
 class ScenarioAdmin(admin.ModelAdmin):
-    list_display = ("name", "family", "owner", "updated_at")
+    list_display = ("name", "family", "owner", "algorithms", "updated_at")
     list_filter = ("family", "owner")
     search_fields = ("name", "owner__username")
-    readonly_fields = ("created_at", "updated_at")
+    readonly_fields = ("created_at", "updated_at", "config_pretty")
+    actions = ("duplicate",)
+
+    @admin.display(description="algorithms")
+    def algorithms(self, obj):
+        return ", ".join(obj.config.get("algorithms", []))[:80]
+
+    @admin.display(description="configuration (formatted)")
+    def config_pretty(self, obj):
+        return pretty_json(obj.config)
+
+    @admin.action(description="Duplicate the selected scenarios")
+    def duplicate(self, request, queryset):
+        for scenario in queryset:
+            config = {**scenario.config, "name": f"copy of {scenario.name}"[:200]}
+            Scenario.objects.create(owner=scenario.owner, family=scenario.family, name=config["name"], config=config)
+        messages.success(request, f"Duplicated {queryset.count()} scenario(s).")

@@ -157,7 +157,7 @@ def delete(request, pk):
 def sweep(request, pk):
     """Sweep one or two parameters of a saved scenario: a study of runs fanned out to the workers."""
     scenario = _get_scenario_for_user(request, pk)
-    form = SweepForm(scenario.config, request.POST or None)
+    form = SweepForm(_normalised(scenario.config), request.POST or None)
     if request.method == "POST" and form.is_valid():
         try:
             study = submit_sweep(scenario, form.axes(), name=form.cleaned_data["name"])

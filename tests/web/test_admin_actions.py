@@ -1,0 +1,37 @@
+import json
+
+import pytest
+from django.contrib.auth import get_user_model
+
+from cloudsched_web.runs.models import Run, Study
+from cloudsched_web.scenarios.models import Scenario
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def admin_client(client):
+    client.force_login(get_user_model().objects.create_superuser("root", "", "pw-unused-123"))
+    return client
+
+
+def test_duplicate_scenarios(admin_client, scenario):
+    admin_client.post("/admin/scenarios/scenario/", {"action": "duplicate", "_selected_action": [scenario.pk]})
+    assert Scenario.objects.filter(name="copy of toy example").exists()
+
+
+def test_requeue_failed_runs_sends_them_again(admin_client, scenario, django_capture_on_commit_callbacks):
+    run = Run.objects.create(scenario=scenario, config=scenario.config, status=Run.Status.FAILED, error="boom")
+    with django_capture_on_commit_callbacks(execute=True):
+        admin_client.post("/admin/runs/run/", {"action": "requeue_runs", "_selected_action": [run.pk]})
+    run.refresh_from_db()
+    assert run.status == Run.Status.SUCCEEDED and run.error == ""  # eager Celery ran it again
+
+
+def test_config_is_shown_formatted(admin_client, scenario):
+    page = admin_client.get(f"/admin/scenarios/scenario/{scenario.pk}/change/").content.decode()
+    assert json.dumps(scenario.config, indent=2).splitlines()[1].strip().replace('"', "&quot;") in page
+    run = Run.objects.create(scenario=scenario, config=scenario.config)
+    assert admin_client.get(f"/admin/runs/run/{run.pk}/change/").status_code == 200
+    study = Study.objects.create(scenario=scenario, name="s", claims=["a claim"])
+    assert "a claim" in admin_client.get(f"/admin/runs/study/{study.pk}/change/").content.decode()

@@ -1,0 +1,56 @@
+import pytest
+
+from cloudsched_web.runs.models import Run, Study
+
+pytestmark = pytest.mark.django_db
+
+
+def test_the_gallery_lists_presets_with_their_claims(alice_client):
+    page = alice_client.get("/presets/?family=toy").content.decode()
+    assert "Toy: makespan vs machines" in page and "Graham 1969" in page
+
+
+def test_one_click_runs_a_preset_as_a_study(alice_client, django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=True):
+        response = alice_client.post("/presets/toy/machines_sweep/")
+    study = Study.objects.get()
+    assert response.url == f"/studies/{study.pk}/"
+    assert study.runs.filter(status=Run.Status.SUCCEEDED).count() == 3
+    page = alice_client.get(response.url).content.decode()
+    assert "Graham 1969" in page and 'id="study-payload"' in page
+
+
+def test_an_unknown_preset_is_a_message_not_a_500(alice_client):
+    response = alice_client.post("/presets/toy/nope/", follow=True)
+    assert response.status_code == 200 and "unknown preset" in response.content.decode()
+
+
+def test_a_sweep_of_two_parameters_creates_the_grid(alice_client, scenario, django_capture_on_commit_callbacks):
+    form = {
+        "axis1": "datacenter.machines",
+        "values1": "1, 2",
+        "axis2": "workload.jobs",
+        "values2": "5,10",
+        "name": "grid",
+    }
+    with django_capture_on_commit_callbacks(execute=True):
+        response = alice_client.post(f"/scenarios/{scenario.pk}/sweep/", form)
+    study = Study.objects.get()
+    assert response.url == f"/studies/{study.pk}/"
+    assert study.name == "grid" and study.runs.count() == 4
+    payload = alice_client.get(response.url).context["payload"]
+    assert payload["x_axis"] == "datacenter.machines" and payload["series_axis"] == "workload.jobs"
+    line = payload["metrics"]["makespan_s"]["fcfs · jobs=5"]
+    assert [p["x"] for p in line] == [1, 2] and all("err" in p for p in line)
+
+
+def test_a_bad_sweep_value_is_shown_next_to_its_values_and_nothing_is_created(alice_client, scenario):
+    form = {"axis1": "datacenter.machines", "values1": "2, 0, 5000"}
+    page = alice_client.post(f"/scenarios/{scenario.pk}/sweep/", form).content.decode()
+    assert "points[1].datacenter.machines" in page and "≥ 1" in page and "≤ 1000" in page
+    assert not Study.objects.exists() and not Run.objects.exists()
+
+
+def test_a_sweep_needs_values(alice_client, scenario):
+    page = alice_client.post(f"/scenarios/{scenario.pk}/sweep/", {"axis1": "seed", "values1": " , "}).content.decode()
+    assert "give 1 to 50 comma-separated values" in page

@@ -1,0 +1,137 @@
+"""Result page, its data endpoint, exports, share links, diff and study pages."""
+
+import pytest
+
+import schedulers
+from cloudsched_web.runs import queries
+from cloudsched_web.runs.models import Run, Study
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def _fresh_cache():
+    queries.clear_cache()
+
+
+@pytest.fixture
+def finished_run(scenario):
+    run = Run.objects.create(scenario=scenario, config=scenario.config, status=Run.Status.SUCCEEDED, progress=1.0)
+    result = schedulers.run(scenario.config)
+    run.store_result(result)
+    run.save()
+    return run
+
+
+def test_the_page_shows_validity_stamp_exports_and_gaps(alice_client, finished_run):
+    response = alice_client.get(f"/runs/{finished_run.pk}/")
+    page = response.content.decode()
+    assert 'id="validity-badge"' in page and "checks passed" in page
+    assert "segments well-formed" in page and "capacity per resource (not checked)" in page
+    assert finished_run.load_result()["scenario_digest"][:20] in page
+    for kind in ("metrics", "summary", "schedule", "scenario"):
+        assert f"/runs/{finished_run.pk}/export/{kind}/" in page
+    assert response.context["validity"]["ok"] is True
+
+
+def test_the_data_endpoint_windows_the_gantt(alice_client, finished_run):
+    url = f"/runs/{finished_run.pk}/data.json"
+    whole = alice_client.get(url, {"kind": "gantt", "run": 0}).json()
+    assert whole["algorithm"] == "fcfs" and len(whole["bars"]["s"]) == whole["total_segments"] == 20
+    lo, hi = whole["span"]
+    mid = (lo + hi) / 2
+    part = alice_client.get(url, {"kind": "gantt", "run": 0, "t0": mid, "t1": hi}).json()
+    assert 0 < len(part["bars"]["s"]) < 20
+    assert all(e > mid for e in part["bars"]["e"])
+
+
+def test_the_data_endpoint_overlays_series_of_all_algorithms(alice_client, finished_run):
+    data = alice_client.get(f"/runs/{finished_run.pk}/data.json", {"kind": "series", "rep": 1}).json()
+    assert set(data["series"]["running_jobs"]) == {"fcfs", "lpt"}
+    assert data["frequency"] is None  # no DVFS in the toy family
+
+
+@pytest.mark.parametrize(
+    ("params", "field"),
+    [({"kind": "gantt", "run": 9}, "run"), ({"kind": "gantt", "t0": "x"}, "t0"), ({"kind": "what"}, "kind"),
+     ({"kind": "series", "rep": 7}, "repetition"), ({"kind": "gantt", "t0": 5, "t1": 1}, "t1")],
+)  # fmt: skip
+def test_bad_data_requests_are_400_naming_the_field(alice_client, finished_run, params, field):
+    response = alice_client.get(f"/runs/{finished_run.pk}/data.json", params)
+    assert response.status_code == 400 and response.json()["field"] == field
+
+
+def test_diff_reports_what_moved_and_waited(alice_client, finished_run):
+    data = alice_client.get(f"/runs/{finished_run.pk}/data.json", {"kind": "diff", "a": 0, "b": 1}).json()
+    assert data["a"]["algorithm"] == "fcfs" and data["b"]["algorithm"] == "lpt"
+    assert data["jobs"] == 20 and data["changed"] == data["later"] + data["earlier"] + data["moved"] - _same_time_moves(
+        data
+    )
+    assert alice_client.get(f"/runs/{finished_run.pk}/diff/?a=0&b=1").status_code == 200
+
+
+def _same_time_moves(data):
+    return sum(1 for r in data["rows"] if r["moved"] and r["delta_start"] != 0)
+
+
+def test_exports(alice_client, finished_run):
+    base = f"/runs/{finished_run.pk}/export"
+    metrics = alice_client.get(f"{base}/metrics/").content.decode().splitlines()
+    assert metrics[0].startswith("algorithm,repetition,wall_time_s") and len(metrics) == 5
+    schedule = b"".join(alice_client.get(f"{base}/schedule/").streaming_content).decode().splitlines()
+    assert schedule[0].startswith("run,algorithm,repetition,job,task,resource") and len(schedule) == 81
+    scenario = alice_client.get(f"{base}/scenario/").json()
+    assert scenario == finished_run.config
+    assert alice_client.get(f"{base}/swf/").status_code == 404  # toy job records carry no submit times
+    assert alice_client.get(f"{base}/nope/").status_code == 404
+
+
+def test_share_link_serves_page_data_and_scenario_until_revoked(alice_client, client, finished_run):
+    alice_client.post(f"/runs/{finished_run.pk}/share/")
+    finished_run.refresh_from_db()
+    token = finished_run.share_token
+    anonymous = client.__class__()
+    assert anonymous.get(f"/share/{token}/data.json", {"kind": "gantt"}).status_code == 200
+    assert anonymous.get(f"/share/{token}/export/scenario/").json()["family"] == "toy"
+    assert anonymous.get(f"/share/{token}/export/schedule/").status_code == 404  # the full schedule is owner-only
+    assert anonymous.get(f"/share/{token}/diff/").status_code == 200
+    alice_client.post(f"/runs/{finished_run.pk}/share/", {"revoke": "1"})
+    assert anonymous.get(f"/share/{token}/data.json").status_code == 404
+
+
+def test_a_logged_in_viewer_clones_a_shared_run(alice_client, client, bob, finished_run):
+    alice_client.post(f"/runs/{finished_run.pk}/share/")
+    finished_run.refresh_from_db()
+    client.force_login(bob)
+    response = client.post(f"/share/{finished_run.share_token}/clone/")
+    assert bob.scenarios.get().config["algorithms"] == finished_run.config["algorithms"]
+    assert response.url == f"/scenarios/{bob.scenarios.get().pk}/"
+
+
+def test_bob_gets_404_on_alices_data_exports_and_diff(client, bob, finished_run):
+    client.force_login(bob)
+    for url in ("data.json", "export/metrics/", "export/scenario/", "diff/"):
+        assert client.get(f"/runs/{finished_run.pk}/{url}").status_code == 404
+
+
+def test_study_share_link_and_revoke(alice_client, client, scenario, django_capture_on_commit_callbacks):
+    from cloudsched_web.runs.services import submit_sweep
+
+    with django_capture_on_commit_callbacks(execute=True):
+        study = submit_sweep(scenario, {"datacenter.machines": [1, 2]})
+    alice_client.post(f"/studies/{study.pk}/share/")
+    study.refresh_from_db()
+    anonymous = client.__class__()
+    page = anonymous.get(f"/share/study/{study.share_token}/")
+    assert page.status_code == 200 and "Create share link" not in page.content.decode()
+    assert alice_client.get(f"/studies/{study.pk}/status.json").json()["finished"] is True
+    alice_client.post(f"/studies/{study.pk}/share/", {"revoke": "1"})
+    assert anonymous.get(f"/share/study/{study.share_token}/").status_code == 404
+
+
+def test_bob_cannot_see_alices_study(client, bob, scenario):
+    study = Study.objects.create(scenario=scenario, name="s")
+    client.force_login(bob)
+    assert client.get(f"/studies/{study.pk}/").status_code == 404
+    assert client.post(f"/studies/{study.pk}/share/").status_code == 404
+    assert "s" not in [s.name for s in client.get("/studies/").context["studies"]]
