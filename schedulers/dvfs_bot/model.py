@@ -44,6 +44,7 @@ PowerTableName = Literal[tuple(SPECPOWER_TABLES)]  # type: ignore[valid-type]
 MAX_VMS = 20_000
 MAX_RANK = 9  # base scores 10000/1000/100/10 stay ordered and positive (Sec. IV)
 MAX_LEVELS = 10
+MAX_INLINE_TASKS = 2_000_000
 WORK_BUDGET = 1e9  # jobs × VMs: ≈ 10 min of scoring on one core (bench: 12 k jobs × 800 VMs ≈ 7 s)
 
 # Intel Pentium M 1.6 GHz operating points (models.md §7.2, Linux speedstep-centrino), lowest first.
@@ -244,8 +245,12 @@ def check(cfg: DvfsScenario) -> None:
                 "field": "workload.iat_scale_s" if isinstance(wl, GeneratorWorkload) else "workload.jobs",
                 "message": f"about {jobs:.0f} {'jobs' if isinstance(wl, GeneratorWorkload) else 'tasks'} × {vms} "
                 "VMs is too large a run (Alg. 1 scores every VM for every task)",
-                "allowed": f"expected jobs × VMs ≤ {WORK_BUDGET:.0e}",
+                "allowed": f"expected jobs (generator) or tasks (inline) × VMs ≤ {WORK_BUDGET:.0e}",
             }
+        )
+    if isinstance(wl, JobsWorkload) and jobs > MAX_INLINE_TASKS:
+        errors.append(
+            {"field": "workload.jobs", "message": f"{jobs:.0f} tasks in total", "allowed": f"≤ {MAX_INLINE_TASKS}"}
         )
     if isinstance(wl, GeneratorWorkload):
         if wl.runtime_log2_min >= wl.runtime_log2_max:
