@@ -116,12 +116,15 @@ def foreground_pass(sim: TwoTier, now: float, na: int, mode: str) -> None:
     if sim.idle_fg == 0 or h + 1 >= na:
         return
     lo = h + 1
-    size = sim.size[lo:na]
-    # a lower bound of t_r (est. work left); the exact t_r is taken per candidate below
-    rem = sim.wl[lo:na] - sim.rate[lo:na] * (now - sim.tupd[lo:na]) + sim.slack_np[lo:na]
-    ok = sim.unfg_np[lo:na] & (size <= sim.idle_fg) & ((rem <= shadow - now) | (size <= extra))
-    for k in ok.nonzero()[0].tolist():
-        j = lo + k
+    if na - lo > 32:
+        size = sim.size[lo:na]
+        # a lower bound of t_r (est. work left); the exact t_r is taken per candidate below
+        rem = sim.wl[lo:na] - sim.rate[lo:na] * (now - sim.tupd[lo:na]) + sim.slack_np[lo:na]
+        ok = sim.unfg_np[lo:na] & (size <= sim.idle_fg) & ((rem <= shadow - now) | (size <= extra))
+        cands = (ok.nonzero()[0] + lo).tolist()
+    else:  # short list: a plain loop is cheaper than the vectorised filter
+        cands = [j for j in range(lo, na) if sim.unfg[j] and sim.size_l[j] <= sim.idle_fg]
+    for j in cands:
         sj = sim.size_l[j]
         if sj > sim.idle_fg:
             continue
@@ -148,8 +151,8 @@ def background_pass(sim: TwoTier, now: float, na: int) -> None:
     """Alg. 1 Step 3: SJF (by estimate) over the queue into the background tier."""
     if sim.n_waiting == 0:
         return
-    cand = sim.bg_candidates()
-    free = int(cand.size)
+    eligible = sim.bg_eligible()
+    free = int(np.count_nonzero(eligible))
     if free == 0:
         return
     lo = _advance(sim, na)
@@ -157,6 +160,7 @@ def background_pass(sim: TwoTier, now: float, na: int) -> None:
     if q.size == 0:
         return
     q = q[np.argsort(sim.est[q], kind="stable")]
+    cand = sim.bg_candidates(eligible)
     used = 0
     for j in q.tolist():
         sj = sim.size_l[j]

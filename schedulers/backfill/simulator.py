@@ -222,12 +222,16 @@ class TwoTier:
             idle = idle[np.argsort(self.bg_cpu[idle], kind="stable")]
         return idle
 
-    def bg_candidates(self) -> np.ndarray:
-        """Idle bg VMs that may host work (fg use < threshold), least-loaded fg first (line 24)."""
+    def bg_eligible(self) -> np.ndarray:
+        """Mask of idle bg VMs that may host work (fg CPU use below the threshold, Section 2.2.1 point 3)."""
         if not self.cpu_known:
-            return (self.bg < 0).nonzero()[0]
-        ok = ((self.bg < 0) & (self.fg_cpu < self.threshold)).nonzero()[0]
-        return ok[np.argsort(self.fg_cpu[ok], kind="stable")]
+            return self.bg < 0
+        return (self.bg < 0) & (self.fg_cpu < self.threshold)
+
+    def bg_candidates(self, eligible: np.ndarray) -> np.ndarray:
+        """The eligible bg VMs, least-loaded fg first (Dispatch(BG), Alg. 2 line 24)."""
+        ok = eligible.nonzero()[0]
+        return ok[np.argsort(self.fg_cpu[ok], kind="stable")] if self.cpu_known else ok
 
     def own_fg_idle(self, j: int) -> bool:
         return not (self.fg[self.procs[j]] >= 0).any()
