@@ -87,10 +87,15 @@ def _anneal(inst: Instance, kids: np.ndarray, temp: float, prm: GaParams, rng: n
         cur = np.where(accept, new, cur)
 
 
-def _evolve(inst: Instance, pop: np.ndarray, prm: GaParams, rng: np.random.Generator, anneal: bool) -> np.ndarray:
+def _evolve(
+    inst: Instance, pop: np.ndarray, prm: GaParams, rng: np.random.Generator, anneal: bool, progress
+) -> np.ndarray:
     m = inst.platform.n_servers
     fit = fitness(inst, pop)
+    every = max(1, prm.generations // 50)
     for g in range(prm.generations):
+        if progress is not None and g % every == 0:
+            progress(0.9 * g / prm.generations)
         order = np.argsort(fit, kind="stable")
         elite = pop[order[: prm.elite]]
         kids = _offspring(pop, fit, m, prm, rng)
@@ -105,18 +110,18 @@ def _random_population(inst: Instance, size: int, rng: np.random.Generator) -> n
     return rng.integers(0, inst.platform.n_servers, size=(size, inst.n_tasks)).astype(np.intp)
 
 
-def mm_ga(inst: Instance, rng: np.random.Generator, prm: GaParams | None = None) -> Schedule:
+def mm_ga(inst: Instance, rng: np.random.Generator, prm: GaParams | None = None, progress=None) -> Schedule:
     """MM-GA: a GA whose initial population holds the Min-Min placement; REC at the end."""
     prm = prm or GaParams()
     pop = _random_population(inst, prm.population, rng)
     pop[0] = min_min_placement(inst)
-    server, moves = rec(inst, _evolve(inst, pop, prm, rng, anneal=False))
+    server, moves = rec(inst, _evolve(inst, pop, prm, rng, False, progress))
     return finish(inst, server, moves)
 
 
-def gsa(inst: Instance, rng: np.random.Generator, prm: GaParams | None = None) -> Schedule:
+def gsa(inst: Instance, rng: np.random.Generator, prm: GaParams | None = None, progress=None) -> Schedule:
     """GSA: GA with simulated annealing on each generation's offspring; REC at the end."""
     prm = prm or GaParams()
     pop = _random_population(inst, prm.population, rng)
-    server, moves = rec(inst, _evolve(inst, pop, prm, rng, anneal=True))
+    server, moves = rec(inst, _evolve(inst, pop, prm, rng, True, progress))
     return finish(inst, server, moves)

@@ -35,7 +35,7 @@ def ga_params(prm) -> GaParams:
     )
 
 
-def solve(inst: Instance, name: str, prm, rng: np.random.Generator) -> Schedule:
+def solve(inst: Instance, name: str, prm, rng: np.random.Generator, progress=None) -> Schedule:
     """Run per-job algorithm ``name`` (a key of :data:`.scenario.OFFLINE`) on ``inst``."""
     moves = prm.max_moves or None
     if name == "tapra":
@@ -45,9 +45,9 @@ def solve(inst: Instance, name: str, prm, rng: np.random.Generator) -> Schedule:
     if name == "min_min":
         return min_min(inst)
     if name == "mm_ga":
-        return mm_ga(inst, rng, ga_params(prm))
+        return mm_ga(inst, rng, ga_params(prm), progress)
     if name == "gsa":
-        return gsa(inst, rng, ga_params(prm))
+        return gsa(inst, rng, ga_params(prm), progress)
     raise ValueError(f"unknown algorithm {name!r}")
 
 
@@ -66,7 +66,7 @@ def _lp_bound(inst: Instance, sched: Schedule, prm) -> float | None:
 def run_offline(cfg, inst: Instance, algorithm: str, rng: np.random.Generator, progress) -> RunOutput:
     prm = cfg.params
     t0 = time.perf_counter()
-    sched = solve(inst, algorithm, prm, rng)
+    sched = solve(inst, algorithm, prm, rng, progress)
     runtime = time.perf_counter() - t0
     progress(0.9)
     metrics: dict[str, Any] = {
