@@ -53,6 +53,7 @@ def metrics(sim: Simulation) -> dict[str, float]:
         "rejection_rate": float(sim.app_rejected.mean()) if inst.n_apps else 0.0,
         "makespan_s": float(end),
         "remote_task_share": float(remote.sum() / max(1, placed.sum())),
+        "schedule_truncated": int(sim.truncated),
     }
     for c, cl in enumerate(sim.clouds):
         denom = float(inst.cloud_vms[c]) * end
@@ -126,7 +127,7 @@ def jobs(sim: Simulation) -> list[dict]:
 def build_output(sim: Simulation) -> RunOutput:
     return RunOutput(
         metrics=metrics(sim),
-        schedule=segments(sim) if sim.record else [],
+        schedule=segments(sim),
         series=series(sim, sim.cfg.params.series_points),
         jobs=jobs(sim),
     )

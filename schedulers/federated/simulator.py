@@ -96,6 +96,8 @@ class Simulation:
         self.app_rejected = np.zeros(inst.n_apps, dtype=bool)
         self.preemptions = 0
         self.segments: list[tuple] = []
+        self.n_segments = 0
+        self.truncated = False
         self.power_t: list[float] = [0.0]
         self.power_w: list[float] = [float((self.p_idle * self.n_servers).sum())]
         self.busy_vms: list[int] = [0]
@@ -143,7 +145,11 @@ class Simulation:
         cl.total_free += w
         cl.busy_vm_s += w * (now - start)
         if self.record:
-            self.segments.append((t, c, servers, start, now, overhead, reason))
+            if self.n_segments + len(servers) > self.cfg.params.max_segments:
+                self.record, self.truncated = False, True
+            else:
+                self.n_segments += len(servers)
+                self.segments.append((t, c, servers, start, now, overhead, reason))
         if self.planner.is_ar[t]:
             self.planner.book.finish(c, t)
         else:

@@ -111,3 +111,10 @@ def test_full_result_is_json_serialisable_with_native_types():
     assert len({len(v) for v in run["series"].values()}) == 1
     seg = run["schedule"][0]
     assert {"job", "task", "resource", "start", "end", "share", "kind", "cloud"} <= set(seg)
+
+
+def test_segment_cap_truncates_and_says_so():
+    scenario = _scenario(5, 0.3, 10.0, True) | {"algorithms": ["dcls"], "params": {"max_segments": 10}}
+    run = schedulers.run(scenario)["runs"][0]
+    assert len(run["schedule"]) <= 10
+    assert run["metrics"]["schedule_truncated"] == 1
