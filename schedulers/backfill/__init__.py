@@ -28,7 +28,7 @@ def example() -> dict[str, Any]:
     """A small two-tier comparison on a Feitelson workload (< 2 s)."""
     return {
         "family": "backfill",
-        "name": "EASY vs KEASY/REASY/MEASY, 400 Feitelson jobs on 64 processors",
+        "name": "EASY vs KEASY/REASY/MEASY, 200 Feitelson jobs on 64 processors",
         "seed": 1,
         "repetitions": 1,
         "algorithms": ["fcfs", "easy", "keasy", "reasy", "measy"],
@@ -36,7 +36,7 @@ def example() -> dict[str, Any]:
         "workload": {
             "kind": "generator",
             "model": "feitelson",
-            "n_jobs": 400,
+            "n_jobs": 200,
             "load": 0.8,
             "feitelson": {"max_size": 64},
         },

@@ -180,7 +180,7 @@ class Params(StrictModel):
     batches: int = Field(10, ge=2, le=1000, description="Batch-means batches for the confidence intervals.")
     record_schedule: bool = Field(True, description="Emit schedule segments (turn off for huge benchmark runs).")
     max_segments: int = Field(
-        50_000, ge=0, le=5_000_000, description="Cap on emitted segments (the run is flagged when cut)."
+        10_000, ge=0, le=5_000_000, description="Cap on emitted segments (the run is flagged when cut)."
     )
     record_jobs: bool = Field(True, description="Emit per-job records.")
 
