@@ -12,16 +12,18 @@ M="$VENV/bin/python manage.py"
 
 log "migrating the database"
 $M migrate --noinput -v0
+$M createcachetable
 $M collectstatic --noinput -v0
 $M ensure_admin
 $M load_demos
 
 redis_start
-log "starting one Celery worker (log: var/celery.log)"
-"$VENV/bin/celery" -A cloudsched_web worker --loglevel INFO --concurrency 1 --logfile var/celery.log &
+log "starting one Celery worker with the outbox sweeper (log: var/celery.log)"
+"$VENV/bin/celery" -A cloudsched_web worker --beat --schedule var/celerybeat-schedule \
+  --loglevel INFO --concurrency 1 --logfile var/celery.log &
 WORKER=$!
 trap 'kill $WORKER 2>/dev/null; wait $WORKER 2>/dev/null' EXIT INT TERM
-$M requeue_runs
+$M requeue_runs --all
 
 log "serving on http://127.0.0.1:8000 (Ctrl-C stops the server and the worker)"
 "$VENV/bin/python" manage.py runserver 127.0.0.1:8000 --noreload

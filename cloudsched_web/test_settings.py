@@ -4,6 +4,8 @@ The test client and the live server speak plain HTTP on loopback; everything
 else (DEBUG off, secure headers) stays as in production.
 """
 
+import os
+
 from cloudsched_web.settings import *  # noqa: F403
 
 SECURE_HTTPS = False
@@ -14,3 +16,7 @@ SECURE_HSTS_SECONDS = 0
 SILENCED_SYSTEM_CHECKS = ["security.W004", "security.W008", "security.W012", "security.W016"]
 # No collectstatic before tests: serve from the finders (static/ and node_modules).
 STORAGES = {**STORAGES, "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"}}  # noqa: F405
+
+# One test database file per pytest process, so parallel test sessions never share (and clobber) one.
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":  # noqa: F405
+    DATABASES["default"]["TEST"] = {"NAME": str(VAR_DIR / f"test-{os.getpid()}.sqlite3")}  # noqa: F405

@@ -59,8 +59,8 @@ def redis_server(tmp_dir: Path):
 
 
 class Worker:
-    def __init__(self, broker_url: str, db_path: str, log_path: Path):
-        env = dict(os.environ)
+    def __init__(self, broker_url: str, db_path: str, log_path: Path, **extra_env: str):
+        env = dict(os.environ, **extra_env)
         env.update(
             CELERY_BROKER_URL=broker_url,
             DATABASE_URL=f"sqlite:///{db_path}",

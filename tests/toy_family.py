@@ -26,6 +26,7 @@ class ToyDatacenter(StrictModel):
 
 class ToyParams(StrictModel):
     sleep_s: float = Field(default=0.0, ge=0, le=60, description="wall-clock pause per job (tests of progress)")
+    allocate_mb: int = Field(default=0, ge=0, le=100_000, description="memory to allocate (tests of limits)")
 
 
 class ToyScenario(ScenarioBase):
@@ -41,6 +42,9 @@ def _prepare(cfg, rng):
 
 
 def _simulate(cfg, durations, algorithm, rng, progress):
+    if cfg.params.allocate_mb:
+        ballast = bytearray(cfg.params.allocate_mb * 1024 * 1024)
+        del ballast
     order = sorted(range(len(durations)), key=lambda j: -durations[j]) if algorithm == "lpt" else range(len(durations))
     free = [(0.0, m) for m in range(cfg.datacenter.machines)]
     schedule = []

@@ -73,6 +73,9 @@ class Run(models.Model):
     finished_at = models.DateTimeField(null=True, blank=True)
     heartbeat_at = models.DateTimeField(null=True, blank=True)
     attempts = models.PositiveIntegerField(default=0)
+    dispatched_at = models.DateTimeField(
+        null=True, blank=True, help_text="When the message reached the broker (empty: waiting for the broker)."
+    )
     task_id = models.CharField(max_length=64, blank=True, help_text="Celery task id of the current attempt.")
     summary = models.JSONField(default=dict, blank=True, help_text="Per-algorithm mean metrics.")
     result_blob = models.BinaryField(null=True, blank=True, editable=False)
@@ -91,6 +94,10 @@ class Run(models.Model):
     @property
     def is_finished(self):
         return self.status in self.FINISHED
+
+    @property
+    def waiting_for_broker(self):
+        return self.status == self.Status.QUEUED and self.dispatched_at is None
 
     @property
     def wall_time_s(self):

@@ -4,6 +4,8 @@ import logging
 
 from celery import group
 from django.db import transaction
+from django.db.models import Q
+from django.utils import timezone
 
 import schedulers
 from cloudsched_web.runs.models import Run, Study
@@ -15,6 +17,7 @@ MAX_STUDY_POINTS = 200
 
 
 def _send(run_ids):
+    """Publish runs; the row's ``dispatched_at`` is the outbox mark the sweeper relies on."""
     from cloudsched_web.runs.tasks import run_simulation
 
     try:
@@ -22,8 +25,11 @@ def _send(run_ids):
             run_simulation.delay(run_ids[0])
         else:  # a group, so that several workers share a study
             group(run_simulation.s(rid) for rid in run_ids).apply_async()
-    except Exception:  # broker down: the rows stay queued and `requeue_runs` resends them
-        log.exception("could not send runs %s to the broker; they stay queued", run_ids)
+    except Exception:  # broker down: the rows stay queued, undispatched, and the sweeper resends them
+        log.warning("could not send runs %s to the broker; they stay queued", run_ids, exc_info=True)
+        return False
+    Run.objects.filter(id__in=run_ids).update(dispatched_at=timezone.now())
+    return True
 
 
 def submit_run(scenario):
@@ -96,9 +102,20 @@ def _get(config, path):
     return node
 
 
-def requeue_stale():
-    """Resend every queued run (after a broker outage); claiming makes duplicates harmless."""
-    ids = list(Run.objects.filter(status=Run.Status.QUEUED).values_list("id", flat=True))
+REDISPATCH_AFTER_S = 6 * 3600
+
+
+def requeue_stale(everything=False):
+    """Resend queued runs that never reached the broker (or whose message is presumed lost).
+
+    ``everything`` resends every queued run (start-up after a broker that lost its data);
+    claiming by conditional update makes duplicate messages harmless.
+    """
+    queued = Run.objects.filter(status=Run.Status.QUEUED)
+    if not everything:
+        lost = timezone.now() - timezone.timedelta(seconds=REDISPATCH_AFTER_S)
+        queued = queued.filter(Q(dispatched_at__isnull=True) | Q(dispatched_at__lt=lost))
+    ids = list(queued.values_list("id", flat=True))
     if ids:
         _send(ids)
     return ids

@@ -1,11 +1,16 @@
 """The one Celery task: run a stored scenario through the library (STYLE.md "Celery and results")."""
 
 import logging
+import resource
+import signal
+import threading
 import time
 import uuid
+from contextlib import contextmanager
 
 from celery import shared_task
 from celery.exceptions import SoftTimeLimitExceeded
+from django.conf import settings
 from django.db.models import Q
 from django.utils import timezone
 
@@ -19,6 +24,33 @@ STALE_AFTER_S = 600
 
 class Cancelled(Exception):
     pass
+
+
+class RunTimeLimit(Exception):
+    pass
+
+
+def _alarm(signum, frame):
+    raise RunTimeLimit()
+
+
+@contextmanager
+def _time_limit(seconds):
+    """Our own soft limit (SIGALRM in the worker process's main thread).
+
+    Celery's prefork soft limit did not fire reliably in our tests; this one does,
+    and Celery's hard limit (soft + 60 s) still kills a run that ignores it.
+    """
+    if not seconds or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGALRM, _alarm)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 def _claim(run_id, task_id):
@@ -69,21 +101,42 @@ def _finish(run_id, **fields):
     Run.objects.filter(id=run_id, status=Run.Status.RUNNING).update(finished_at=timezone.now(), **fields)
 
 
+def _limit_memory():
+    """Cap this worker process's address space so a runaway run fails alone (MemoryError)."""
+    limit_mb = getattr(settings, "RUN_MEMORY_LIMIT_MB", 0)
+    if limit_mb:
+        soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+        want = limit_mb * 1024 * 1024
+        if soft == resource.RLIM_INFINITY or soft > want:
+            resource.setrlimit(resource.RLIMIT_AS, (want, hard))
+    return limit_mb
+
+
 @shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=3)
 def run_simulation(self, run_id):
     run = _claim(run_id, self.request.id or f"direct-{uuid.uuid4()}")
     if run is None:
         log.info("run %s already claimed or finished; nothing to do", run_id)
         return
+    limit_mb = _limit_memory() if not self.request.is_eager else 0
+    limit_s = settings.CELERY_TASK_SOFT_TIME_LIMIT if not self.request.is_eager else 0
     try:
-        result = schedulers.run(run.config, progress=_progress_writer(run_id))
+        with _time_limit(limit_s):
+            result = schedulers.run(run.config, progress=_progress_writer(run_id))
     except Cancelled:
+        return
+    except MemoryError:
+        _finish(run_id, status=Run.Status.FAILED, error=f"the run exceeded the memory limit of {limit_mb} MB")
         return
     except schedulers.ScenarioError as exc:
         _finish(run_id, status=Run.Status.FAILED, error=exc.format())
         return
-    except SoftTimeLimitExceeded:
-        _finish(run_id, status=Run.Status.FAILED, error="the run exceeded its time limit")
+    except (SoftTimeLimitExceeded, RunTimeLimit):
+        _finish(
+            run_id,
+            status=Run.Status.FAILED,
+            error=f"the run exceeded its time limit of {settings.CELERY_TASK_SOFT_TIME_LIMIT} s",
+        )
         return
     except Exception as exc:  # a bug in an algorithm: record it readably, never retry
         log.exception("run %s failed", run_id)
@@ -102,3 +155,11 @@ def run_simulation(self, run_id):
         result_blob=run.result_blob,
         finished_at=timezone.now(),
     )
+
+
+@shared_task
+def sweep_queued_runs():
+    """Periodic outbox sweep (Celery beat): resend runs that never reached the broker."""
+    from cloudsched_web.runs.services import requeue_stale
+
+    return requeue_stale()

@@ -40,14 +40,15 @@ def worker(broker, tmp_path):
     w.stop()
 
 
-def _wait(run, until, timeout=60):
+def _wait(run, until, timeout=60, worker=None):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         run.refresh_from_db()
         if until(run):
             return run
         time.sleep(0.2)
-    raise AssertionError(f"run stuck in {run.status} ({run.progress}): {run.error}")
+    log = worker.log() if worker else ""
+    raise AssertionError(f"run stuck in {run.status} ({run.progress}): {run.error}\n{log}")
 
 
 def _scenario(alice, **params):
@@ -64,7 +65,7 @@ def _scenario(alice, **params):
 
 def test_a_run_goes_through_redis_and_a_worker_process(alice, worker):
     run = submit_run(_scenario(alice))  # autocommit: on_commit sends at once
-    run = _wait(run, lambda r: r.is_finished)
+    run = _wait(run, lambda r: r.is_finished, worker=worker)
     assert run.status == Run.Status.SUCCEEDED, run.error + worker.log()
     assert run.load_result()["runs"][0]["metrics"]["jobs"] == 40
     assert run.attempts == 1 and run.progress == 1.0
@@ -95,7 +96,7 @@ def test_a_run_submitted_while_the_broker_is_down_stays_queued_and_is_picked_up(
     finally:
         app.conf.task_publish_retry = True
     run.refresh_from_db()
-    assert run.status == Run.Status.QUEUED
+    assert run.status == Run.Status.QUEUED and run.waiting_for_broker
     with redis_server(tmp_path) as url:
         _point_broker(url)
         w = Worker(url, connection.settings_dict["NAME"], tmp_path / "w.log")
@@ -103,8 +104,29 @@ def test_a_run_submitted_while_the_broker_is_down_stays_queued_and_is_picked_up(
             w.wait_ready()
             from cloudsched_web.runs.services import requeue_stale
 
-            assert run.pk in requeue_stale()
+            assert requeue_stale() == [run.pk]  # what the periodic sweeper does
             run = _wait(run, lambda r: r.is_finished)
+            assert requeue_stale() == []
         finally:
             w.stop()
     assert run.status == Run.Status.SUCCEEDED
+
+
+def test_time_and_memory_limits_fail_the_run_readably_and_the_worker_survives(alice, broker, tmp_path):
+    w = Worker(
+        broker,
+        connection.settings_dict["NAME"],
+        tmp_path / "w.log",
+        RUN_SOFT_TIME_LIMIT_S="2",
+        RUN_MEMORY_LIMIT_MB="1024",
+    )
+    try:
+        w.wait_ready()
+        slow = _wait(submit_run(_scenario(alice, sleep_s=1.0)), lambda r: r.is_finished, worker=w)
+        assert slow.status == Run.Status.FAILED and "time limit of 2 s" in slow.error
+        greedy = _wait(submit_run(_scenario(alice, allocate_mb=4096)), lambda r: r.is_finished)
+        assert greedy.status == Run.Status.FAILED and "memory limit of 1024 MB" in greedy.error
+        fine = _wait(submit_run(_scenario(alice)), lambda r: r.is_finished)
+        assert fine.status == Run.Status.SUCCEEDED, w.log()
+    finally:
+        w.stop()
