@@ -32,7 +32,8 @@ from pathlib import Path
 
 import numpy as np
 
-from schedulers.core.swf import read_swf
+from schedulers.core.swf import SwfError, read_swf
+from schedulers.core.validation import ScenarioError
 from schedulers.federated.model import FederatedScenario, GeneratorWorkload, InlineWorkload, TraceWorkload
 
 __all__ = ["Instance", "build_instance", "load_trace_jobs", "random_dags"]
@@ -186,12 +187,18 @@ def load_trace_jobs(wl: TraceWorkload) -> tuple[np.ndarray, np.ndarray, np.ndarr
 
     A log named by path is parsed once per process (several scenarios of a preset share it).
     """
-    if wl.swf is not None:
-        start, runtime, vms = _usable_jobs(read_swf(wl.swf))
-    else:
-        stat = Path(wl.path).stat()
-        start, runtime, vms = _read_jobs(str(Path(wl.path).resolve()), stat.st_mtime_ns, stat.st_size)
+    field = "workload.swf" if wl.swf is not None else "workload.path"
+    try:
+        if wl.swf is not None:
+            start, runtime, vms = _usable_jobs(read_swf(wl.swf))
+        else:
+            stat = Path(wl.path).stat()
+            start, runtime, vms = _read_jobs(str(Path(wl.path).resolve()), stat.st_mtime_ns, stat.st_size)
+    except (OSError, SwfError) as exc:
+        raise ScenarioError.single(field, f"cannot read the trace: {exc}", "a readable SWF file") from None
     sel = slice(wl.skip_jobs, wl.skip_jobs + wl.max_jobs)
+    if start[sel].size == 0:
+        raise ScenarioError.single(field, "no usable jobs (known submit, runtime > 0, processors > 0)", "≥ 1 job")
     return start[sel], runtime[sel], vms[sel]
 
 

@@ -144,3 +144,32 @@ def test_llnl_thunder_log_groups_into_applications_as_table_1():
     for run in result["runs"]:
         check_schedule(run, inst, caps)
         assert run["metrics"]["completed_apps"] + run["metrics"]["rejected_apps"] == inst.n_apps
+
+
+SWF = """; Version: 2.2
+1 0 -1 100 4 -1 -1 4 -1 -1 1 1 1 1 1 1 -1 -1
+2 10 -1 50 8 -1 -1 8 -1 -1 1 1 1 1 1 1 -1 -1
+3 20 -1 -1 8 -1 -1 8 -1 -1 1 1 1 1 1 1 -1 -1
+4 -1 -1 70 2 -1 -1 2 -1 -1 1 1 1 1 1 1 -1 -1
+"""
+
+
+def test_swf_text_drops_unknown_runtimes_and_submits():
+    scenario = {"family": "federated", "workload": {"kind": "trace", "swf": SWF, "group_max": 1}}
+    inst = instance_of(scenario)
+    assert inst.n_apps == 2 and inst.task_vms.tolist() == [4, 8]
+    assert inst.app_arrival.tolist() == [0.0, 10.0]
+
+
+@pytest.mark.parametrize(
+    ("workload", "field"),
+    [
+        ({"kind": "trace", "swf": SWF, "skip_jobs": 10}, "workload.swf"),
+        ({"kind": "trace", "swf": "1 2 3"}, "workload.swf"),
+        ({"kind": "trace", "path": "/nonexistent/x.swf"}, "workload.path"),
+    ],
+)
+def test_unusable_traces_are_scenario_errors_naming_the_field(workload, field):
+    with pytest.raises(ScenarioError) as exc:
+        schedulers.run({"family": "federated", "workload": workload})
+    assert field in exc.value.by_field()
