@@ -168,3 +168,36 @@ def test_random_instances_stay_valid(rows, alg, cpu_info):
                             if o["job"] == s["job"] and o["resource"] == s["resource"] and o["tier"] == "bg"
                         )  # fmt: skip
                         assert not placed_before or f["cpu"] < 0.96
+
+
+def test_fig3_a_job_easy_cannot_backfill_runs_on_idle_cycles_even_at_full_cpu():
+    """Fig. 3 situation with 100 % CPU usage everywhere, 4 processors, exact runtimes.
+
+    J1 (2 procs, 100 s) runs; J2 (4 procs, 10 s) is the head with shadow 100 and no extra processors;
+    J3 (2 procs, 50 s, estimate 200) may not backfill under EASY. KEASY puts J3 into the background VMs
+    of the two idle processors, where it runs at full speed (their fg VMs are idle, eq. 3.2 case 1) and
+    ends at 52; the head still starts at 100.
+    """
+    wl = jobs_workload([(0, 2, 100, 100, 1.0), (1, 4, 10, 10, 1.0), (2, 2, 50, 200, 1.0)])
+    runs = {r["algorithm"]: r for r in schedulers.run(_scenario(["easy", "keasy"], wl, processors=4))["runs"]}
+    easy, keasy = runs["easy"]["jobs"], runs["keasy"]["jobs"]
+    assert [j["end_s"] for j in easy] == [100, 110, 160]
+    assert [j["end_s"] for j in keasy] == [100, 110, 52]
+    assert keasy[1]["start_s"] == 100
+
+
+def test_reasy_pins_a_background_job_while_keasy_kills_and_measy_migrates():
+    """J1 (2 procs, 10 s, CPU 80 %) on p0–p1, J2 (2 procs, 100 s, CPU 40 %) on p2–p3; J3 (2 procs, 20 s,
+    CPU 50 %) arrives at 1 and goes to the background of p2–p3 (least loaded fg, Alg. 2 line 24), where it
+    progresses at eff = 0.5 (CPU_idle 0.6 ≥ CPU_req 0.5). At 10 J1 ends: KEASY kills J3 and restarts it on
+    p0–p1 (ends 30), MEASY (cost 0) moves it with 20 − 9·0.5 = 15.5 s left (ends 25.5), REASY keeps it
+    pinned in the background (Alg. 3) where it ends at 1 + 20 / 0.5 = 41.
+    """
+    wl = jobs_workload([(0, 2, 10, 10, 0.8), (0, 2, 100, 100, 0.4), (1, 2, 20, 20, 0.5)])
+    params = {"eff_multi_min": 0.5, "eff_multi_max": 0.5, "migration_cost_s": 0.0}
+    runs = {r["algorithm"]: r for r in schedulers.run(_scenario(TWO_TIER, wl, processors=4, **params))["runs"]}
+    assert runs["keasy"]["jobs"][2]["end_s"] == pytest.approx(30.0)
+    assert runs["measy"]["jobs"][2]["end_s"] == pytest.approx(25.5)
+    assert runs["reasy"]["jobs"][2]["end_s"] == pytest.approx(41.0)
+    assert {s["resource"] for s in runs["reasy"]["schedule"] if s["job"] == "3"} == {"p2", "p3"}
+    assert {s["tier"] for s in runs["reasy"]["schedule"] if s["job"] == "3"} == {"bg"}
