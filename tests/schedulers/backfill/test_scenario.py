@@ -146,3 +146,24 @@ def test_a_shrunk_preset_scenario_runs():
     sc["workload"]["n_jobs"] = 300
     result = schedulers.run(sc)
     assert {r["algorithm"] for r in result["runs"]} == {"easy", "keasy", "measy"}
+
+
+GOLDEN = {  # example() with its seed; a change here must be explained in the commit message
+    "fcfs": (26408.325541304395, 179.14528640602526, 0, 0),
+    "easy": (10126.77967829636, 37.38104403907713, 0, 0),
+    "keasy": (6749.663851821653, 19.234051616241796, 0, 9),
+    "reasy": (6614.56388152755, 18.393447556211154, 0, 0),
+    "measy": (6678.090788734932, 19.332547218550655, 9, 0),
+}
+
+
+def test_example_matches_the_golden_numbers():
+    result = schedulers.run(schedulers.example("backfill"))
+    got = {
+        r["algorithm"]: tuple(
+            r["metrics"][k] for k in ("avg_response_time_s", "avg_bounded_slowdown", "migrations", "kills")
+        )
+        for r in result["runs"]
+    }
+    for alg, values in GOLDEN.items():
+        assert got[alg] == pytest.approx(values, rel=1e-9)
