@@ -167,3 +167,18 @@ def test_example_matches_the_golden_numbers():
     }
     for alg, values in GOLDEN.items():
         assert got[alg] == pytest.approx(values, rel=1e-9)
+
+
+THUNDER = TRACES / "LLNL-Thunder-2007-1.1-cln.swf.gz"
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not THUNDER.exists(), reason="real traces not available")
+def test_easy_on_the_full_llnl_thunder_trace():
+    """121k records, 4008 processors: unsorted submits and −1 fields are handled, every usable job ends once."""
+    sc = {"family": "backfill", "algorithms": ["easy"], "datacenter": {"use_trace_size": True},
+          "workload": {"kind": "trace", "path": str(THUNDER)}, "params": {"record_schedule": False}}  # fmt: skip
+    run = schedulers.run(sc)["runs"][0]
+    inst = instance(config(**sc))
+    assert inst.processors == 4008 and len(inst) > 110_000
+    assert_jobs_complete(run, inst)
