@@ -77,6 +77,7 @@ class OnlineSim:
         self.planned = np.full(len(jobs), np.nan)
         self.segments: list[tuple] = []
         self.runtime = 0.0
+        self.energy = 0.0
         self.rounds = 0
         self.events = EventQueue()
         self.pending_arrivals = len(jobs)
@@ -128,6 +129,7 @@ class OnlineSim:
     def _start_job(self, k: int, inst: Instance, sched, keep: np.ndarray, now: float) -> set[int]:
         self.start[k] = now
         self.planned[k] = sched.jct
+        self.energy += sched.energy  # eq. 9; DRC changes rates, not α·Load/λ
         touched = set()
         for i, (js, c) in enumerate(zip(sched.server, sched.c, strict=True)):
             j = int(keep[js])
@@ -269,6 +271,7 @@ class OnlineSim:
             "max_jct_s": float(jct.max()) if jct.size else 0.0,
             "makespan_s": end,
             "utilization": float(busy / (self.cap.sum() * end)) if end > 0 else 0.0,
+            "energy": float(self.energy),
             "jobs": len(self.jobs),
             "jobs_unscheduled": int((~ok).sum()),
             "scheduling_rounds": self.rounds,

@@ -58,20 +58,23 @@ def rec(inst: Instance, server: np.ndarray) -> tuple[np.ndarray, int]:
     tasks = np.arange(n)
     moves = 0
     e_total = energy(inst, server)
+    r = ratios(inst, server)
     while e_total > inst.e_limit * (1 + RTOL):
-        r = ratios(inst, server)
         jct = r.max()
         d_e = inst.ecost - inst.ecost[tasks, server][:, None]
         cand = d_e < -RTOL * max(e_total, 1.0) / n
-        if not cand.any():
+        movable = np.flatnonzero(cand.any(axis=1))  # tasks not yet on a least-energy server
+        if movable.size == 0:
             break
-        et_new, rest = move_times(inst, server, r, tasks)
+        et_new, rest = move_times(inst, server, r, movable)
         d_jct = np.maximum(et_new, rest[:, None]) - jct
-        d_jct[~cand] = np.inf
+        d_jct[~cand[movable]] = np.inf
         best = d_jct.min()
         tie = d_jct <= best + RTOL * jct
-        flat = int(np.argmin(np.where(tie, d_e, np.inf)))
-        i, j = divmod(flat, inst.platform.n_servers)
+        flat = int(np.argmin(np.where(tie, d_e[movable], np.inf)))
+        t, j = divmod(flat, inst.platform.n_servers)
+        i = int(movable[t])
+        apply_move(inst, r, i, int(server[i]), j)
         server[i] = j
         e_total += float(d_e[i, j])
         moves += 1
