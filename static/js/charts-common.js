@@ -5,10 +5,10 @@
 
   // A job's colour: the same job has the same colour on every chart of the page.
   function jobColour(job) {
-    let h = 0;
+    let h = 2166136261; // FNV-1a, then golden-angle hues so neighbouring ids look different
     const s = String(job);
-    for (let i = 0; i < s.length; i++) h = (h * 31 + s.charCodeAt(i)) >>> 0;
-    return `hsl(${h % 360}, ${55 + (h >> 9) % 25}%, ${45 + (h >> 17) % 20}%)`;
+    for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 16777619) >>> 0;
+    return `hsl(${((h % 1000) * 137.508) % 360}, ${55 + ((h >>> 10) % 30)}%, ${42 + ((h >>> 20) % 22)}%)`;
   }
 
   // Whiskers for every dataset that carries an `err` array (bar or line charts).

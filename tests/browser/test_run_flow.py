@@ -62,13 +62,14 @@ def test_login_create_run_and_see_the_result(page, live_server, alice, worker):
     page.wait_for_selector("#run-button")
     page.click("#run-button")
     page.wait_for_selector("#results", timeout=90_000)  # the page polls and reloads itself when done
+    page.wait_for_function("document.body.dataset.timelineLoaded")  # Gantt data comes from the data endpoint
     assert page.inner_text("#status-text") == "succeeded"
     table = page.inner_text("#summary-table")
     assert "fcfs" in table and "lpt" in table and "makespan_s" in table
     assert page.locator("#comparison-chart").bounding_box()["height"] > 100
     # Chart.js really drew: the canvas has non-blank pixels.
     drawn = page.evaluate(
-        "() => { const c = document.getElementById('gantt-chart');"
+        "() => { const c = document.querySelector('#gantt-charts canvas');"
         " const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;"
         " return d.some((v, i) => i % 4 === 3 && v > 0); }"
     )
@@ -78,6 +79,7 @@ def test_login_create_run_and_see_the_result(page, live_server, alice, worker):
 def test_a_bad_scenario_shows_field_errors_in_the_page(page, live_server, alice):
     _login(page, live_server.url)
     page.goto(live_server.url + "/scenarios/new/?family=toy")
+    page.click("#tab-json")  # the raw JSON editor is the "advanced" tab beside the form
     page.fill("#id_config", '{"family": "toy", "repetitions": 1000, "datacenter": {"machines": 0}}')
     page.click("text=Save scenario")
     errors = page.inner_text("#config-errors")
