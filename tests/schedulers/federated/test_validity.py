@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -118,3 +119,10 @@ def test_segment_cap_truncates_and_says_so():
     run = schedulers.run(scenario)["runs"][0]
     assert len(run["schedule"]) <= 10
     assert run["metrics"]["schedule_truncated"] == 1
+
+
+def test_example_matches_the_golden_metrics():
+    """Seeded golden run: any change to the algorithms' numbers must be deliberate (regenerate the file)."""
+    golden = json.loads((Path(__file__).parent / "golden_example.json").read_text())
+    result = schedulers.run(example())
+    assert {run["algorithm"]: run["metrics"] for run in result["runs"]} == golden
