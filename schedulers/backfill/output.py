@@ -72,6 +72,13 @@ def _segments(inst, st: Stretches, limit: int) -> tuple[list[dict[str, Any]], bo
     return out, False
 
 
+def _native(v):
+    """Plain Python scalars only (numpy's float64 subclasses float but must not leak into results)."""
+    if isinstance(v, str):
+        return v
+    return int(v) if isinstance(v, (int, np.integer)) and not isinstance(v, bool) else float(v)
+
+
 def _series(t, columns: dict[str, list]) -> dict[str, list[float]]:
     t = np.asarray(t, dtype=float)
     if t.size == 0:
@@ -116,7 +123,9 @@ def assemble(cfg, inst, first_start, end, stretches: Stretches, series_t, series
         "max_queue_length": int(max(series.get("queue_length", [0]), default=0)),
     }
     schedule: list[dict[str, Any]] = []
-    extra: dict[str, Any] = {"workload": {k: v for k, v in inst.info.items() if isinstance(v, (int, float, str))}}
+    extra: dict[str, Any] = {
+        "workload": {k: _native(v) for k, v in inst.info.items() if isinstance(v, (int, float, str))}
+    }
     if p.record_schedule:
         schedule, cut = _segments(inst, stretches, p.max_segments)
         if cut:

@@ -182,3 +182,22 @@ def test_easy_on_the_full_llnl_thunder_trace():
     inst = instance(config(**sc))
     assert inst.processors == 4008 and len(inst) > 110_000
     assert_jobs_complete(run, inst)
+
+
+def _native_only(obj) -> bool:
+    if isinstance(obj, dict):
+        return all(isinstance(k, str) and _native_only(v) for k, v in obj.items())
+    if isinstance(obj, list):
+        return all(_native_only(v) for v in obj)
+    return obj is None or type(obj) in (str, int, float, bool)
+
+
+def test_results_hold_native_python_types_only():
+    sc = {**schedulers.example("backfill"), "workload": {"kind": "trace", "swf": SWF_SMALL}}
+    assert _native_only(schedulers.run(sc))
+    assert _native_only(schedulers.run(schedulers.example("backfill")))
+
+
+SWF_SMALL = "; MaxProcs: 64\n; MaxRuntime: 500\n" + "".join(
+    f"{i} {10 * i} -1 {50 + i} {1 + i % 8} -1 -1 -1 {100 + i} -1 1 1 1 1 1 1 -1 -1\n" for i in range(1, 40)
+)
