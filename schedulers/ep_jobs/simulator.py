@@ -178,15 +178,18 @@ class OnlineSim:
                 sign = 1.0 if self.policy == "slf" else -1.0
                 order.sort(key=lambda k: (sign * self.jobs[k].total_load, k))
             started = set()
+            view = None
             for k in order:
-                avail = self._available()
-                view = self._sub_platform(avail) if self._mar_ok(avail) else None
-                if view is None:
-                    break
+                if view is None:  # availability changed (or first job): rebuild the job's view
+                    avail = self._available()
+                    view = self._sub_platform(avail) if self._mar_ok(avail) else None
+                    if view is None:
+                        break
                 got = self._try(k, view)
                 if got is not None:
                     touched |= self._start_job(k, got[0], got[1], view[1], now)
                     started.add(k)
+                    view = None
             self.queue = [k for k in self.queue if k not in started]
         self._drc(sorted(touched), now)  # untouched servers keep the same DRC shares
         self.runtime += time.perf_counter() - t0
