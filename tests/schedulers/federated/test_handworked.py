@@ -7,7 +7,7 @@ import pytest
 
 from schedulers.federated.cls import est_lst, priority_list
 from schedulers.federated.mapping import energy_aware, striping
-from schedulers.federated.planner import Frontier, feedback_factor
+from schedulers.federated.planner import Frontier, Planner, feedback_factor
 from schedulers.federated.report import build_output
 
 from .helpers import simulate, stints
@@ -163,3 +163,13 @@ def test_frontier_matches_a_per_vm_list():
         vms[:w] = np.maximum(vms[:w], start) + dur if shift else start + dur
         vms.sort()
         assert np.repeat(f.times, f.counts).tolist() == vms.tolist()
+
+
+@pytest.mark.parametrize(("negative", "expected"), [(False, 0.0), (True, 0.5 * (4.0 - 12.0) / 12.0)])
+def test_feedback_is_floored_at_zero_unless_eq7_is_taken_as_printed(negative, expected):
+    """A task finishing before ERAT + S/b + ETM gives fd < 0 by eq. 7; the default floors it at 0."""
+    sim, _ = simulate(_one_cloud([{"tasks": [{"runtime_s": 10.0, "vms": 1}]}]), "dcls")
+    planner = Planner(sim.inst, 0.5, feedback=True, negative_feedback=negative)
+    planner.cloud[0], planner.erat[0] = 0, 0.0
+    planner.observe(0, 4.0)  # S/b + ETM = 12, finished after 4
+    assert planner.fd[0][0] == pytest.approx(expected)
