@@ -91,7 +91,7 @@ class Task(StrictModel):
 
 class InlineJob(_Draws):
     kind: Literal["job"]
-    tasks: list[Task] = Field(min_length=1, max_length=2000)
+    tasks: list[Task] = Field(min_length=1, max_length=2000, description="The job's tasks")
     e_max: float | None = Field(default=None, gt=0, description="E_MAX (drawn as in the generator if absent)")
 
 
@@ -115,7 +115,7 @@ class OnlineJob(StrictModel):
 
 class OnlineJobs(_Draws):
     kind: Literal["online_jobs"]
-    jobs: list[OnlineJob] = Field(min_length=1, max_length=100000)
+    jobs: list[OnlineJob] = Field(min_length=1, max_length=100000, description="Arriving jobs")
 
 
 Workload = Annotated[OfflineGenerator | InlineJob | OnlineGenerator | OnlineJobs, Field(discriminator="kind")]
@@ -143,11 +143,20 @@ class Params(StrictModel):
 class EpJobsScenario(ScenarioBase):
     family: Literal["ep_jobs"]
     algorithms: list[AlgorithmName] = Field(  # type: ignore[valid-type]
-        default_factory=lambda: ["tapra", "tapra_fast", "min_min"], min_length=1, max_length=len(ALGORITHMS)
+        default_factory=lambda: ["tapra", "tapra_fast", "min_min"],
+        min_length=1,
+        max_length=len(ALGORITHMS),
+        description="Offline: tapra, tapra_fast, min_min, mm_ga, gsa. Online: <scheduler>[-ndrc]:<algorithm> "
+        "with scheduler ontapra, fcfs, slf or llf",
     )
-    datacenter: Datacenter = Field(default_factory=FatTree)
-    workload: Workload = Field(default_factory=OfflineGenerator)
-    params: Params = Field(default_factory=Params)
+    datacenter: Datacenter = Field(
+        default_factory=FatTree, description="A generated FatTree or explicit servers with custom constraints"
+    )
+    workload: Workload = Field(
+        default_factory=OfflineGenerator,
+        description="Offline: one job (generator or inline); online: arriving jobs (generator or inline)",
+    )
+    params: Params = Field(default_factory=Params, description="Algorithm and simulation parameters")
 
 
 def _online(cfg: EpJobsScenario) -> bool:
