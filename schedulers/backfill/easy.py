@@ -17,9 +17,12 @@ job never runs past its estimate and is never killed.
 Complexity: arrivals are a pointer walk over the sorted submit column,
 completions a heap; the running jobs are kept in a list sorted by estimated
 end (bisect), so the shadow time costs O(jobs passed) and never a scan of the
-processors. The waiting queue lives in a byte mask over the job index, viewed
-by numpy, so the backfill candidates of a pass come from one vectorised test
-(the test only gets stricter while the pass starts jobs). An arrival into a
+processors. The waiting queue is a byte mask over the job index (the head is
+found with ``bytearray.find``) plus a numpy column holding each waiting job's
+size (and "infinity" otherwise), so the backfill candidates of a pass — the
+waiting jobs that fit in the free processors — come from one vectorised
+comparison when the queue span is long; the candidates are then tested in
+arrival order (free and extra only shrink during a pass). An arrival into a
 non-empty queue only tests the new job against the cached shadow/extra —
 every older job was already rejected under the same state.
 """
@@ -55,10 +58,10 @@ def simulate_one_tier(inst, backfill: bool = True, progress=None, reservations: 
     size_l = inst.size.tolist()
     run_l = inst.runtime.tolist()
     est_l = inst.estimate.tolist()
-    size_np = inst.size
-    est_np = inst.estimate
+    # size of each waiting job, "infinite" otherwise: one comparison finds the jobs that fit now
+    big = inst.processors + 1
+    size_w = np.full(n, big, dtype=np.int64)
     waiting = bytearray(n)
-    wmask = np.frombuffer(waiting, dtype=np.bool_)
     start = [0.0] * n
     end = [0.0] * n
     alloc: list[list[int]] = [[]] * n
@@ -81,6 +84,7 @@ def simulate_one_tier(inst, backfill: bool = True, progress=None, reservations: 
     def begin(j: int, now: float) -> None:
         nonlocal free, qlen
         waiting[j] = 0
+        size_w[j] = big
         qlen -= 1
         s = size_l[j]
         free -= s
@@ -116,12 +120,8 @@ def simulate_one_tier(inst, backfill: bool = True, progress=None, reservations: 
             return
         lo = qh + 1
         dt = shadow - now
-        if na - lo > 48:  # long queue: one vectorised test; short queue: a plain loop is cheaper
-            s = size_np[lo:na]
-            ok = wmask[lo:na] & (s <= free) & ((est_np[lo:na] <= dt) | (s <= extra))
-            cands = (ok.nonzero()[0] + lo).tolist()
-        else:
-            cands = range(lo, na)
+        # long queue: one vectorised size test; short queue: a plain loop is cheaper
+        cands = ((size_w[lo:na] <= free).nonzero()[0] + lo).tolist() if na - lo > 48 else range(lo, na)
         for j in cands:
             if not waiting[j]:
                 continue
@@ -157,6 +157,7 @@ def simulate_one_tier(inst, backfill: bool = True, progress=None, reservations: 
             j = na
             na += 1
             waiting[j] = 1
+            size_w[j] = size_l[j]
             qlen += 1
             if qlen == 1 or not backfill:
                 schedule(now)
