@@ -74,6 +74,12 @@
     return `${g.algorithm} · repetition ${g.repetition}: ${g.bars.s.length} bars${rows}${cut} (${g.total_segments} segments in all).`;
   }
 
+  // Said on the chart itself when the server cut the data (busiest resources, longest bars).
+  function ganttSubtitle(g) {
+    const cut = g.truncated || g.window_resources > g.resources.length;
+    return { display: cut, text: cut ? `server-side cut: ${g.resources.length} busiest of ${g.window_resources} resources, ${g.bars.s.length} of ${g.window_segments} bars in view — zoom in for more` : "", color: "#a60" };
+  }
+
   async function getJson(url) {
     const r = await fetch(url, { credentials: "same-origin", headers: { Accept: "application/json" } });
     const body = await r.json();
@@ -112,5 +118,5 @@
     };
   }
 
-  window.cs = { palette, jobColour, errorBars, fmt, ganttData, ganttTooltip, ganttNote, getJson, linkedTime };
+  window.cs = { palette, jobColour, errorBars, fmt, ganttData, ganttTooltip, ganttNote, ganttSubtitle, getJson, linkedTime };
 })();

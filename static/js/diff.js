@@ -17,12 +17,12 @@
     document.getElementById("title-" + which).textContent = `${which.toUpperCase()}: ${g.algorithm} · repetition ${g.repetition}`;
     document.getElementById("gantt-box-" + which).style.height = Math.max(160, 60 + 16 * g.resources.length) + "px";
     const data = window.cs.ganttData(g, (job) => COLOURS[status[job] || "same"]);
-    if (charts[which]) { charts[which].$g = g; charts[which].data = data; charts[which].update("none"); return; }
+    if (charts[which]) { charts[which].$g = g; charts[which].data = data; charts[which].options.plugins.subtitle = window.cs.ganttSubtitle(g); charts[which].update("none"); return; }
     const chart = new Chart(document.getElementById("gantt-" + which), {
       type: "bar", data,
       options: { indexAxis: "y", animation: false, maintainAspectRatio: false,
         scales: { x: { type: "linear", title: { display: true, text: `time (${window.cs.unit})` }, min: g.window[0], max: g.window[1] }, y: { type: "category", ticks: { autoSkip: false, font: { size: 10 } } } },
-        plugins: { legend: { display: false }, zoom: link.zoomOptions, tooltip: window.cs.ganttTooltip((c) => c.$g) } },
+        plugins: { legend: { display: false }, zoom: link.zoomOptions, tooltip: window.cs.ganttTooltip((c) => c.$g), subtitle: window.cs.ganttSubtitle(g) } },
     });
     chart.$g = g;
     charts[which] = chart;

@@ -113,13 +113,13 @@
     const data = window.cs.ganttData(g, (job) => window.cs.jobColour(job));
     const holder = document.getElementById("gantt-box-" + g.index);
     holder.style.height = Math.max(160, 60 + 16 * g.resources.length) + "px";
-    if (chart) { chart.$g = g; chart.data = data; chart.update("none"); return; }
+    if (chart) { chart.$g = g; chart.data = data; chart.options.plugins.subtitle = window.cs.ganttSubtitle(g); chart.update("none"); return; }
     chart = new Chart(document.getElementById("gantt-" + g.index), {
       type: "bar", data,
       options: {
         indexAxis: "y", animation: false, maintainAspectRatio: false,
         scales: { x: { ...timeAxis, min: g.window[0], max: g.window[1] }, y: { type: "category", ticks: { autoSkip: false, font: { size: 10 } } } },
-        plugins: { legend: { display: false }, zoom: link.zoomOptions, tooltip: window.cs.ganttTooltip((c) => c.$g) },
+        plugins: { legend: { display: false }, zoom: link.zoomOptions, tooltip: window.cs.ganttTooltip((c) => c.$g), subtitle: window.cs.ganttSubtitle(g) },
       },
     });
     chart.$g = g;
