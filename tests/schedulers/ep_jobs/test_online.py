@@ -143,3 +143,22 @@ def test_online_with_custom_servers_keeps_each_constraint_fraction():
     run = schedulers.run(sc)["runs"][0]
     # job 0 may hold 0.25·20 = 5 vCPUs -> 10 s; job 1 then sees 15 available -> 0.25·15 = 3.75 vCPUs
     assert [j["planned_jct_s"] for j in run["jobs"]] == pytest.approx([10.0, 50 / 3.75])
+
+
+@pytest.mark.parametrize("policy", SCHEDULERS)
+def test_mar_test_blocks_new_jobs_while_capacity_is_held(policy):
+    """With Max_Percent = 0.99 (eq. 56) a job only starts when the data centre holds no base allocation."""
+    import schedulers
+
+    sc = {
+        "family": "ep_jobs",
+        "algorithms": [f"{policy}-ndrc:tapra_fast"],
+        "seed": 2,
+        "datacenter": {"kind": "fattree", "pods": 4, "capacity_low": 10},
+        "workload": {"kind": "online_generator", "arrival_end_s": 200, "arrival_rate": 0.2},
+        "params": {"max_percent": 0.99},
+    }
+    jobs = sorted(schedulers.run(sc)["runs"][0]["jobs"], key=lambda j: j["start"])
+    assert len(jobs) > 5
+    for prev, nxt in zip(jobs, jobs[1:], strict=False):
+        assert nxt["start"] >= prev["finish"] - 1e-9
