@@ -70,13 +70,17 @@ def test_every_family_example_validates_and_has_a_drawable_schema():
         schedulers.validate(schedulers.example(name))
 
 
-def test_changing_family_on_edit_prefills_that_family(alice_client, scenario):
+def test_edit_prefills_the_saved_scenario_and_a_family_switch_the_example(alice_client, scenario):
     page = alice_client.get(f"/scenarios/{scenario.pk}/edit/").content.decode()
     assert "toy example" in page
+    other = next((f for f in schedulers.all_families() if f != "toy"), None)
+    if other:
+        page = alice_client.get(f"/scenarios/{scenario.pk}/edit/?family={other}").content.decode()
+        assert schedulers.example(other)["name"] in page.replace("&quot;", '"')
 
 
 def test_scalar_paths_list_what_a_sweep_can_vary(toy_scenario):
-    family, cfg = schedulers.validate(toy_scenario)
+    _family, cfg = schedulers.validate(toy_scenario)
     paths = scalar_paths(cfg.model_dump(mode="json"))
     assert "datacenter.machines" in paths and "workload.jobs" in paths and "seed" in paths
     assert "family" not in paths and "name" not in paths
