@@ -60,7 +60,7 @@ def deploy(sim: TwoTier, j: int, now: float, mode: str) -> bool:
             pr = sim.remove(j, now)
             sim.counters["swaps"] += 1
             sim.place_fg(j, pr, now)
-            sim.unfg[j] = 0
+            sim.leave_unfg(j)
             return True
         if mode == "R":
             return False
@@ -74,7 +74,7 @@ def deploy(sim: TwoTier, j: int, now: float, mode: str) -> bool:
             sim.wl[j] += sim.cost
     pr = sim.fg_candidates()[: sim.size_l[j]]
     sim.place_fg(j, pr, now)
-    sim.unfg[j] = 0
+    sim.leave_unfg(j)
     return True
 
 
@@ -116,17 +116,13 @@ def foreground_pass(sim: TwoTier, now: float, na: int, mode: str) -> None:
     if sim.idle_fg == 0 or h + 1 >= na:
         return
     lo = h + 1
-    if na - lo > 32:
-        size = sim.size[lo:na]
-        # a lower bound of t_r (est. work left); the exact t_r is taken per candidate below
-        rem = sim.wl[lo:na] - sim.rate[lo:na] * (now - sim.tupd[lo:na]) + sim.slack_np[lo:na]
-        ok = sim.unfg_np[lo:na] & (size <= sim.idle_fg) & ((rem <= shadow - now) | (size <= extra))
-        cands = (ok.nonzero()[0] + lo).tolist()
-    else:  # short list: a plain loop is cheaper than the vectorised filter
+    if na - lo > 32:  # the jobs of J_q ∪ J_bg that fit now, by one comparison on their size column
+        cands = ((sim.size_u[lo:na] <= sim.idle_fg).nonzero()[0] + lo).tolist()
+    else:  # short list: a plain loop is cheaper
         cands = [j for j in range(lo, na) if sim.unfg[j] and sim.size_l[j] <= sim.idle_fg]
     for j in cands:
         sj = sim.size_l[j]
-        if sj > sim.idle_fg:
+        if sj > sim.idle_fg or not sim.unfg[j]:
             continue
         t_r = _deploy_runtime(sim, j, now, mode)
         if t_r is None:

@@ -91,7 +91,7 @@ class TwoTier:
         self.busy_bg = 0
         self.tier = np.zeros(n, dtype=np.int8)
         self.unfg = bytearray(n)  # waiting or background: the list J_q ∪ J_bg of Alg. 1
-        self.unfg_np = np.frombuffer(self.unfg, dtype=np.bool_)
+        self.size_u = np.full(n, P + 1, dtype=np.int64)  # size of a job in J_q ∪ J_bg, P + 1 otherwise
         self.wl = inst.runtime.astype(float).copy()  # work left (dedicated seconds)
         self.rate = np.zeros(n)
         self.tupd = np.zeros(n)
@@ -233,6 +233,14 @@ class TwoTier:
         ok = eligible.nonzero()[0]
         return ok[np.argsort(self.fg_cpu[ok], kind="stable")] if self.cpu_known else ok
 
+    def join_unfg(self, j: int) -> None:
+        self.unfg[j] = 1
+        self.size_u[j] = self.size_l[j]
+
+    def leave_unfg(self, j: int) -> None:
+        self.unfg[j] = 0
+        self.size_u[j] = self.P + 1
+
     def own_fg_idle(self, j: int) -> bool:
         return not (self.fg[self.procs[j]] >= 0).any()
 
@@ -275,14 +283,14 @@ def simulate_two_tier(inst, algorithm: str, params, progress=None) -> TwoTierRes
             sim.remove(j, now)
             sim.wl[j] = 0.0
             sim.tier[j] = DONE
-            sim.unfg[j] = 0
+            sim.leave_unfg(j)
             sim.end[j] = now
             done += 1
             if progress is not None and done % step == 0:
                 progress(done / n)
         while na < n and submit[na] <= now:
             sim.tier[na] = WAITING
-            sim.unfg[na] = 1
+            sim.join_unfg(na)
             sim.n_waiting += 1
             na += 1
             full = True
