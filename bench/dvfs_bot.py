@@ -41,7 +41,7 @@ def performance() -> None:
     preset = scenario(4.25, 7.86, 0.2, repetitions=1)
     plain = {**preset, "workload": {"iat_shape": 4.25, "iat_scale_s": 7.86}, "params": {"record_schedule": False}}
     print("dvfs_bot: one 24 h (4.25, 7.86) workload, 20% urgent, 200 hosts x 4 cores = 800 VMs, median of 3")
-    print(f"{'workload':<34} {'algorithm':<12} {'measured s':>10} {'target s':>9} {'jobs':>6} {'jobs/s':>8} "
+    print(f"{'workload':<38} {'algorithm':<12} {'measured s':>10} {'target s':>9} {'jobs':>6} {'jobs/s':>8} "
           f"{'tasks/s':>8}  ok")  # fmt: skip
     for label, sc in (("preset (24 h horizon, x in [-20,20])", preset), ("generator default (x in [-6,8])", plain)):
         for alg in ("cloud_aware", "baseline"):
@@ -52,7 +52,7 @@ def performance() -> None:
             med = statistics.median(times)
             jobs, tasks = metrics["jobs"], metrics["tasks_run"]
             print(
-                f"{label:<34} {alg:<12} {med:>10.2f} {TARGET_S:>9.0f} {jobs:>6} {jobs / med:>8.0f} {tasks / med:>8.0f}"
+                f"{label:<38} {alg:<12} {med:>10.2f} {TARGET_S:>9.0f} {jobs:>6} {jobs / med:>8.0f} {tasks / med:>8.0f}"
                 f"  {'yes' if med <= TARGET_S else 'NO'}"
             )
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
