@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from schedulers.ep_jobs.genetic import GaParams, fitness, gsa, mm_ga
 from schedulers.ep_jobs.lp import solve_relax_lp
-from schedulers.ep_jobs.minmin import min_min
+from schedulers.ep_jobs.minmin import min_min, min_min_placement
 from schedulers.ep_jobs.model import RTOL, Instance, energy, optra
 from schedulers.ep_jobs.tapra import local_search, rec, tapra, tapra_fast
 
@@ -130,3 +130,12 @@ def test_genetic_algorithms_are_deterministic_for_a_seed():
         a = algo(inst, np.random.default_rng(5), SMALL_GA)
         b = algo(inst, np.random.default_rng(5), SMALL_GA)
         assert np.array_equal(a.server, b.server)
+
+
+@settings(max_examples=15, deadline=None)
+@given(n=st.integers(1, 40), pods=st.sampled_from([2, 4, 6]), seed=st.integers(0, 10**6))
+def test_lazy_min_min_equals_the_full_rescan(n, pods, seed):
+    """Min-Min's lazy heap places the same tasks as re-evaluating every unplaced task each step."""
+    inst = random_instance(n, pods, seed)
+    lazy, full = min_min_placement(inst), min_min_placement(inst, lazy=False)
+    assert optra(inst, lazy)[2] == pytest.approx(optra(inst, full)[2], rel=1e-12)
