@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from collections import defaultdict
 
 import numpy as np
@@ -160,5 +161,5 @@ def test_mar_test_blocks_new_jobs_while_capacity_is_held(policy):
     }
     jobs = sorted(schedulers.run(sc)["runs"][0]["jobs"], key=lambda j: j["start"])
     assert len(jobs) > 5
-    for prev, nxt in zip(jobs, jobs[1:], strict=False):
+    for prev, nxt in itertools.pairwise(jobs):
         assert nxt["start"] >= prev["finish"] - 1e-9
