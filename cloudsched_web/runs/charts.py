@@ -90,6 +90,16 @@ def comparison(result):
     return metrics
 
 
+def primary_metrics(family):
+    """The metrics a family puts first (its registry's ``summary_metrics``), for default chart choices."""
+    import schedulers
+
+    try:
+        return list(schedulers.get_family(family).summary_metrics)
+    except schedulers.ScenarioError:
+        return []
+
+
 def runs_index(result):
     return [
         {"i": i, "algorithm": r.get("algorithm", ""), "repetition": r.get("repetition", 0)}
@@ -107,6 +117,7 @@ def run_page_payload(result):
 
     runs = result.get("runs", [])
     return {
+        "primary": primary_metrics(result.get("family", "")),
         "time_unit": time_unit(runs[0]) if runs else "s",
         "comparison": comparison(result),
         "runs": runs_index(result),
@@ -195,4 +206,5 @@ def study_payload(study, runs_with_results):
     for lines in metrics.values():
         for points in lines.values():
             points.sort(key=lambda p: (isinstance(p["x"], str), p["x"]))
-    return {"x_axis": x_axis, "series_axis": series_axis, "metrics": metrics}
+    family = study.scenario.family if hasattr(study, "scenario") else ""
+    return {"x_axis": x_axis, "series_axis": series_axis, "metrics": metrics, "primary": primary_metrics(family)}

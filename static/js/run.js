@@ -58,7 +58,8 @@
     });
   }
   select.addEventListener("change", () => drawComparison(select.value));
-  if (metricNames.length) drawComparison(metricNames[0]);
+  const first = (payload.primary || []).find((m) => metricNames.includes(m)) || metricNames[0];
+  if (first) { select.value = first; drawComparison(first); }
 
   // Timeline: series overlays + frequency + Gantts on one linked, server-windowed time axis.
   const repSelect = document.getElementById("rep-select");

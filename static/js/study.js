@@ -47,7 +47,9 @@
     });
   }
   select.addEventListener("change", () => draw(select.value));
-  if (names.length) draw(names[0]);
+  const varies = (m) => new Set(Object.values(payload.metrics[m]).flatMap((pts) => pts.map((p) => p.y))).size > 1;
+  const first = (payload.primary || []).find((m) => names.includes(m)) || names.find(varies) || names[0];
+  if (first) { select.value = first; draw(first); }
 
   const status = document.getElementById("study-status");
   if (status.dataset.statusUrl && status.dataset.finished === "0") {
