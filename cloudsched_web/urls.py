@@ -36,6 +36,7 @@ urlpatterns = [
     path("studies/<int:pk>/status.json", runs.study_status, name="study_status"),
     path("studies/<int:pk>/share/", runs.study_share, name="study_share"),
     path("share/study/<uuid:token>/", runs.shared_study, name="study_shared"),
+    path("share/study/<uuid:token>/clone/", runs.shared_study_clone, name="study_shared_clone"),
     path("api/v1/", include("cloudsched_web.api.urls")),
     path("account/tokens/", include("cloudsched_web.api.account_urls")),
     path("admin/", admin.site.urls),

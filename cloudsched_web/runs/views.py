@@ -300,8 +300,22 @@ def study_share(request, pk):
     return redirect("study", pk=st.pk)
 
 
+def _shared_study(token):
+    return get_object_or_404(Study.objects.select_related("scenario"), share_token=token)
+
+
 def shared_study(request, token):
-    return _render_study(request, get_object_or_404(Study.objects.select_related("scenario"), share_token=token), token)
+    return _render_study(request, _shared_study(token), token)
+
+
+@login_required
+@require_POST
+def shared_study_clone(request, token):
+    """A logged-in viewer of a shared study copies its base scenario into their own scenarios."""
+    scenario = _shared_study(token).scenario
+    copy = clone_config(request.user, scenario.config, scenario.name)
+    messages.success(request, f"Cloned into your scenarios as “{copy.name}”.")
+    return redirect("scenario", pk=copy.pk)
 
 
 @login_required

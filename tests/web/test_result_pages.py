@@ -114,7 +114,7 @@ def test_bob_gets_404_on_alices_data_exports_and_diff(client, bob, finished_run)
         assert client.get(f"/runs/{finished_run.pk}/{url}").status_code == 404
 
 
-def test_study_share_link_and_revoke(alice_client, client, scenario, django_capture_on_commit_callbacks):
+def test_study_share_link_clone_and_revoke(alice_client, client, bob, scenario, django_capture_on_commit_callbacks):
     from cloudsched_web.runs.services import submit_sweep
 
     with django_capture_on_commit_callbacks(execute=True):
@@ -125,6 +125,10 @@ def test_study_share_link_and_revoke(alice_client, client, scenario, django_capt
     page = anonymous.get(f"/share/study/{study.share_token}/")
     assert page.status_code == 200 and "Create share link" not in page.content.decode()
     assert alice_client.get(f"/studies/{study.pk}/status.json").json()["finished"] is True
+    bob_client = client.__class__()
+    bob_client.force_login(bob)
+    assert bob_client.post(f"/share/study/{study.share_token}/clone/").status_code == 302
+    assert bob.scenarios.get().family == "toy"
     alice_client.post(f"/studies/{study.pk}/share/", {"revoke": "1"})
     assert anonymous.get(f"/share/study/{study.share_token}/").status_code == 404
 
