@@ -225,7 +225,8 @@
       const box = el("input", { type: "checkbox", id, value: v, name: path });
       box.checked = chosen.has(v);
       const desc = path === "algorithms" ? algorithms[v] : "";
-      return [box, el("label", { class: "check", for: id, title: desc || "" }, box, " ", el("code", { text: v }), desc ? el("span", { class: "help", text: " " + desc }) : null)];
+      const inline = desc && items.enum.length <= 12; // long registries: descriptions as tooltips only
+      return [box, el("label", { class: "check", for: id, title: desc || "" }, box, " ", el("code", { text: v }), inline ? el("span", { class: "help", text: " " + desc }) : null)];
     });
     const list = el("div", { class: "checks" }, boxes.map(([, l]) => l));
     const box = field(path, n, label, list);
