@@ -87,3 +87,12 @@ def test_study_curves_sort_by_parameter():
         {"x": 0.5, "y": 1.0, "err": 0.1, "run": 1},
         {"x": 0.9, "y": 3.0, "err": 0.5, "run": 2},
     ]
+
+
+def test_a_run_without_schedule_or_series_gives_empty_charts_not_errors():
+    parsed = ParsedResult(_doc([]))
+    g = timeline.gantt(parsed, 0)
+    assert g["bars"]["s"] == [] and g["resources"] == [] and not g["truncated"]
+    data = timeline.series(parsed, 0)
+    assert data["series"] == {} and data["frequency"] is None
+    assert checks.validity(parsed.doc)["ok"]

@@ -139,3 +139,15 @@ def test_bob_cannot_see_alices_study(client, bob, scenario):
     assert client.get(f"/studies/{study.pk}/").status_code == 404
     assert client.post(f"/studies/{study.pk}/share/").status_code == 404
     assert "s" not in [s.name for s in client.get("/studies/").context["studies"]]
+
+
+def test_queued_and_failed_runs_render_without_charts(alice_client, scenario):
+    queued = Run.objects.create(scenario=scenario, config=scenario.config)
+    page = alice_client.get(f"/runs/{queued.pk}/").content.decode()
+    assert 'id="run-payload"' not in page and "Cancel" in page
+    failed = Run.objects.create(scenario=scenario, config=scenario.config, status=Run.Status.FAILED, error="bad luck")
+    page = alice_client.get(f"/runs/{failed.pk}/").content.decode()
+    assert "bad luck" in page and 'id="results"' not in page
+    assert alice_client.get(f"/runs/{failed.pk}/data.json").status_code == 404
+    assert alice_client.get(f"/runs/{failed.pk}/export/metrics/").status_code == 404
+    assert alice_client.get(f"/runs/{failed.pk}/export/scenario/").json()["family"] == "toy"
