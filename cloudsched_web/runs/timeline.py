@@ -101,6 +101,7 @@ def gantt(parsed, index, t0=None, t1=None, max_resources=MAX_RESOURCES, max_bars
         "total_segments": len(schedule),
         "window_segments": int(hits.size),
         "truncated": bool(on_kept.size < hits.size),
+        "recording_cut": recording_cut(run),
         "bars": {
             "r": [row[s["resource"]] for s in segs],
             "s": [round(s["start"], 3) for s in segs],
@@ -112,6 +113,12 @@ def gantt(parsed, index, t0=None, t1=None, max_resources=MAX_RESOURCES, max_bars
             "extra": extras,
         },
     }
+
+
+def recording_cut(run):
+    """Whether the family stopped recording segments (``extra.schedule_truncated`` or the like)."""
+    extra = run.get("extra") or {}
+    return any("truncat" in k and v for k, v in extra.items())
 
 
 def _num(value):

@@ -71,11 +71,13 @@
   function ganttNote(g) {
     const cut = g.truncated ? ` — the ${g.bars.s.length} longest of ${g.window_segments} segments in this window; zoom in for the rest` : "";
     const rows = g.window_resources > g.resources.length ? ` on the ${g.resources.length} busiest of ${g.window_resources} resources` : ` on ${g.resources.length} resources`;
-    return `${g.algorithm} · repetition ${g.repetition}: ${g.bars.s.length} bars${rows}${cut} (${g.total_segments} segments in all).`;
+    const rec = g.recording_cut ? ` The family recorded only the first ${g.total_segments} segments of this run (its segment cap), up to t = ${fmt(g.span[1])}.` : "";
+    return `${g.algorithm} · repetition ${g.repetition}: ${g.bars.s.length} bars${rows}${cut} (${g.total_segments} segments in all).${rec}`;
   }
 
   // Said on the chart itself when the server cut the data (busiest resources, longest bars).
   function ganttSubtitle(g) {
+    if (!g.bars.s.length && g.recording_cut) return { display: true, text: "no segments recorded in this window: the family capped its schedule recording", color: "#a60" };
     const cut = g.truncated || g.window_resources > g.resources.length;
     return { display: cut, text: cut ? `server-side cut: ${g.resources.length} busiest of ${g.window_resources} resources, ${g.bars.s.length} of ${g.window_segments} bars in view — zoom in for more` : "", color: "#a60" };
   }

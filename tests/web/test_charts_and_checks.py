@@ -96,3 +96,10 @@ def test_a_run_without_schedule_or_series_gives_empty_charts_not_errors():
     data = timeline.series(parsed, 0)
     assert data["series"] == {} and data["frequency"] is None
     assert checks.validity(parsed.doc)["ok"]
+
+
+def test_the_gantt_says_when_the_family_capped_its_recording():
+    doc = _doc([_seg("1", "m0", 0, 1)])
+    doc["runs"][0]["extra"] = {"schedule_truncated": True}
+    assert timeline.gantt(ParsedResult(doc), 0)["recording_cut"] is True
+    assert timeline.gantt(ParsedResult(_doc([_seg("1", "m0", 0, 1)])), 0)["recording_cut"] is False
