@@ -81,6 +81,7 @@ def gantt(parsed, index, t0=None, t1=None, max_resources=MAX_RESOURCES, max_bars
     keep_mask = np.zeros(len(names), dtype=bool)
     keep_mask[keep] = True
     on_kept = hits[keep_mask[codes[hits]]]
+    on_rows = int(on_kept.size)
     if on_kept.size > max_bars:
         lengths = np.minimum(ends[on_kept], hi) - np.maximum(starts[on_kept], lo)
         on_kept = on_kept[np.argsort(-lengths, kind="stable")[:max_bars]]
@@ -100,7 +101,8 @@ def gantt(parsed, index, t0=None, t1=None, max_resources=MAX_RESOURCES, max_bars
         "window_resources": int(used.size),
         "total_segments": len(schedule),
         "window_segments": int(hits.size),
-        "truncated": bool(on_kept.size < hits.size),
+        "row_segments": on_rows,
+        "truncated": bool(on_kept.size < on_rows),
         "recording_cut": recording_cut(run),
         "bars": {
             "r": [row[s["resource"]] for s in segs],

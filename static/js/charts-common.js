@@ -51,7 +51,7 @@
     if (oneJob) colourOf = ((outer) => (job, k) => outer(job + "/" + b.task[k], k))(colourOf); // one job: tell its tasks apart
     return {
       labels: g.resources,
-      datasets: [{ label: g.algorithm, data, backgroundColor: data.map((d) => colourOf(b.job[d.k], d.k)), borderWidth: 0, borderSkipped: false, barPercentage: 0.9, categoryPercentage: 1 }],
+      datasets: [{ label: g.algorithm, data, backgroundColor: data.map((d) => colourOf(b.job[d.k], d.k)), borderWidth: 0, borderSkipped: false, barPercentage: 0.9, categoryPercentage: 1, minBarLength: 2 }],
     };
   }
   function ganttTooltip(getG) {
@@ -69,7 +69,7 @@
     };
   }
   function ganttNote(g) {
-    const cut = g.truncated ? ` — the ${g.bars.s.length} longest of ${g.window_segments} segments in this window; zoom in for the rest` : "";
+    const cut = g.truncated ? ` — the ${g.bars.s.length} longest of their ${g.row_segments} segments in this window; zoom in for the rest` : "";
     const rows = g.window_resources > g.resources.length ? ` on the ${g.resources.length} busiest of ${g.window_resources} resources` : ` on ${g.resources.length} resources`;
     const rec = g.recording_cut ? ` The family recorded only the first ${g.total_segments} segments of this run (its segment cap), up to t = ${fmt(g.span[1])}.` : "";
     return `${g.algorithm} · repetition ${g.repetition}: ${g.bars.s.length} bars${rows}${cut} (${g.total_segments} segments in all).${rec}`;
@@ -79,7 +79,7 @@
   function ganttSubtitle(g) {
     if (!g.bars.s.length && g.recording_cut) return { display: true, text: "no segments recorded in this window: the family capped its schedule recording", color: "#a60" };
     const cut = g.truncated || g.window_resources > g.resources.length;
-    return { display: cut, text: cut ? `server-side cut: ${g.resources.length} busiest of ${g.window_resources} resources, ${g.bars.s.length} of ${g.window_segments} bars in view — zoom in for more` : "", color: "#a60" };
+    return { display: cut, text: cut ? `server-side cut: ${g.resources.length} busiest of ${g.window_resources} resources, ${g.bars.s.length} of their ${g.row_segments} bars in view — zoom in for more` : "", color: "#a60" };
   }
 
   async function getJson(url) {
