@@ -14,8 +14,8 @@ Three forms are provided; all give the same optimum (tested):
 * ``"colgen"`` (default): the reduced form solved by column generation. It starts from each
   task's 8 most efficient servers and adds the columns whose reduced cost
   ``−(y_E·αL_ij/E + L_ij·Σ_k A_kj y_k/B_k + π_i)`` is negative (HiGHS duals), until none is;
-  LP duality then makes the restricted optimum the full one. 200 tasks × 432 servers: ~0.03 s
-  instead of ~1.4 s. HiGHS may return a different optimal vertex than the full form, which
+  LP duality then makes the restricted optimum the full one. 200 tasks × 432 servers: ~0.05 s
+  instead of ~1.5–3 s. HiGHS may return a different optimal vertex than the full form, which
   can change TaPRA's rounding (eq. 55) but not the bound.
 
 Eq. (51) uses the effective limit ``max(E_MAX, E_min)`` (see :mod:`.model`).
