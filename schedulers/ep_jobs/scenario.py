@@ -105,7 +105,7 @@ class OnlineGenerator(_Draws):
     task_count_shape: float = Field(default=0.8, gt=0, le=10, description="Weibull shape of the task count (B)")
     max_tasks: int = Field(default=70, ge=1, le=500, description="Task count cap")
     load_high: float = Field(default=1000.0, gt=0, le=1e7, description="Task loads ~ U(0, high] s")
-    max_jobs: int = Field(default=100000, ge=1, le=1000000, description="Safety cap on generated jobs")
+    max_jobs: int = Field(default=100000, ge=1, le=200000, description="Safety cap on generated jobs")
 
 
 class OnlineJob(StrictModel):

@@ -32,6 +32,7 @@ Readings where the paper is silent:
 from __future__ import annotations
 
 import time
+from array import array
 from typing import Any
 
 import numpy as np
@@ -75,7 +76,9 @@ class OnlineSim:
         self.start = np.full(len(jobs), np.nan)
         self.finish = np.full(len(jobs), np.nan)
         self.planned = np.full(len(jobs), np.nan)
-        self.segments: list[tuple] = []
+        # segments, columnar: (job, task index, server) ints and (start, end, share, base) floats
+        self.seg_ints = array("q")
+        self.seg_floats = array("d")
         self.runtime = 0.0
         self.energy = 0.0
         self.rounds = 0
@@ -108,12 +111,16 @@ class OnlineSim:
         if abs(rate - task.rate) <= 1e-12 * max(rate, 1.0) and task.event is not None:
             return
         if now > task.seg_start:
-            self.segments.append((task.job, task.idx, task.server, task.seg_start, now, task.rate, task.base))
+            self._segment(task, now)
         task.seg_start = now
         task.rate = rate
         if task.event is not None:
             self.events.cancel(task.event)
         task.event = self.events.schedule(now + task.remaining / rate, "finish", task, _FINISH)
+
+    def _segment(self, task: _Task, now: float) -> None:
+        self.seg_ints.extend((task.job, task.idx, task.server))
+        self.seg_floats.extend((task.seg_start, now, task.rate, task.base))
 
     def _drc(self, servers, now: float) -> None:
         """Alg. 5 on ``servers`` (or, when DRC is off, base rates only)."""
@@ -237,7 +244,7 @@ class OnlineSim:
 
     def _complete(self, task: _Task, now: float) -> int:
         task.remaining = 0.0
-        self.segments.append((task.job, task.idx, task.server, task.seg_start, now, task.rate, task.base))
+        self._segment(task, now)
         j = task.server
         self.on_server[j].remove(task)
         self.base_used[j] = max(self.base_used[j] - task.base, 0.0) if self.on_server[j] else 0.0
@@ -259,7 +266,8 @@ class OnlineSim:
         ok = ~np.isnan(self.finish)
         jct = self.finish[ok] - arrival[ok]
         wait = self.start[ok] - arrival[ok]
-        seg = np.array([s[3:6] for s in self.segments]) if self.segments else np.zeros((0, 3))
+        ints = np.frombuffer(self.seg_ints, dtype=np.int64).reshape(-1, 3)
+        seg = np.frombuffer(self.seg_floats, dtype=np.float64).reshape(-1, 4)
         t, level = step_series(seg[:, 0], seg[:, 1], seg[:, 2])
         ts, vs = downsample(t, level, 5000)
         t_run, running = step_series(self.start[ok], self.finish[ok], 1.0)
@@ -293,7 +301,7 @@ class OnlineSim:
                     "kind": "drc" if c > b * (1 + 1e-9) else "task",
                     "base_share": float(b),
                 }
-                for jb, i, j, s, e, c, b in self.segments
+                for (jb, i, j), (s, e, c, b) in zip(ints.tolist(), seg.tolist(), strict=True)
             ]
         jobs = [
             {
