@@ -230,3 +230,15 @@ def test_deadline_horizon_rejects_only_jobs_due_after_it(run_family):
     run = run_family(scenario)["runs"][0]
     assert [r["accepted"] for r in run["jobs"]] == [True, False, True]
     assert run["metrics"]["rejection_rate"] == pytest.approx(1 / 3)
+
+
+def test_the_baseline_never_looks_at_hosts(run_family):
+    """Sec. V-A: without line 24 the baseline's VM choices do not depend on which host a VM sits on."""
+    runs = []
+    for order in ("spread", "packed"):
+        sc = {**SMALL_GEN, "algorithms": ["baseline"], "datacenter": {**SMALL_GEN["datacenter"], "vm_order": order}}
+        runs.append(run_family(sc)["runs"][0])
+    strip = [[{k: v for k, v in s.items() if k != "host"} for s in r["schedule"]] for r in runs]
+    assert strip[0] == strip[1]
+    assert runs[0]["metrics"]["rejection_rate"] == runs[1]["metrics"]["rejection_rate"]
+    assert runs[0]["metrics"]["energy_kwh"] != runs[1]["metrics"]["energy_kwh"]
