@@ -207,4 +207,6 @@ def study_payload(study, runs_with_results):
         for points in lines.values():
             points.sort(key=lambda p: (isinstance(p["x"], str), p["x"]))
     family = study.scenario.family if hasattr(study, "scenario") else ""
-    return {"x_axis": x_axis, "series_axis": series_axis, "metrics": metrics, "primary": primary_metrics(family)}
+    bounds = {target: bound for bound, target in bound_pairs(metrics).items()}
+    return {"x_axis": x_axis, "series_axis": series_axis, "metrics": metrics, "bounds": bounds,
+            "primary": primary_metrics(family)}  # fmt: skip

@@ -16,13 +16,20 @@
       label, data: pts.map((p) => ({ x: numericX ? p.x : String(p.x), y: p.y })), err: pts.map((p) => p.err),
       borderColor: palette[i % palette.length], backgroundColor: palette[i % palette.length], errColor: palette[i % palette.length], tension: 0, pointRadius: 3,
     }));
+    const bound = payload.bounds && payload.bounds[metric];
+    if (bound && payload.metrics[bound]) { // the lower bound is the instance's: draw one line of it, dashed
+      const [label, pts] = Object.entries(payload.metrics[bound])[0];
+      const groupSuffix = label.includes(" · ") ? " · " + label.split(" · ")[1] : "";
+      datasets.push({ label: `lower bound (${bound})${groupSuffix}`, data: pts.map((p) => ({ x: numericX ? p.x : String(p.x), y: p.y })),
+        borderColor: "#777", backgroundColor: "#777", borderDash: [6, 4], pointRadius: 2 });
+    }
     if (chart) chart.destroy();
     chart = new Chart(document.getElementById("study-chart"), {
       type: "line", data: { datasets }, plugins: [errorBars],
       options: { animation: false, maintainAspectRatio: false,
         scales: { x: numericX ? { type: "linear", title: { display: true, text: payload.x_axis || "point" } } : { type: "category", labels: [...new Set(datasets.flatMap((d) => d.data.map((p) => p.x)))], title: { display: true, text: payload.x_axis || "point" } },
                   y: { title: { display: true, text: metric } } },
-        plugins: { legend: { position: "bottom" }, tooltip: { callbacks: { label: (c) => `${c.dataset.label}: ${fmt(c.raw.y)} ± ${fmt(c.dataset.err[c.dataIndex])}` } } } },
+        plugins: { legend: { position: "bottom" }, tooltip: { callbacks: { label: (c) => `${c.dataset.label}: ${fmt(c.raw.y)}` + (c.dataset.err ? ` ± ${fmt(c.dataset.err[c.dataIndex])}` : "") } } } },
     });
     window.cloudsched = { study: chart };
     drawTable(metric, lines);
