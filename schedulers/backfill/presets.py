@@ -1,5 +1,8 @@
 """Presets for the experiments of Section 3 (Figs. 6–14), each with the paper's claims.
 
+Fig. 8 (migration counts) reads the ``migrations`` metric of MEASY runs; its preset repeats the
+MEASY part of Figs. 6–7.
+
 The figures themselves did not survive in our copy of the paper, so the x-axis
 values are OUR READING: loads 0.5–0.9 in steps of 0.1 (the usual range of the
 backfilling literature the paper follows [14]) and, for Figs. 13–14, migration
@@ -73,6 +76,22 @@ def fig7() -> dict:
     return _load_sweep("jann", 7, "EASY, KEASY, REASY, MEASY", ["easy", "keasy", "reasy", "measy"], claims)
 
 
+def fig8() -> dict:
+    return {
+        "name": "fig8",
+        "description": "Fig. 8: average number of MEASY migrations for FWload and JWload, load 0.5–0.9.",
+        "claims": [
+            "At high load JWload needs more migrations than FWload; at low load it needs fewer "
+            "(Section 3.4, observation 3)."
+        ],
+        "scenarios": [
+            _scenario(model, f"Fig. 8 {NAME[model]} load {x}", ["measy"], x)
+            for model in ("feitelson", "jann")
+            for x in LOADS
+        ],
+    }
+
+
 def _no_cpu_info(model: str, fig: int) -> dict:
     claims = [
         "Without any CPU-usage information both MEASY and KEASY outperform EASY (Section 3.5.1).",
@@ -120,6 +139,7 @@ def _cost_sweep(model: str, fig: int, better: int, worse: int) -> dict:
 PRESETS: dict[str, Callable[[], dict[str, Any]]] = {
     "fig6": fig6,
     "fig7": fig7,
+    "fig8": fig8,
     "fig9": lambda: _no_cpu_info("feitelson", 9),
     "fig10": lambda: _no_cpu_info("jann", 10),
     "fig11": lambda: _full_cpu("feitelson", 11),

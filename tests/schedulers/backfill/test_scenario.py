@@ -133,7 +133,7 @@ def test_inline_swf_text_runs():
     assert 10 < measy["jobs"][0]["end_s"] <= 10 / (1 - 0.04) + 1e-9
 
 
-@pytest.mark.parametrize("name", ["fig6", "fig7", "fig9", "fig10", "fig11", "fig12", "fig13", "fig14"])
+@pytest.mark.parametrize("name", ["fig6", "fig7", "fig8", "fig9", "fig10", "fig11", "fig12", "fig13", "fig14"])
 def test_presets_validate_and_state_claims(name):
     study = schedulers.preset("backfill", name)
     assert study["claims"] and study["scenarios"]
