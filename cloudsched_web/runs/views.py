@@ -254,15 +254,21 @@ def _study_payload(study):
     key = f"study-payload:{study.pk}:" + hashlib.sha256(states.encode()).hexdigest()
     payload = cache.get(key)
     if payload is None:
-        pairs = []
-        for run in runs:
-            if run.status == Run.Status.SUCCEEDED:
-                parsed = queries.get_result(run)
-                if parsed is not None:
-                    pairs.append((run, parsed.doc.get("summary", {})))
-        payload = charts.study_payload(study, pairs)
+        pairs = [(run, _run_summary(run)) for run in runs if run.status == Run.Status.SUCCEEDED]
+        payload = charts.study_payload(study, [(run, summary) for run, summary in pairs if summary])
         cache.set(key, payload, 3600)
     return runs, payload
+
+
+def _run_summary(run):
+    """A finished run's summary statistics, parsed once per result (a study page refreshes as runs finish)."""
+    key = f"run-summary:{run.pk}:{run.finished_at}"
+    summary = cache.get(key)
+    if summary is None:
+        doc = run.load_result() or {}
+        summary = doc.get("summary", {})
+        cache.set(key, summary, 24 * 3600)
+    return summary
 
 
 def _render_study(request, study, token=None):
