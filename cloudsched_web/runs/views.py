@@ -262,7 +262,7 @@ def _study_payload(study):
 
 def _run_summary(run):
     """A finished run's summary statistics, parsed once per result (a study page refreshes as runs finish)."""
-    key = f"run-summary:{run.pk}:{run.finished_at}"
+    key = f"run-summary:{run.pk}:{run.finished_at.timestamp() if run.finished_at else 0}"
     summary = cache.get(key)
     if summary is None:
         doc = run.load_result() or {}
