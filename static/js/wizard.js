@@ -123,7 +123,11 @@
           const file = el("input", { type: "file", id: "w-" + path + "-file", accept: ".swf,.txt,.csv,.gz" });
           file.addEventListener("change", () => {
             const f = file.files[0];
-            if (f) f.text().then((t) => { input.value = t; });
+            if (!f) return;
+            const text = /\.gz$/i.test(f.name) && window.DecompressionStream // gzipped traces unpack in the browser
+              ? new Response(f.stream().pipeThrough(new DecompressionStream("gzip"))).text()
+              : f.text();
+            text.then((t) => { input.value = t; }).catch((e) => alert("Could not read " + f.name + ": " + e.message));
           });
           extra = el("div", { class: "upload" }, "or upload a file: ", file);
         }

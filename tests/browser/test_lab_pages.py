@@ -143,3 +143,22 @@ def test_a_preset_runs_as_a_study_with_claims_and_a_curve(page, live_server, ali
     assert _drawn(page, "#study-chart")
     assert page.locator("#study-table tbody tr").count() == 3
     _shot(page, tmp_path, "study")
+
+
+def test_an_swf_trace_is_uploaded_into_the_trace_tab(page, live_server, alice, tmp_path):
+    if "backfill" not in FAMILIES:
+        pytest.skip("needs backfill")
+    import gzip
+
+    lines = ["; MaxProcs: 8"] + [f"{i} {i * 10} 0 100 4 -1 -1 4 200 -1 1 1 1 -1 1 -1 -1 -1" for i in range(1, 4)]
+    trace = tmp_path / "tiny.swf.gz"
+    trace.write_bytes(gzip.compress("\n".join(lines).encode()))
+    _login(page, live_server.url)
+    page.goto(f"{live_server.url}/scenarios/new/?family=backfill")
+    page.click("[data-tab='workload:trace']")
+    page.set_input_files("#w-workload\\.swf-file", str(trace))
+    page.wait_for_function("document.getElementById('w-workload.swf').value.includes('MaxProcs')")
+    page.click("#save-button")
+    page.wait_for_selector("#run-button")
+    workload = Scenario.objects.get().config["workload"]
+    assert workload["kind"] == "trace" and workload["swf"].count("\n") == 3
