@@ -35,3 +35,15 @@ def test_config_is_shown_formatted(admin_client, scenario):
     assert admin_client.get(f"/admin/runs/run/{run.pk}/change/").status_code == 200
     study = Study.objects.create(scenario=scenario, name="s", claims=["a claim"])
     assert "a claim" in admin_client.get(f"/admin/runs/study/{study.pk}/change/").content.decode()
+
+
+def test_duplicate_a_study_resubmits_its_points(admin_client, scenario, django_capture_on_commit_callbacks):
+    from cloudsched_web.runs.services import submit_sweep
+
+    with django_capture_on_commit_callbacks(execute=True):
+        study = submit_sweep(scenario, {"datacenter.machines": [1, 2]})
+        admin_client.post("/admin/runs/study/", {"action": "duplicate", "_selected_action": [study.pk]})
+    copy = Study.objects.exclude(pk=study.pk).get()
+    assert copy.name == f"copy of {study.name}"
+    assert [r.point for r in copy.runs.order_by("id")] == [{"datacenter.machines": 1}, {"datacenter.machines": 2}]
+    assert copy.status_counts()["succeeded"] == 2
