@@ -32,7 +32,7 @@ TARGET_S = 60.0
 def _cfg(trace: str, divisor: float, max_jobs: int = 300000, **extra) -> FederatedScenario:
     path = trace_path(trace)
     if path is None:
-        sys.exit(f"LLNL-{trace} log not found (../shared/workloads/traces or $CLOUDSCHED_TRACES)")
+        sys.exit(f"LLNL-{trace} log not found (../shared/workloads/traces or $CLOUDSCHED_TRACE_DIRS)")
     workload = {
         "kind": "trace",
         "path": str(path),

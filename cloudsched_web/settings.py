@@ -35,6 +35,12 @@ def _secret_key():
 
 
 SECRET_KEY = _secret_key()
+
+# Scenarios come from untrusted users: a trace named by path must lie in a trace directory
+# (var/traces, or CLOUDSCHED_TRACE_DIRS); see schedulers.core.traces.
+os.environ.setdefault("CLOUDSCHED_TRACE_DIRS", str(VAR_DIR / "traces"))
+os.environ.setdefault("CLOUDSCHED_RESTRICT_TRACE_PATHS", "1")
+(VAR_DIR / "traces").mkdir(exist_ok=True)
 DEBUG = envbool("DEBUG", False)
 ALLOWED_HOSTS = [h for h in os.environ.get("ALLOWED_HOSTS", "127.0.0.1,localhost").split(",") if h]
 CSRF_TRUSTED_ORIGINS = [o for o in os.environ.get("CSRF_TRUSTED_ORIGINS", "").split(",") if o]

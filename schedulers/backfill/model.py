@@ -13,6 +13,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, model_validator
 
+from schedulers.core.traces import check_trace_path
 from schedulers.core.validation import ScenarioBase, ScenarioError, StrictModel
 
 __all__ = [
@@ -233,9 +234,8 @@ def check(cfg: BackfillScenario) -> None:
             if job.processors > n and not cfg.datacenter.use_trace_size:
                 errors.append({"field": f"workload.jobs[{i}].processors", "message": "more than the machine has",
                                "allowed": f"1..{n}"})  # fmt: skip
-    elif isinstance(w, TraceWorkload) and w.path.strip() and not w.path.strip().endswith((".swf", ".swf.gz")):
-        errors.append({"field": "workload.path", "message": "not an SWF file name",
-                       "allowed": "a path ending in .swf or .swf.gz"})  # fmt: skip
+    elif isinstance(w, TraceWorkload) and w.path.strip() and (path_errors := check_trace_path(w.path.strip())):
+        errors.extend(path_errors)
     elif isinstance(w, TraceWorkload) and bool(w.swf.strip()) == bool(w.path.strip()):
         errors.append({"field": "workload.swf", "message": "give exactly one of `swf` (text) and `path`",
                        "allowed": "SWF text or a file path"})  # fmt: skip

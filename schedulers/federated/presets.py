@@ -4,7 +4,7 @@ Section 6.1 runs the LLNL-Thunder, LLNL-Atlas and LLNL-uBGL logs separately, job
 grouped into applications of up to 64 (Table 1), on the three data centres of Table 2,
 with 20% AR applications, 1 Gbps between clouds, 4 GB/s inside, 1 TB datasets. A
 preset refers to a real log by path (``../shared/workloads/traces/`` next to the
-checkout, or ``$CLOUDSCHED_TRACES``); when the log is not there it falls back to the
+checkout, or ``$CLOUDSCHED_TRACE_DIRS``); when the log is not there it falls back to the
 synthetic DAG generator with 64-task applications (stated in the study description).
 The uBGL log is not among the shipped traces, so the presets use Thunder (and Atlas for
 Figs. 7-8). Each log's applications are submitted to the cloud it was recorded on
@@ -14,9 +14,10 @@ Figs. 7-8). Each log's applications are submitted to the cloud it was recorded o
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
+
+from schedulers.core.traces import find_trace
 
 __all__ = ["PRESETS", "trace_path"]
 
@@ -29,15 +30,7 @@ _TRACES = {
 
 def trace_path(name: str) -> Path | None:
     """Where the named LLNL log is on this machine, if anywhere."""
-    filename = _TRACES[name][0]
-    roots = [
-        os.environ.get("CLOUDSCHED_TRACES", ""),
-        str(Path(__file__).resolve().parents[3] / "shared/workloads/traces"),
-    ]
-    for root in roots:
-        if root and (Path(root) / filename).exists():
-            return Path(root) / filename
-    return None
+    return find_trace(_TRACES[name][0])
 
 
 def _workload(trace: str, **common: Any) -> tuple[dict[str, Any], str]:

@@ -21,11 +21,11 @@ Readings chosen where the paper is silent:
 from __future__ import annotations
 
 import math
-from pathlib import Path
 from typing import Annotated, Literal
 
 from pydantic import Field
 
+from schedulers.core.traces import check_trace_path
 from schedulers.core.validation import ScenarioBase, ScenarioError, StrictModel
 
 __all__ = [
@@ -250,10 +250,8 @@ def _workload_errors(cfg: Scenario) -> list[dict[str, str]]:
     if isinstance(wl, TraceWorkload):
         if (wl.path is None) == (wl.text is None):
             errors.append({"field": "workload.path", "message": "give a path or the text", "allowed": "exactly one"})
-        elif wl.path is not None and not Path(wl.path).is_file():
-            errors.append(
-                {"field": "workload.path", "message": f"no such file: {wl.path}", "allowed": "a readable SWF"}
-            )
+        elif wl.path is not None:
+            errors.extend(check_trace_path(wl.path))
     return errors
 
 

@@ -6,16 +6,17 @@ Archive log with 1 min slots and 1000…7000 VMs. The paper names no log beyond
 "a large Linux cluster" observed for months; we use LLNL-Atlas (a Linux cluster,
 8 months). The paper gives five migration counts for "1000 to 7000" VMs, so we
 read the sweep as 1000, 2500, 4000, 5500, 7000. A user's machine may not have
-the log: it is looked up in ``$CLOUDSCHED_TRACE_DIR`` or ``../shared/workloads/
+the log: it is looked up in ``$CLOUDSCHED_TRACE_DIRS`` or ``../shared/workloads/
 traces`` beside the checkout, and when absent the study falls back to the
 synthetic generator with the same request counts (said in its description).
 """
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
+
+from schedulers.core.traces import find_trace
 
 __all__ = ["PRESETS", "trace_path"]
 
@@ -32,13 +33,8 @@ COMMON_CLAIMS = [
 
 
 def trace_path() -> Path | None:
-    """The LLNL-Atlas log, if this machine has it."""
-    roots = [os.environ.get("CLOUDSCHED_TRACE_DIR", "")]
-    roots.append(str(Path(__file__).resolve().parents[3] / "shared" / "workloads" / "traces"))
-    for root in roots:
-        if root and (Path(root) / TRACE_NAME).is_file():
-            return Path(root) / TRACE_NAME
-    return None
+    """The LLNL-Atlas log, if this machine has it (see schedulers.core.traces)."""
+    return find_trace(TRACE_NAME)
 
 
 def _duration_sweep(name: str, what: str, extra: list[str]) -> dict[str, Any]:
