@@ -5,6 +5,7 @@ cache (``API_RATE_LIMIT`` requests per ``API_RATE_WINDOW_S`` seconds). The
 session path checks CSRF on unsafe methods, as the pages' forms do.
 """
 
+import logging
 import time
 
 from django.conf import settings
@@ -17,6 +18,7 @@ from ninja.utils import check_csrf
 from cloudsched_web.api.errors import ApiError
 from cloudsched_web.api.models import ApiToken, token_digest
 
+log = logging.getLogger(__name__)
 LAST_USED_RESOLUTION_S = 60  # write last_used_at at most once a minute per token
 
 
@@ -24,17 +26,24 @@ def rate_limit():
     return getattr(settings, "API_RATE_LIMIT", 600), getattr(settings, "API_RATE_WINDOW_S", 60)
 
 
+def _count(key, window):
+    cache.add(key, 0, timeout=window + 5)
+    try:
+        return cache.incr(key)
+    except ValueError:  # evicted between add and incr
+        cache.set(key, 1, timeout=window + 5)
+        return 1
+
+
 def _check_rate(token_id):
     limit, window = rate_limit()
     now = time.time()
     bucket = int(now // window)
-    key = f"api-rate:{token_id}:{bucket}"
-    cache.add(key, 0, timeout=window + 5)
     try:
-        count = cache.incr(key)
-    except ValueError:  # evicted between add and incr
-        cache.set(key, 1, timeout=window + 5)
-        count = 1
+        count = _count(f"api-rate:{token_id}:{bucket}", window)
+    except Exception:  # a broken cache must not take the API down: fail open, loudly
+        log.warning("rate limit cache unavailable; request allowed", exc_info=True)
+        return
     if count > limit:
         retry = max(1, int((bucket + 1) * window - now) + 1)
         raise ApiError(

@@ -1,14 +1,17 @@
 """Helpers shared by the routers: the caller, JSON bodies, owned objects (404 for others')."""
 
 import json
+import logging
 
 from django.urls import NoReverseMatch, reverse
 
+import schedulers
 from cloudsched_web.api.errors import ApiError
 from cloudsched_web.runs.models import Run, Study
 from cloudsched_web.scenarios.models import Scenario
 
 MAX_PAGE = 200
+log = logging.getLogger(__name__)
 
 
 def owner(request):
@@ -23,6 +26,21 @@ def json_body(request):
     if not isinstance(data, dict):
         raise ApiError(400, "invalid", "the body must be a JSON object", field="(body)", allowed="a JSON object")
     return data
+
+
+def validate_scenario(config):
+    """``schedulers.validate`` with its answer as an API error; returns ``(family, model)``.
+
+    A family that checks a trace path on disk may raise OSError for a path the OS
+    refuses (too long, bad bytes): that is bad input, not a server error.
+    """
+    try:
+        return schedulers.validate(config)
+    except OSError as exc:
+        log.warning("scenario validation raised %r; answered 400", exc)
+        raise ApiError(
+            400, "invalid", f"the scenario names a file the server cannot use: {exc.strerror}", field="workload"
+        ) from None
 
 
 def _missing(kind, pk):

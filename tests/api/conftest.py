@@ -25,11 +25,12 @@ def _fast_passwords(settings):
 
 
 @pytest.fixture(autouse=True)
-def _fresh_caches():
-    from django.core.cache import cache
-
-    cache.clear()
+def _fresh_caches(request):
     queries.clear_cache()
+    if request.node.get_closest_marker("django_db") or {"db", "transactional_db"} & set(request.fixturenames):
+        from django.core.cache import cache
+
+        cache.clear()  # rate-limit counters (the default cache may live in the database)
 
 
 @pytest.fixture

@@ -31,38 +31,35 @@ def list_families(request):
     return [_out(f) for f in schedulers.all_families().values()]
 
 
-@router.get("/{name}", response=FamilyDetail, summary="One family with its scenario schema and an example")
-def get_family(request, name: str):
-    family = _family(name)
-    return {**_out(family), "scenario_schema": schedulers.schema(name), "example": schedulers.example(name)}
+@router.get("/{family}", response=FamilyDetail, summary="One family with its scenario schema and an example")
+def get_family(request, family: str):
+    fam = _family(family)
+    return {**_out(fam), "scenario_schema": schedulers.schema(family), "example": schedulers.example(family)}
 
 
-@router.get("/{name}/schema", response=dict, summary="The JSON schema of a family's scenario")
-def get_schema(request, name: str):
-    _family(name)
-    return schedulers.schema(name)
+@router.get("/{family}/schema", response=dict, summary="The JSON schema of a family's scenario")
+def get_schema(request, family: str):
+    _family(family)
+    return schedulers.schema(family)
 
 
-@router.get("/{name}/example", response=dict, summary="A small runnable scenario of the family")
-def get_example(request, name: str):
-    _family(name)
-    return schedulers.example(name)
+@router.get("/{family}/example", response=dict, summary="A small runnable scenario of the family")
+def get_example(request, family: str):
+    _family(family)
+    return schedulers.example(family)
 
 
-@router.get("/{name}/presets", response=list[PresetOut], summary="The family's paper-figure presets")
-def list_presets(request, name: str):
-    family = _family(name)
-    return [_preset(name, p) for p in family.presets]
+@router.get("/{family}/presets", response=list[PresetOut], summary="The family's paper-figure presets")
+def list_presets(request, family: str):
+    return [_preset(family, p) for p in _family(family).presets]
 
 
-@router.get("/{name}/presets/{preset}", response=PresetOut, summary="One preset: its claims and scenarios")
-def get_preset(request, name: str, preset: str):
-    family = _family(name)
-    if preset not in family.presets:
-        raise ApiError(
-            404, "not_found", f"unknown preset {preset!r}", field="preset", allowed=", ".join(family.presets)
-        )
-    return _preset(name, preset)
+@router.get("/{family}/presets/{preset}", response=PresetOut, summary="One preset: its claims and scenarios")
+def get_preset(request, family: str, preset: str):
+    fam = _family(family)
+    if preset not in fam.presets:
+        raise ApiError(404, "not_found", f"unknown preset {preset!r}", field="preset", allowed=", ".join(fam.presets))
+    return _preset(family, preset)
 
 
 def _preset(family, name):

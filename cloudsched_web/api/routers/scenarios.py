@@ -4,8 +4,15 @@ from django.db import transaction
 from ninja import Field as NField
 from ninja import Query, Router, Schema, Status
 
-import schedulers
-from cloudsched_web.api.common import MAX_PAGE, absolute, get_scenario_for_user, json_body, owner, page
+from cloudsched_web.api.common import (
+    MAX_PAGE,
+    absolute,
+    get_scenario_for_user,
+    json_body,
+    owner,
+    page,
+    validate_scenario,
+)
 from cloudsched_web.api.openapi import SCENARIO_BODY
 from cloudsched_web.api.schemas import CloneIn, DbId, ScenarioOut, ScenarioPage
 from cloudsched_web.scenarios.models import Scenario
@@ -33,7 +40,7 @@ def scenario_out(request, scenario):
 
 def _validated(config):
     """The library's validation (same as the pages and the CLI); returns (family name, normalised dict)."""
-    family, cfg = schedulers.validate(config)
+    family, cfg = validate_scenario(config)
     return family.name, cfg.model_dump(mode="json")
 
 

@@ -5,7 +5,15 @@ from ninja import Field as NField
 from ninja import Query, Router, Schema, Status
 
 import schedulers
-from cloudsched_web.api.common import MAX_PAGE, absolute, get_scenario_for_user, get_study_for_user, owner, page
+from cloudsched_web.api.common import (
+    MAX_PAGE,
+    absolute,
+    get_scenario_for_user,
+    get_study_for_user,
+    owner,
+    page,
+    validate_scenario,
+)
 from cloudsched_web.api.errors import ApiError
 from cloudsched_web.api.out import run_out, study_out
 from cloudsched_web.api.schemas import DbId, PresetIn, RunOut, ShareOut, StudyOut, StudyPage, SweepIn
@@ -25,7 +33,7 @@ class StudyFilter(Schema):
 @submit.post("/{scenario_id}/runs", response={202: RunOut}, summary="Run a saved scenario")
 def submit_scenario_run(request, scenario_id: DbId):
     scenario = get_scenario_for_user(request, scenario_id)
-    schedulers.validate(scenario.config)  # the library may have tightened its limits since saving
+    validate_scenario(scenario.config)  # the library may have tightened its limits since saving
     with transaction.atomic():
         run = submit_run(scenario)
     return Status(202, run_out(request, run))
@@ -37,7 +45,7 @@ def submit_scenario_sweep(request, scenario_id: DbId, body: SweepIn):
     try:
         with transaction.atomic():
             study = submit_sweep(scenario, body.axes, name=body.name)
-    except (ValueError, TypeError) as exc:  # a path through a non-object (ScenarioError is handled apart)
+    except (ValueError, TypeError, OSError) as exc:  # a path through a non-object, a bad trace path
         if isinstance(exc, schedulers.ScenarioError):
             raise
         raise ApiError(400, "invalid", f"axes: {exc}", field="axes", allowed="dotted paths into the scenario") from None
