@@ -105,6 +105,14 @@
         const cur = value !== undefined ? value : n.default;
         if (cur !== undefined && cur !== null) input.value = cur;
         const desc = opts && opts.description ? { ...n, description: opts.description } : n;
+        input.addEventListener("input", () => { // a hint while typing; the server's check is the one that counts
+          const v = Number(input.value);
+          const bad = input.value.trim() !== "" && (!Number.isFinite(v) || (n.type === "integer" && !Number.isInteger(v)) ||
+            (n.minimum !== undefined && v < n.minimum) || (n.exclusiveMinimum !== undefined && v <= n.exclusiveMinimum) ||
+            (n.maximum !== undefined && v > n.maximum) || (n.exclusiveMaximum !== undefined && v >= n.exclusiveMaximum));
+          input.classList.toggle("out-of-range", bad);
+          input.title = bad ? "allowed: " + rangeText(n) : "";
+        });
         return { el: field(path, desc, label, input), get: () => {
           const raw = input.value.trim();
           if (raw === "") return nullable ? null : undefined;
