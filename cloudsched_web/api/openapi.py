@@ -64,7 +64,11 @@ class CloudschedAPI(NinjaAPI):
         error = {"content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
         for methods in schema.get("paths", {}).values():
             for operation in methods.values():
-                responses = operation.setdefault("responses", {})
+                # ninja keys its responses by int, openapi_extra by str: merge them (JSON keys are strings)
+                responses = {}
+                for status, response in operation.get("responses", {}).items():
+                    responses.setdefault(str(status), {}).update(response)
+                operation["responses"] = responses
                 for status, description in ERROR_STATUSES.items():
                     responses.setdefault(status, {"description": description, **error})
         return schema

@@ -3,6 +3,7 @@
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST
 
 from cloudsched_web.api.auth import rate_limit
@@ -26,6 +27,7 @@ def _render(request, new_token=None, error=None, status=200):
     return render(request, "api/tokens.html", ctx, status=status)
 
 
+@never_cache  # the response may hold a plaintext token: no cache may keep it
 @login_required
 def tokens(request):
     if request.method != "POST":

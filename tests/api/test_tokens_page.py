@@ -16,7 +16,9 @@ def test_it_needs_a_login(client):
 
 
 def test_a_new_token_is_shown_once_and_only_its_hash_is_kept(alice_client, alice):
-    page = alice_client.post("/account/tokens/", {"name": "notebook"}).content.decode()
+    response = alice_client.post("/account/tokens/", {"name": "notebook"})
+    assert "no-store" in response["Cache-Control"]
+    page = response.content.decode()
     row = ApiToken.objects.get(user=alice)
     start = page.index('id="token-value">') + len('id="token-value">')
     plaintext = page[start : page.index("<", start)]
