@@ -246,9 +246,7 @@ def diff(parsed, a, b, limit=100):
             rows.append({"job": job, "start_a": sa, "start_b": sb, "end_a": ea, "end_b": eb,
                          "delta_start": dstart, "delta_end": eb - ea, "moved": is_moved})  # fmt: skip
     rows.sort(key=lambda r: -abs(r["delta_end"]) - abs(r["delta_start"]))
-    status = {
-        r["job"]: ("moved" if r["moved"] else "later" if r["delta_start"] > 0 else "earlier") for r in rows[:5000]
-    }
+    status = {r["job"]: _status(r) for r in rows[:5000]}
     return {
         "a": {"index": a, "algorithm": parsed.run(a).get("algorithm", "")},
         "b": {"index": b, "algorithm": parsed.run(b).get("algorithm", "")},

@@ -103,3 +103,13 @@ def test_the_gantt_says_when_the_family_capped_its_recording():
     doc["runs"][0]["extra"] = {"schedule_truncated": True}
     assert timeline.gantt(ParsedResult(doc), 0)["recording_cut"] is True
     assert timeline.gantt(ParsedResult(_doc([_seg("1", "m0", 0, 1)])), 0)["recording_cut"] is False
+
+
+def test_diff_colours_waiting_before_moving():
+    a = [_seg("1", "m0", 0, 5), _seg("2", "m1", 0, 5), _seg("3", "m0", 5, 9)]
+    b = [_seg("1", "m0", 2, 7), _seg("2", "m0", 0, 5), _seg("3", "m0", 5, 9)]
+    doc = _doc(a)
+    doc["runs"].append({**doc["runs"][0], "algorithm": "b", "schedule": b})
+    d = timeline.diff(ParsedResult(doc), 0, 1)
+    assert d["status"] == {"1": "later", "2": "moved"}
+    assert (d["jobs"], d["changed"], d["later"], d["moved"]) == (3, 2, 1, 1)
