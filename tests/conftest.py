@@ -22,3 +22,11 @@ def alice(db):
 @pytest.fixture
 def bob(db):
     return get_user_model().objects.create_user("bob", "bob@example.org", PASSWORD)
+
+
+@pytest.fixture(autouse=True)
+def _fresh_cache():
+    """Throttling counters live in the (per-process) cache: every test starts from zero."""
+    from django.core.cache import cache
+
+    cache.clear()

@@ -118,8 +118,9 @@ def run_simulation(self, run_id):
     if run is None:
         log.info("run %s already claimed or finished; nothing to do", run_id)
         return
-    limit_mb = _limit_memory() if not self.request.is_eager else 0
-    limit_s = settings.CELERY_TASK_SOFT_TIME_LIMIT if not self.request.is_eager else 0
+    in_worker = not (self.request.is_eager or self.request.called_directly)  # limits belong to worker processes
+    limit_mb = _limit_memory() if in_worker else 0
+    limit_s = settings.CELERY_TASK_SOFT_TIME_LIMIT if in_worker else 0
     try:
         with _time_limit(limit_s):
             result = schedulers.run(run.config, progress=_progress_writer(run_id))
