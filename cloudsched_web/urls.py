@@ -41,3 +41,8 @@ urlpatterns = [
     path("account/tokens/", include("cloudsched_web.api.account_urls")),
     path("admin/", admin.site.urls),
 ]
+
+# JSON errors under /api/ (Django's own pages everywhere else)
+handler400 = "cloudsched_web.api.errors.handler400"
+handler404 = "cloudsched_web.api.errors.handler404"
+handler500 = "cloudsched_web.api.errors.handler500"

@@ -55,7 +55,8 @@ def get_scenario_for_user(request, pk):
 
 
 def get_run_for_user(request, pk):
-    run = Run.objects.select_related("scenario").filter(pk=pk, scenario__owner=owner(request)).first()
+    # The result blob (MBs) is read only when a result is asked for and not already cached.
+    run = Run.objects.defer("result_blob").filter(pk=pk, scenario__owner=owner(request)).first()
     if run is None:
         raise _missing("run", pk)
     return run

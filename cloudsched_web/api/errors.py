@@ -12,6 +12,7 @@ import logging
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
 from django.http import Http404, JsonResponse
+from django.views import defaults
 from ninja.errors import AuthenticationError, HttpError, Throttled, ValidationError
 
 import schedulers
@@ -177,3 +178,26 @@ def guard(view):
 
 def not_found(request, rest=""):
     return error_response(404, "not_found", f"no API endpoint at {request.path}; see /api/v1/docs")
+
+
+# Project-wide handlers (cloudsched_web/urls.py): JSON under /api/, Django's own pages elsewhere.
+def _is_api(request):
+    return request.path.startswith("/api/")
+
+
+def handler400(request, exception=None):
+    if _is_api(request):
+        return error_response(400, "bad_request", "bad request")
+    return defaults.bad_request(request, exception)
+
+
+def handler404(request, exception=None):
+    if _is_api(request):
+        return not_found(request)
+    return defaults.page_not_found(request, exception)
+
+
+def handler500(request):
+    if _is_api(request):
+        return error_response(500, "server_error", "internal error; it has been logged")
+    return defaults.server_error(request)

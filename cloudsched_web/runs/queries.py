@@ -77,16 +77,19 @@ def _cache_size():
 def get_result(run):
     """The parsed result of ``run`` (a Run row) or None; cached by run id.
 
-    The key also holds ``finished_at`` so a re-run (new result) is never served stale.
+    The key also holds ``finished_at``, which every (re-)run that stores a result
+    sets, so a new result is never served stale. A hit never touches
+    ``result_blob``: callers may ``defer("result_blob")`` and pay for the blob
+    only on a miss.
     """
-    if not run.result_blob:
-        return None
-    stamp = (run.finished_at, len(run.result_blob))
+    stamp = (run.status, run.finished_at)
     with _cache_lock:
         hit = _cache.get(run.pk)
         if hit and hit[0] == stamp:
             _cache.move_to_end(run.pk)
             return hit[1]
+    if not run.result_blob:
+        return None
     parsed = ParsedResult(run.load_result())
     with _cache_lock:
         _cache[run.pk] = (stamp, parsed)

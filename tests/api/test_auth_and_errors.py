@@ -1,6 +1,8 @@
 """Authentication, rate limits, size limits and the JSON error shape."""
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from cloudsched_web.api.models import ApiToken, token_digest
 from tests.api.conftest import Api
@@ -111,3 +113,26 @@ def test_bad_query_parameters_name_the_field(api):
     body = _error(api.get("/scenarios", limit=0), 400, "invalid")
     assert body["field"] == "limit"
     assert body["details"][0]["allowed"] == "ge 1"
+
+
+def test_anything_under_api_answers_json_even_outside_v1(client):
+    body = _error(client.get("/api/v2/anything"), 404, "not_found")
+    assert "/api/v2/anything" in body["message"]
+    assert client.get("/no-such-page/").status_code == 404  # pages keep Django's own 404
+
+
+def test_the_project_500_handler_is_json_under_api(rf):
+    from cloudsched_web.api import errors
+
+    response = errors.handler500(rf.get("/api/v1/runs"))
+    assert response.status_code == 500 and response["Content-Type"] == "application/json"
+    assert errors.handler500(rf.get("/runs/1/")).status_code == 500
+
+
+def test_status_polling_does_not_load_the_result_blob(api, scenario):
+    from tests.api.factories import finished_run
+
+    run = finished_run(scenario)
+    with CaptureQueriesContext(connection) as queries:
+        assert api.get(f"/runs/{run.pk}/status").status_code == 200
+    assert not any("result_blob" in q["sql"] for q in queries.captured_queries)

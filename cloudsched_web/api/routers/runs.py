@@ -58,14 +58,15 @@ class SeriesQuery(Schema):
 
 
 def _parsed(run):
-    if run.status != Run.Status.SUCCEEDED or not run.result_blob:
+    parsed = queries.get_result(run) if run.status == Run.Status.SUCCEEDED else None
+    if parsed is None:
         raise ApiError(409, "not_ready", f"run {run.pk} is {run.status}: results exist once it has succeeded")
-    return queries.get_result(run)
+    return parsed
 
 
 @router.get("", response=RunPage, summary="Your runs, newest first")
 def list_runs(request, filters: Query[RunFilter]):
-    qs = Run.objects.filter(scenario__owner=owner(request))
+    qs = Run.objects.defer("result_blob").filter(scenario__owner=owner(request))
     for field in ("scenario", "study", "status"):
         if getattr(filters, field) is not None:
             qs = qs.filter(**{field: getattr(filters, field)})

@@ -78,7 +78,7 @@ def get_study(request, study_id: DbId):
 @router.get("/{study_id}/runs", response=list[RunOut], summary="The study's runs in full")
 def get_study_runs(request, study_id: DbId):
     study = get_study_for_user(request, study_id)
-    return [run_out(request, r) for r in study.runs.order_by("pk")]
+    return [run_out(request, r) for r in study.runs.defer("result_blob").order_by("pk")]
 
 
 @router.delete("/{study_id}", response={204: None}, summary="Delete a study and its runs")
