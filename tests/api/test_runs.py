@@ -1,5 +1,6 @@
 import csv
 import io
+import json
 
 import pytest
 
@@ -103,7 +104,7 @@ def test_share_link_is_created_once_and_revoked(api, client, done):
 def test_exports(api, done, scenario):
     base = f"/runs/{done.pk}/exports"
     response = api.get(f"{base}/result.json")
-    assert response.json()["family"] == "toy"
+    assert json.loads(b"".join(response.streaming_content))["family"] == "toy"
     assert response["Content-Disposition"] == f'attachment; filename="run-{done.pk}.json"'
     metrics = list(csv.DictReader(io.StringIO(api.get(f"{base}/metrics.csv").content.decode())))
     assert len(metrics) == 4 and "makespan_s" in metrics[0]

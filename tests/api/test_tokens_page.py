@@ -47,3 +47,11 @@ def test_nobody_revokes_another_users_token(client, alice, bob):
     client.force_login(bob)
     assert client.post(f"/account/tokens/{row.pk}/revoke/").status_code == 404
     assert ApiToken.objects.get(pk=row.pk).is_active
+
+
+def test_an_admin_can_revoke_tokens_but_never_sees_a_digest(admin_client, alice):
+    row, _ = ApiToken.issue(alice, "x")
+    page = admin_client.get(f"/admin/api/apitoken/{row.pk}/change/").content.decode()
+    assert row.digest not in page
+    admin_client.post("/admin/api/apitoken/", {"action": "revoke", "_selected_action": [row.pk]})
+    assert not ApiToken.objects.get(pk=row.pk).is_active

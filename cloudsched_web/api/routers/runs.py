@@ -173,7 +173,7 @@ def export(request, run_id: DbId, name: Literal[tuple(EXPORTS)], q: Query[Export
     parsed = _parsed(run)
     kind = {"result.json": "json", "workload.swf": "swf"}.get(name, name.split(".")[0])
     if name == "result.json":
-        response = HttpResponse(zlib.decompress(bytes(run.result_blob)), content_type=EXPORTS[name])
+        response = StreamingHttpResponse(_inflate(bytes(run.result_blob)), content_type=EXPORTS[name])
     elif name == "metrics.csv":
         response = HttpResponse(exports.metrics_csv(parsed.doc), content_type="text/csv")
     elif name == "summary.csv":
@@ -191,6 +191,14 @@ def export(request, run_id: DbId, name: Literal[tuple(EXPORTS)], q: Query[Export
         response = HttpResponse(text, content_type="text/plain")
     response["Content-Disposition"] = f'attachment; filename="{exports.filename(run.pk, kind)}"'
     return response
+
+
+def _inflate(blob, chunk=1 << 16):
+    """The stored (zlib) result, decompressed as it streams: a 200k-job result is ~50 MB of JSON."""
+    inflater = zlib.decompressobj()
+    for i in range(0, len(blob), chunk):
+        yield inflater.decompress(blob[i : i + chunk])
+    yield inflater.flush()
 
 
 def _chain(first, rest):
