@@ -29,11 +29,11 @@ def free_port() -> int:
 
 
 @contextmanager
-def redis_server(tmp_dir: Path):
+def redis_server(tmp_dir: Path, port: int | None = None):
     exe = shutil.which("redis-server")
     if exe is None:
         raise RuntimeError("redis-server is not installed; ./test.sh installs it")
-    port = free_port()
+    port = port or free_port()
     proc = subprocess.Popen(
         [exe, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", str(tmp_dir)],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
