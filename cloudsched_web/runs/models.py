@@ -76,6 +76,9 @@ class Run(models.Model):
     dispatched_at = models.DateTimeField(
         null=True, blank=True, help_text="When the message reached the broker (empty: waiting for the broker)."
     )
+    worker = models.CharField(
+        max_length=200, blank=True, help_text="Host name of the worker that ran the last attempt."
+    )
     task_id = models.CharField(max_length=64, blank=True, help_text="Celery task id of the current attempt.")
     summary = models.JSONField(default=dict, blank=True, help_text="Per-algorithm mean metrics.")
     result_blob = models.BinaryField(null=True, blank=True, editable=False)

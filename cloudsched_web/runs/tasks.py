@@ -3,6 +3,7 @@
 import logging
 import resource
 import signal
+import socket
 import threading
 import time
 import uuid
@@ -53,7 +54,7 @@ def _time_limit(seconds):
         signal.signal(signal.SIGALRM, previous)
 
 
-def _claim(run_id, task_id):
+def _claim(run_id, task_id, worker=""):
     """Claim the run with a conditional update so that it executes once.
 
     A queued row is claimed. So is a "running" row whose attempt carried this
@@ -76,6 +77,7 @@ def _claim(run_id, task_id):
         attempts=run.attempts + 1,
         error="",
         task_id=task_id,
+        worker=worker[:200],
     )
     return Run.objects.get(id=run_id) if updated else None
 
@@ -114,7 +116,7 @@ def _limit_memory():
 
 @shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=3)
 def run_simulation(self, run_id):
-    run = _claim(run_id, self.request.id or f"direct-{uuid.uuid4()}")
+    run = _claim(run_id, self.request.id or f"direct-{uuid.uuid4()}", self.request.hostname or socket.gethostname())
     if run is None:
         log.info("run %s already claimed or finished; nothing to do", run_id)
         return

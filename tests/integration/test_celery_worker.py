@@ -71,6 +71,7 @@ def test_a_run_goes_through_redis_and_a_worker_process(alice, worker):
     assert run.status == Run.Status.SUCCEEDED, run.error + worker.log()
     assert run.load_result()["runs"][0]["metrics"]["jobs"] == 40
     assert run.attempts == 1 and run.progress == 1.0
+    assert run.worker.startswith("celery@")  # the reproducibility stamp names the worker host
 
 
 def test_progress_is_reported_while_running(alice, worker):
