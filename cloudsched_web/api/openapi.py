@@ -57,6 +57,11 @@ class CloudschedAPI(NinjaAPI):
         schema = super().get_openapi_schema(path_prefix=path_prefix, path_params=path_params)
         components = schema.setdefault("components", {}).setdefault("schemas", {})
         components.update(family_components())
+        if "PresetIn" in components:  # the registry decides which families (and presets) exist
+            families = schedulers.all_families()
+            props = components["PresetIn"]["properties"]
+            props["family"]["enum"] = list(families)
+            props["preset"]["enum"] = sorted({p for f in families.values() for p in f.presets})
         components.setdefault("Error", Error.model_json_schema(ref_template="#/components/schemas/{model}"))
         for sub in Error.model_json_schema(ref_template="#/components/schemas/{model}").get("$defs", {}).items():
             components.setdefault(*sub)

@@ -49,3 +49,9 @@ def test_every_operation_documents_the_json_errors(spec):
 def test_the_token_scheme_is_documented(spec):
     security = spec.json()["components"]["securitySchemes"]
     assert any(s.get("scheme") == "bearer" for s in security.values())
+
+
+def test_preset_studies_list_the_registered_families_and_presets(spec):
+    props = spec.json()["components"]["schemas"]["PresetIn"]["properties"]
+    assert set(props["family"]["enum"]) == set(schedulers.all_families())
+    assert "machines_sweep" in props["preset"]["enum"]
