@@ -38,7 +38,8 @@ python_env() {
 node_env() {
   if [ ! -d node_modules/chart.js ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
     log "installing front-end packages from npm"
-    npm ci --no-audit --no-fund
+    # No install scripts: the front end needs only files (this also keeps swagger-ui-dist's telemetry off).
+    SCARF_ANALYTICS=false npm ci --no-audit --no-fund --ignore-scripts
   fi
 }
 

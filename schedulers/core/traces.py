@@ -35,6 +35,15 @@ def find_trace(filename: str) -> Path | None:
 
 def check_trace_path(path: str, field: str = "workload.path") -> list[dict[str, str]]:
     """Validation errors for a trace named by path (empty list when it is usable)."""
+    try:
+        return _check(path, field)
+    except (OSError, ValueError) as exc:  # a name too long for the file system, a NUL byte, ...
+        return [
+            {"field": field, "message": f"not a usable path ({type(exc).__name__})", "allowed": "a readable SWF file"}
+        ]
+
+
+def _check(path: str, field: str) -> list[dict[str, str]]:
     p = Path(path).expanduser()
     if not path.endswith(SUFFIXES):
         return [{"field": field, "message": "not an SWF file name", "allowed": "a path ending in .swf or .swf.gz"}]

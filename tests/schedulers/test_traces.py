@@ -10,6 +10,8 @@ def test_paths_must_name_an_existing_swf_file(tmp_path, monkeypatch):
     assert check_trace_path(str(trace)) == []
     assert check_trace_path(str(tmp_path / "passwd"))[0]["allowed"].startswith("a path ending in .swf")
     assert "no such file" in check_trace_path(str(tmp_path / "none.swf"))[0]["message"]
+    assert check_trace_path("x" * 5000 + ".swf")[0]["field"] == "workload.path"  # ENAMETOOLONG
+    assert check_trace_path("a\0b.swf")[0]["field"] == "workload.path"
 
 
 def test_a_restricted_server_only_reads_its_trace_directories(tmp_path, monkeypatch):
