@@ -180,6 +180,8 @@ CELERY_BEAT_SCHEDULE = {
     "sweep-queued-runs": {"task": "cloudsched_web.runs.tasks.sweep_queued_runs", "schedule": envint("SWEEP_EVERY_S", 30)},
 }
 RUN_MEMORY_LIMIT_MB = envint("RUN_MEMORY_LIMIT_MB", 8192)  # per worker process; 0 = no limit
+RUN_HEARTBEAT_EVERY_S = envint("RUN_HEARTBEAT_EVERY_S", 30)
+RUN_STALE_AFTER_S = envint("RUN_STALE_AFTER_S", 300)  # no heartbeat for this long: the run is requeued
 
 # Upload / payload limits: a scenario with an inline SWF trace of ~200k jobs fits.
 DATA_UPLOAD_MAX_MEMORY_SIZE = envint("DATA_UPLOAD_MAX_MEMORY_SIZE", 50 * 1024 * 1024)

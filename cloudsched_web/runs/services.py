@@ -105,6 +105,18 @@ def _get(config, path):
 REDISPATCH_AFTER_S = 6 * 3600
 
 
+def requeue_abandoned(stale_after_s):
+    """Running rows whose heartbeat stopped (their worker was killed whole) go back to the queue.
+
+    The new message carries a new task id, so if the old attempt is somehow alive it can no
+    longer write: every write of an attempt is conditioned on its own task id.
+    """
+    stale = timezone.now() - timezone.timedelta(seconds=stale_after_s)
+    return Run.objects.filter(status=Run.Status.RUNNING, heartbeat_at__lt=stale).update(
+        status=Run.Status.QUEUED, dispatched_at=None, task_id="", progress_message="requeued: its worker stopped"
+    )
+
+
 def requeue_stale(everything=False):
     """Resend queued runs that never reached the broker (or whose message is presumed lost).
 

@@ -12,6 +12,7 @@ from contextlib import contextmanager
 from celery import shared_task
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
+from django.db import connection
 from django.db.models import Q
 from django.utils import timezone
 
@@ -20,7 +21,8 @@ from cloudsched_web.runs.models import Run
 
 log = logging.getLogger(__name__)
 PROGRESS_EVERY_S = 0.5
-STALE_AFTER_S = 600
+HEARTBEAT_EVERY_S = getattr(settings, "RUN_HEARTBEAT_EVERY_S", 30)
+STALE_AFTER_S = getattr(settings, "RUN_STALE_AFTER_S", 300)
 
 
 class Cancelled(Exception):
@@ -82,7 +84,12 @@ def _claim(run_id, task_id, worker=""):
     return Run.objects.get(id=run_id) if updated else None
 
 
-def _progress_writer(run_id):
+def _mine(run_id, attempt):
+    """The row while this attempt still owns it (not cancelled, not taken over by a newer attempt)."""
+    return Run.objects.filter(id=run_id, status=Run.Status.RUNNING, task_id=attempt)
+
+
+def _progress_writer(run_id, attempt):
     last = [0.0]
 
     def report(fraction, message=""):
@@ -90,7 +97,7 @@ def _progress_writer(run_id):
         if now - last[0] < PROGRESS_EVERY_S and fraction < 1.0:
             return
         last[0] = now
-        rows = Run.objects.filter(id=run_id, status=Run.Status.RUNNING).update(
+        rows = _mine(run_id, attempt).update(
             progress=round(float(fraction), 4), progress_message=str(message)[:200], heartbeat_at=timezone.now()
         )
         if rows == 0:  # cancelled (or taken over) while we ran
@@ -99,8 +106,29 @@ def _progress_writer(run_id):
     return report
 
 
-def _finish(run_id, **fields):
-    Run.objects.filter(id=run_id, status=Run.Status.RUNNING).update(finished_at=timezone.now(), **fields)
+@contextmanager
+def _heartbeat(run_id, attempt):
+    """Beat every HEARTBEAT_EVERY_S from a thread, so a long silent phase never looks abandoned."""
+    stop = threading.Event()
+
+    def beat():
+        try:
+            while not stop.wait(HEARTBEAT_EVERY_S):
+                _mine(run_id, attempt).update(heartbeat_at=timezone.now())
+        finally:
+            connection.close()  # this thread's own database connection
+
+    thread = threading.Thread(target=beat, name=f"heartbeat-{run_id}", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join()
+
+
+def _finish(run_id, attempt, **fields):
+    _mine(run_id, attempt).update(finished_at=timezone.now(), **fields)
 
 
 def _limit_memory():
@@ -116,7 +144,8 @@ def _limit_memory():
 
 @shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=3)
 def run_simulation(self, run_id):
-    run = _claim(run_id, self.request.id or f"direct-{uuid.uuid4()}", self.request.hostname or socket.gethostname())
+    attempt = self.request.id or f"direct-{uuid.uuid4()}"
+    run = _claim(run_id, attempt, self.request.hostname or socket.gethostname())
     if run is None:
         log.info("run %s already claimed or finished; nothing to do", run_id)
         return
@@ -124,33 +153,31 @@ def run_simulation(self, run_id):
     limit_mb = _limit_memory() if in_worker else 0
     limit_s = settings.CELERY_TASK_SOFT_TIME_LIMIT if in_worker else 0
     try:
-        with _time_limit(limit_s):
-            result = schedulers.run(run.config, progress=_progress_writer(run_id))
+        with _time_limit(limit_s), _heartbeat(run_id, attempt):
+            result = schedulers.run(run.config, progress=_progress_writer(run_id, attempt))
     except Cancelled:
         return
     except MemoryError:
-        _finish(run_id, status=Run.Status.FAILED, error=f"the run exceeded the memory limit of {limit_mb} MB")
+        _finish(run_id, attempt, status=Run.Status.FAILED, error=f"the run exceeded the memory limit of {limit_mb} MB")
         return
     except schedulers.ScenarioError as exc:
-        _finish(run_id, status=Run.Status.FAILED, error=exc.format())
+        _finish(run_id, attempt, status=Run.Status.FAILED, error=exc.format())
         return
     except (SoftTimeLimitExceeded, RunTimeLimit):
         _finish(
             run_id,
+            attempt,
             status=Run.Status.FAILED,
             error=f"the run exceeded its time limit of {settings.CELERY_TASK_SOFT_TIME_LIMIT} s",
         )
         return
     except Exception as exc:  # a bug in an algorithm: record it readably, never retry
         log.exception("run %s failed", run_id)
-        _finish(run_id, status=Run.Status.FAILED, error=f"{type(exc).__name__}: {exc}")
-        return
-    run.refresh_from_db()
-    if run.status != Run.Status.RUNNING:
+        _finish(run_id, attempt, status=Run.Status.FAILED, error=f"{type(exc).__name__}: {exc}")
         return
     run.store_result(result)
     summary = {alg: {k: v["mean"] for k, v in metrics.items()} for alg, metrics in result["summary"].items()}
-    Run.objects.filter(id=run_id, status=Run.Status.RUNNING).update(
+    _mine(run_id, attempt).update(
         status=Run.Status.SUCCEEDED,
         progress=1.0,
         progress_message="done",
@@ -162,7 +189,8 @@ def run_simulation(self, run_id):
 
 @shared_task
 def sweep_queued_runs():
-    """Periodic outbox sweep (Celery beat): resend runs that never reached the broker."""
-    from cloudsched_web.runs.services import requeue_stale
+    """Periodic sweep (Celery beat): requeue abandoned runs, resend runs that never reached the broker."""
+    from cloudsched_web.runs.services import requeue_abandoned, requeue_stale
 
+    requeue_abandoned(STALE_AFTER_S)
     return requeue_stale()

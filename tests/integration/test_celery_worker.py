@@ -10,7 +10,7 @@ from kombu import pools as kombu_pools
 
 from cloudsched_web.celery import app
 from cloudsched_web.runs.models import Run
-from cloudsched_web.runs.services import requeue_stale, submit_run
+from cloudsched_web.runs.services import requeue_abandoned, requeue_stale, submit_run
 from cloudsched_web.scenarios.models import Scenario
 from tests.services import Worker, free_port, redis_server
 
@@ -139,3 +139,24 @@ def test_time_and_memory_limits_fail_the_run_readably_and_the_worker_survives(al
         assert fine.status == Run.Status.SUCCEEDED, w.log()
     finally:
         w.stop()
+
+
+def test_a_run_whose_whole_worker_is_killed_is_requeued_by_the_sweeper_and_finishes_once(alice, broker, tmp_path):
+    first = Worker(broker, connection.settings_dict["NAME"], tmp_path / "w1.log")
+    first.wait_ready()
+    run = submit_run(_scenario(alice, sleep_s=0.1))
+    _wait(run, lambda r: r.status == Run.Status.RUNNING and r.progress > 0, worker=first)
+    for pid in [*first.pool_children(), first.proc.pid]:
+        os.kill(pid, signal.SIGKILL)  # the whole worker dies; its message stays unacknowledged in Redis
+    first.stop()
+    time.sleep(2.5)
+    assert requeue_abandoned(stale_after_s=2) == 1  # no heartbeat for 2 s: back to the queue
+    assert requeue_stale() == [run.pk]
+    second = Worker(broker, connection.settings_dict["NAME"], tmp_path / "w2.log")
+    try:
+        second.wait_ready()
+        run = _wait(run, lambda r: r.is_finished, timeout=120, worker=second)
+    finally:
+        second.stop()
+    assert run.status == Run.Status.SUCCEEDED and run.attempts == 2
+    assert run.load_result()["runs"][0]["metrics"]["jobs"] == 40
