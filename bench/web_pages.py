@@ -50,6 +50,9 @@ def _store(result, config):
     run = Run(scenario=scenario, config=config, status=Run.Status.SUCCEEDED, progress=1.0,
               started_at=timezone.now(), finished_at=timezone.now())  # fmt: skip
     run.store_result(result)
+    from cloudsched_web.runs import page
+
+    run.page = page.summarize(result)  # as the Celery task does when a run finishes
     run.save()
     return user, run
 

@@ -81,6 +81,9 @@ class Run(models.Model):
     )
     task_id = models.CharField(max_length=64, blank=True, help_text="Celery task id of the current attempt.")
     summary = models.JSONField(default=dict, blank=True, help_text="Per-algorithm mean metrics.")
+    page = models.JSONField(
+        null=True, blank=True, editable=False, help_text="Result page data computed by the worker (runs/page.py)."
+    )
     result_blob = models.BinaryField(null=True, blank=True, editable=False)
     share_token = models.UUIDField(null=True, blank=True, unique=True, editable=False)
 

@@ -17,6 +17,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 import schedulers
+from cloudsched_web.runs import page
 from cloudsched_web.runs.models import Run
 
 log = logging.getLogger(__name__)
@@ -176,6 +177,7 @@ def run_simulation(self, run_id):
         _finish(run_id, attempt, status=Run.Status.FAILED, error=f"{type(exc).__name__}: {exc}")
         return
     run.store_result(result)
+    page_data = page.summarize(result)
     summary = {alg: {k: v["mean"] for k, v in metrics.items()} for alg, metrics in result["summary"].items()}
     _mine(run_id, attempt).update(
         status=Run.Status.SUCCEEDED,
@@ -183,6 +185,7 @@ def run_simulation(self, run_id):
         progress_message="done",
         summary=summary,
         result_blob=run.result_blob,
+        page=page_data,
         finished_at=timezone.now(),
     )
 

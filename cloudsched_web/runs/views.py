@@ -9,7 +9,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 
-from cloudsched_web.runs import charts, checks, exports, queries, timeline
+from cloudsched_web.runs import charts, checks, exports, page, queries, timeline
 from cloudsched_web.runs.models import Run, Study
 from cloudsched_web.scenarios.views import clone_config
 
@@ -43,8 +43,14 @@ def _validity(parsed):
 
 
 def _render_run(request, run, shared=False, token=None):
-    parsed = _parsed(run)
-    doc = parsed.doc if parsed else None
+    stored = run.page if run.status == Run.Status.SUCCEEDED else None
+    if stored:  # computed by the worker: no parse of the full result (see runs/page.py)
+        doc, validity, can_swf = stored["header"], stored["validity"], stored["can_swf"]
+    else:  # runs stored before Run.page existed
+        parsed = _parsed(run)
+        doc = parsed.doc if parsed else None
+        validity = _validity(parsed) if parsed else None
+        can_swf = bool(doc) and page.has_jobs(doc)
     ctx = {
         "run": run,
         "shared": shared,
@@ -52,19 +58,11 @@ def _render_run(request, run, shared=False, token=None):
         "status": _status_payload(run),
         "payload": charts.run_page_payload(doc) if doc else None,
         "table": charts.summary_table(doc) if doc else None,
-        "validity": _validity(parsed) if parsed else None,
+        "validity": validity,
         "stamp": charts.stamp(run, doc),
-        "can_swf": bool(doc) and _has_jobs(doc),
+        "can_swf": can_swf,
     }
     return render(request, "runs/detail.html", ctx)
-
-
-def _has_jobs(doc):
-    """Whether the SWF export can work: job records with submit time, runtime and size."""
-    runs = doc.get("runs", [])
-    first = (runs[0].get("jobs") or [{}])[0] if runs else {}
-    needed = ("submit", "run_time", "alloc_procs")
-    return all(any(k in first for k in exports.SWF_ALIASES[f]) for f in needed)
 
 
 @login_required

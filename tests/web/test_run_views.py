@@ -73,3 +73,19 @@ def test_cancel_stops_a_queued_run(alice_client, scenario):
     alice_client.post(f"/runs/{run.pk}/cancel/")
     run.refresh_from_db()
     assert run.status == Run.Status.CANCELLED
+
+
+def test_the_result_page_of_a_finished_run_needs_no_parse_of_the_full_result(alice_client, scenario, monkeypatch):
+    from cloudsched_web.runs import queries
+    from cloudsched_web.runs.tasks import run_simulation
+
+    run = Run.objects.create(scenario=scenario, config=scenario.config)
+    run_simulation(run.pk)
+    run.refresh_from_db()
+    assert run.page["validity"]["ok"] is True
+    assert all("schedule" not in r for r in run.page["header"]["runs"])
+    queries.clear_cache()
+    monkeypatch.setattr(Run, "load_result", lambda self: pytest.fail("the page parsed the full result"))
+    page = alice_client.get(f"/runs/{run.pk}/").content.decode()
+    assert "makespan_s" in page
+    assert 'id="run-payload"' in page

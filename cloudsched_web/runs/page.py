@@ -1,0 +1,25 @@
+"""What a result page needs, computed once by the worker when the run finishes.
+
+A 200,000-job result is ~90 MB of JSON; parsing it takes about a second. The page
+itself needs only the summary, the series and the validity checks, so the task
+stores those beside the blob (``Run.page``) and the first view of a big run no
+longer waits for the full parse. Windows of the schedule still come from the blob
+through ``runs.queries`` (parsed once per process, then cached).
+"""
+
+from cloudsched_web.runs import checks, exports
+
+HEAVY = ("schedule", "jobs")
+
+
+def has_jobs(doc):
+    """Whether the SWF export can work: job records with submit time, runtime and size."""
+    runs = doc.get("runs", [])
+    first = (runs[0].get("jobs") or [{}])[0] if runs else {}
+    needed = ("submit", "run_time", "alloc_procs")
+    return all(any(k in first for k in exports.SWF_ALIASES[f]) for f in needed)
+
+
+def summarize(doc):
+    header = {**doc, "runs": [{k: v for k, v in r.items() if k not in HEAVY} for r in doc.get("runs", [])]}
+    return {"header": header, "validity": checks.validity(doc), "can_swf": has_jobs(doc)}
