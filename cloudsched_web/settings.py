@@ -177,7 +177,10 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": CELERY_TASK_TIME_LIMIT 
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TASK_ALWAYS_EAGER = envbool("CELERY_TASK_ALWAYS_EAGER", False)
 CELERY_BEAT_SCHEDULE = {
-    "sweep-queued-runs": {"task": "cloudsched_web.runs.tasks.sweep_queued_runs", "schedule": envint("SWEEP_EVERY_S", 30)},
+    "sweep-queued-runs": {
+        "task": "cloudsched_web.runs.tasks.sweep_queued_runs",
+        "schedule": envint("SWEEP_EVERY_S", 30),
+    },
 }
 RUN_MEMORY_LIMIT_MB = envint("RUN_MEMORY_LIMIT_MB", 8192)  # per worker process; 0 = no limit
 RUN_HEARTBEAT_EVERY_S = envint("RUN_HEARTBEAT_EVERY_S", 30)
