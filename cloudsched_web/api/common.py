@@ -83,3 +83,13 @@ def page(queryset, offset, limit, out):
         "limit": limit,
         "items": [out(obj) for obj in queryset[offset : offset + limit]],
     }
+
+
+def share_response(request, obj, url_name):
+    """201 with the new share link, or 200 with the existing one (runs and studies alike)."""
+    from ninja import Status
+
+    created = obj.share()
+    return Status(
+        201 if created else 200, {"token": str(obj.share_token), "url": absolute(request, url_name, obj.share_token)}
+    )

@@ -7,7 +7,28 @@ from django.db import models
 from cloudsched_web.scenarios.models import Scenario
 
 
-class Study(models.Model):
+class Shareable(models.Model):
+    """Read-only access by an unguessable token (a UUID4), never by primary key."""
+
+    share_token = models.UUIDField(null=True, blank=True, unique=True, editable=False)
+
+    class Meta:
+        abstract = True
+
+    def share(self):
+        """Create the token if there is none; returns whether it was created."""
+        if self.share_token is not None:
+            return False
+        self.share_token = uuid.uuid4()
+        self.save(update_fields=["share_token"])
+        return True
+
+    def unshare(self):
+        self.share_token = None
+        self.save(update_fields=["share_token"])
+
+
+class Study(Shareable):
     """A set of runs of one base scenario: a parameter sweep or a paper preset.
 
     Each point is a full scenario (kept on its run); ``axes`` names the scenario
@@ -20,7 +41,6 @@ class Study(models.Model):
     claims = models.JSONField(default=list, blank=True, help_text="The paper's claims, shown beside the measurements.")
     axes = models.JSONField(default=list, blank=True, help_text="Scenario paths swept across the points.")
     created_at = models.DateTimeField(auto_now_add=True)
-    share_token = models.UUIDField(null=True, blank=True, unique=True, editable=False)
 
     class Meta:
         ordering = ["-created_at"]
@@ -43,12 +63,8 @@ class Study(models.Model):
     def is_finished(self):
         return not self.runs.exclude(status__in=Run.FINISHED).exists()
 
-    def new_share_token(self):
-        self.share_token = uuid.uuid4()
-        return self.share_token
 
-
-class Run(models.Model):
+class Run(Shareable):
     """One execution of a scenario. This row, not Celery's result backend, is the truth."""
 
     class Status(models.TextChoices):
@@ -85,7 +101,6 @@ class Run(models.Model):
         null=True, blank=True, editable=False, help_text="Result page data computed by the worker (runs/page.py)."
     )
     result_blob = models.BinaryField(null=True, blank=True, editable=False)
-    share_token = models.UUIDField(null=True, blank=True, unique=True, editable=False)
 
     class Meta:
         ordering = ["-created_at"]
@@ -119,7 +134,3 @@ class Run(models.Model):
         if not self.result_blob:
             return None
         return orjson.loads(zlib.decompress(bytes(self.result_blob)))
-
-    def new_share_token(self):
-        self.share_token = uuid.uuid4()
-        return self.share_token

@@ -195,12 +195,11 @@ def cancel(request, pk):
 
 def _toggle_share(request, obj):
     if request.POST.get("revoke"):
-        obj.share_token = None
+        obj.unshare()
         messages.info(request, "Share link revoked: it no longer opens.")
     else:
-        obj.new_share_token()
+        obj.share()
         messages.success(request, "Share link created: anyone with it can view this page read-only.")
-    obj.save(update_fields=["share_token"])
 
 
 @login_required

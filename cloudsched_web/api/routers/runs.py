@@ -8,7 +8,7 @@ from django.utils import timezone
 from ninja import Field as NField
 from ninja import Query, Router, Schema, Status
 
-from cloudsched_web.api.common import MAX_PAGE, absolute, get_run_for_user, owner, page
+from cloudsched_web.api.common import MAX_PAGE, get_run_for_user, owner, page, share_response
 from cloudsched_web.api.errors import ApiError
 from cloudsched_web.api.out import run_out, run_status
 from cloudsched_web.api.schemas import (
@@ -119,25 +119,12 @@ def get_series(request, run_id: DbId, q: Query[SeriesQuery]):
 
 @router.post("/{run_id}/share", response={200: ShareOut, 201: ShareOut}, summary="Create (or get) the share link")
 def share_run(request, run_id: DbId):
-    run = get_run_for_user(request, run_id)
-    created = run.share_token is None
-    if created:
-        run.new_share_token()
-        run.save(update_fields=["share_token"])
-    return Status(
-        201 if created else 200,
-        {
-            "token": str(run.share_token),
-            "url": absolute(request, "run_shared", run.share_token),
-        },
-    )
+    return share_response(request, get_run_for_user(request, run_id), "run_shared")
 
 
 @router.delete("/{run_id}/share", response={204: None}, summary="Revoke the share link")
 def unshare_run(request, run_id: DbId):
-    run = get_run_for_user(request, run_id)
-    run.share_token = None
-    run.save(update_fields=["share_token"])
+    get_run_for_user(request, run_id).unshare()
     return Status(204, None)
 
 

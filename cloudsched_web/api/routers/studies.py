@@ -7,11 +7,11 @@ from ninja import Query, Router, Schema, Status
 import schedulers
 from cloudsched_web.api.common import (
     MAX_PAGE,
-    absolute,
     get_scenario_for_user,
     get_study_for_user,
     owner,
     page,
+    share_response,
     validate_scenario,
 )
 from cloudsched_web.api.errors import ApiError
@@ -89,23 +89,10 @@ def delete_study(request, study_id: DbId):
 
 @router.post("/{study_id}/share", response={200: ShareOut, 201: ShareOut}, summary="Create (or get) the share link")
 def share_study(request, study_id: DbId):
-    study = get_study_for_user(request, study_id)
-    created = study.share_token is None
-    if created:
-        study.new_share_token()
-        study.save(update_fields=["share_token"])
-    return Status(
-        201 if created else 200,
-        {
-            "token": str(study.share_token),
-            "url": absolute(request, "study_shared", study.share_token),
-        },
-    )
+    return share_response(request, get_study_for_user(request, study_id), "study_shared")
 
 
 @router.delete("/{study_id}/share", response={204: None}, summary="Revoke the share link")
 def unshare_study(request, study_id: DbId):
-    study = get_study_for_user(request, study_id)
-    study.share_token = None
-    study.save(update_fields=["share_token"])
+    get_study_for_user(request, study_id).unshare()
     return Status(204, None)
