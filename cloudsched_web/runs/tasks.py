@@ -24,6 +24,7 @@ log = logging.getLogger(__name__)
 PROGRESS_EVERY_S = 0.5
 HEARTBEAT_EVERY_S = getattr(settings, "RUN_HEARTBEAT_EVERY_S", 30)
 STALE_AFTER_S = getattr(settings, "RUN_STALE_AFTER_S", 300)
+MAX_ATTEMPTS = 3
 
 
 class Cancelled(Exception):
@@ -72,6 +73,13 @@ def _claim(run_id, task_id, worker=""):
     )
     run = Run.objects.filter(id=run_id).filter(claimable).first()
     if run is None:
+        return None
+    if run.attempts >= MAX_ATTEMPTS:  # its worker died every time: a crash loop, not bad luck
+        Run.objects.filter(id=run_id, status=run.status).update(
+            status=Run.Status.FAILED,
+            finished_at=now,
+            error=f"the worker running this run died {run.attempts} times (killed, or out of memory); not retried",
+        )
         return None
     updated = Run.objects.filter(id=run_id, status=run.status, heartbeat_at=run.heartbeat_at).update(
         status=Run.Status.RUNNING,
@@ -156,6 +164,8 @@ def run_simulation(self, run_id):
     try:
         with _time_limit(limit_s), _heartbeat(run_id, attempt):
             result = schedulers.run(run.config, progress=_progress_writer(run_id, attempt))
+        run.store_result(result)
+        page_data = page.summarize(result)
     except Cancelled:
         return
     except MemoryError:
@@ -176,8 +186,6 @@ def run_simulation(self, run_id):
         log.exception("run %s failed", run_id)
         _finish(run_id, attempt, status=Run.Status.FAILED, error=f"{type(exc).__name__}: {exc}")
         return
-    run.store_result(result)
-    page_data = page.summarize(result)
     summary = {alg: {k: v["mean"] for k, v in metrics.items()} for alg, metrics in result["summary"].items()}
     _mine(run_id, attempt).update(
         status=Run.Status.SUCCEEDED,

@@ -61,3 +61,22 @@ def test_editing_the_scenario_does_not_change_a_submitted_run(scenario):
     run_simulation(run.pk)
     run.refresh_from_db()
     assert run.load_result()["seed"] == 1
+
+
+def test_a_run_whose_worker_died_three_times_fails_instead_of_looping(scenario):
+    run = _run(scenario, status=Run.Status.QUEUED, attempts=3)
+    run_simulation(run.pk)
+    run.refresh_from_db()
+    assert run.status == Run.Status.FAILED
+    assert "died 3 times" in run.error
+
+
+def test_a_failure_while_storing_the_result_is_recorded(scenario, monkeypatch):
+    from cloudsched_web.runs import page
+
+    monkeypatch.setattr(page, "summarize", lambda doc: 1 / 0)
+    run = _run(scenario)
+    run_simulation(run.pk)
+    run.refresh_from_db()
+    assert run.status == Run.Status.FAILED
+    assert "ZeroDivisionError" in run.error
