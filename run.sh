@@ -22,8 +22,14 @@ log "starting one Celery worker with the outbox sweeper (log: var/celery.log)"
 "$VENV/bin/celery" -A cloudsched_web worker --beat --schedule var/celerybeat-schedule \
   --loglevel INFO --concurrency 1 --logfile var/celery.log &
 WORKER=$!
-trap 'kill $WORKER 2>/dev/null; wait $WORKER 2>/dev/null' EXIT INT TERM
+stop_all() {
+  kill $WORKER 2>/dev/null; wait $WORKER 2>/dev/null
+  # Stop Redis only if this script started it (it saves its data in var/ on the way out).
+  [ -n "$STARTED_REDIS" ] && [ -f "$STARTED_REDIS" ] && redis-cli -p "${REDIS_PORT:-6379}" shutdown >/dev/null 2>&1
+  return 0
+}
+trap stop_all EXIT INT TERM
 $M requeue_runs --all
 
-log "serving on http://127.0.0.1:8000 (Ctrl-C stops the server and the worker)"
+log "serving on http://127.0.0.1:8000 (Ctrl-C stops the server, the worker and a Redis started here)"
 "$VENV/bin/python" manage.py runserver 127.0.0.1:8000 --noreload

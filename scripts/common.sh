@@ -43,13 +43,15 @@ node_env() {
   fi
 }
 
+STARTED_REDIS=""
 redis_start() {
   local port="${REDIS_PORT:-6379}"
-  if redis-cli -p "$port" ping >/dev/null 2>&1; then return 0; fi
+  if redis-cli -p "$port" ping >/dev/null 2>&1; then return 0; fi  # someone else's Redis: leave it alone
   log "starting redis-server on 127.0.0.1:$port"
   mkdir -p var
   redis-server --port "$port" --bind 127.0.0.1 --daemonize yes --dir "$ROOT/var" \
     --logfile "$ROOT/var/redis.log" --pidfile "$ROOT/var/redis.pid"
+  STARTED_REDIS="$ROOT/var/redis.pid"
   for _ in $(seq 50); do redis-cli -p "$port" ping >/dev/null 2>&1 && return 0; sleep 0.1; done
   echo "redis-server did not start; see var/redis.log" >&2
   return 1
