@@ -74,6 +74,10 @@ def simulate(cfg: Scenario, inst: Instance, algorithm: str, rng: np.random.Gener
     out = RunOutput(metrics=metrics, series=_series(inst, placements, slot_min))
     if cfg.params.record_schedule:
         out.schedule, out.jobs = _schedule(inst, placements, slot_min)
+        # Each PM holds at most its type's CPU capacity g (in the units of the segments' share).
+        used = {s["resource"] for s in out.schedule}
+        caps = {pool.name: pool.g / pool.scale for pool in inst.pools}
+        out.extra["capacities"] = {r: caps[r.rsplit("-", 1)[0]] for r in used}
     progress(1.0)
     return out
 
