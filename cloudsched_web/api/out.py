@@ -5,15 +5,7 @@ from cloudsched_web.runs.models import Run
 
 
 def run_status(run):
-    return {
-        "id": run.pk,
-        "status": run.status,
-        "progress": run.progress,
-        "message": run.progress_message,
-        "error": run.error,
-        "finished": run.is_finished,
-        "wall_time_s": run.wall_time_s,
-    }
+    return run.status_dict()
 
 
 def run_out(request, run):

@@ -63,6 +63,11 @@ class Study(Shareable):
     def is_finished(self):
         return not self.runs.exclude(status__in=Run.FINISHED).exists()
 
+    @staticmethod
+    def finished_from(counts):
+        """Whether a study with these ``status_counts()`` has no run left to do."""
+        return counts[Run.Status.QUEUED] + counts[Run.Status.RUNNING] == 0
+
 
 class Run(Shareable):
     """One execution of a scenario. This row, not Celery's result backend, is the truth."""
@@ -115,6 +120,18 @@ class Run(Shareable):
     @property
     def is_finished(self):
         return self.status in self.FINISHED
+
+    def status_dict(self):
+        """What pages poll and the API returns for a run's progress (one shape for both)."""
+        return {
+            "id": self.pk,
+            "status": self.status,
+            "progress": self.progress,
+            "message": self.progress_message,
+            "error": self.error,
+            "finished": self.is_finished,
+            "wall_time_s": self.wall_time_s,
+        }
 
     @property
     def waiting_for_broker(self):

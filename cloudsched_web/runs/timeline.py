@@ -18,13 +18,6 @@ POINTS = 600
 EXTRA_KEYS = ("freq_ghz", "tier", "cloud", "host", "vm_type", "pm_type", "ended")
 
 
-def _memo(parsed, key, build):
-    with parsed._lock:
-        if key not in parsed._memo:
-            parsed._memo[key] = build()
-        return parsed._memo[key]
-
-
 def _resources(parsed, index):
     """``(codes, names)``: each segment's resource as an index into ``names`` (natural order)."""
 
@@ -35,7 +28,7 @@ def _resources(parsed, index):
         codes = np.fromiter((lookup[s["resource"]] for s in schedule), dtype=np.int32, count=len(schedule))
         return codes, names
 
-    return _memo(parsed, ("resources", index), build)
+    return parsed.memo(("resources", index), build)
 
 
 def natural_key(name):
@@ -136,7 +129,7 @@ def _series_arrays(parsed, index):
             out["energy_j"] = energy_j(t, out["power_w"])  # cumulative energy from the power curve
         return t, out
 
-    return _memo(parsed, ("series", index), build)
+    return parsed.memo(("series", index), build)
 
 
 def _cut(t, v, lo, hi, points):
@@ -181,7 +174,7 @@ def frequency(parsed, index, lo, hi, points=POINTS, max_hosts=12):
         busiest = sorted(by_host, key=lambda h: -sum(e - b for b, e, _ in by_host[h]))[:max_hosts]
         return {h: _max_level(by_host[h]) for h in sorted(busiest, key=natural_key)}
 
-    hosts = _memo(parsed, ("freq", index), build)
+    hosts = parsed.memo(("freq", index), build)
     if not hosts:
         return None
     return {
@@ -216,7 +209,7 @@ def _job_table(parsed, index):
                 rec[2].add(s["resource"])
         return out
 
-    return _memo(parsed, ("jobs", index), build)
+    return parsed.memo(("jobs", index), build)
 
 
 def _status(row):

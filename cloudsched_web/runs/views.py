@@ -22,24 +22,12 @@ def _get_study_for_user(request, pk):
     return get_object_or_404(Study.objects.select_related("scenario"), pk=pk, scenario__owner=request.user)
 
 
-def _status_payload(run):
-    return {
-        "id": run.pk,
-        "status": run.status,
-        "progress": run.progress,
-        "message": run.progress_message,
-        "error": run.error,
-        "finished": run.is_finished,
-        "wall_time_s": run.wall_time_s,
-    }
-
-
 def _parsed(run):
     return queries.get_result(run) if run.status == Run.Status.SUCCEEDED else None
 
 
 def _validity(parsed):
-    return timeline._memo(parsed, "validity", lambda: checks.validity(parsed.doc, parsed.spans))
+    return parsed.memo("validity", lambda: checks.validity(parsed.doc, parsed.spans))
 
 
 def _render_run(request, run, shared=False, token=None):
@@ -55,7 +43,7 @@ def _render_run(request, run, shared=False, token=None):
         "run": run,
         "shared": shared,
         "token": token,
-        "status": _status_payload(run),
+        "status": run.status_dict(),
         "payload": charts.run_page_payload(doc) if doc else None,
         "table": charts.summary_table(doc) if doc else None,
         "validity": validity,
@@ -72,7 +60,7 @@ def detail(request, pk):
 
 @login_required
 def status(request, pk):
-    return JsonResponse(_status_payload(_get_run_for_user(request, pk)))
+    return JsonResponse(_get_run_for_user(request, pk).status_dict())
 
 
 def _int(request, name, default=0):
@@ -278,7 +266,7 @@ def _render_study(request, study, token=None):
         "payload": payload,
         "token": token,
         "shared": token is not None,
-        "finished": counts["queued"] + counts["running"] == 0,
+        "finished": Study.finished_from(counts),
     }
     return render(request, "runs/study.html", ctx)
 
@@ -292,7 +280,7 @@ def study(request, pk):
 def study_status(request, pk):
     st = _get_study_for_user(request, pk)
     counts = st.status_counts()
-    return JsonResponse({"counts": counts, "finished": counts["queued"] + counts["running"] == 0})
+    return JsonResponse({"counts": counts, "finished": Study.finished_from(counts)})
 
 
 @login_required
