@@ -13,6 +13,12 @@ from contextlib import contextmanager
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+# Debian's Chromium, headless, with no background traffic (this machine has no internet).
+CHROMIUM_ARGS = [
+    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage",
+]  # fmt: skip
 
 # The worker registers the test-only toy family before it starts consuming.
 WORKER_CODE = (
@@ -99,3 +105,22 @@ class Worker:
                 self.proc.kill()
                 self.proc.wait()
         self._log.close()
+
+
+def launch_chromium(playwright):
+    """Debian's Chromium through Playwright (Playwright's own browser download does not work here)."""
+    return playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+
+
+def point_broker(url: str) -> None:
+    """Send this process's Celery messages to ``url`` (fresh connection and producer pools)."""
+    from kombu import pools as kombu_pools
+
+    from cloudsched_web.celery import app
+
+    app.conf.broker_url = url
+    if app._pool is not None:
+        app._pool.force_close_all()
+        app._pool = None
+    app.amqp._producer_pool = None
+    kombu_pools.reset()  # kombu keeps producer pools per broker URL, and the URL may be the same

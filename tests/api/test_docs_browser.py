@@ -1,20 +1,15 @@
 """Chromium (Playwright) on the API docs and token pages: the docs work offline, a token is shown once."""
 
 import os
-import shutil
 from urllib.parse import urlsplit
 
 import pytest
 
 from cloudsched_web.api.models import ApiToken, token_digest
 from tests.conftest import PASSWORD
+from tests.services import launch_chromium
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage",
-]  # fmt: skip
 SHOTS = os.environ.get("CLOUDSCHED_SCREENSHOTS")  # a directory to keep the screenshots in
 
 
@@ -26,7 +21,7 @@ def page(live_server):
     local = urlsplit(live_server.url).netloc
     outside = []
     with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        browser = launch_chromium(pw)
         page = browser.new_page(viewport={"width": 1280, "height": 1000})
         page.set_default_timeout(30_000)
 

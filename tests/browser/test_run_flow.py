@@ -1,49 +1,10 @@
 """A real Chromium (Debian's, through Playwright) drives the whole flow against a live server and a real worker."""
 
-import os
-import shutil
-
 import pytest
-from django.db import connection
 
-from cloudsched_web.celery import app
 from tests.conftest import PASSWORD
-from tests.services import Worker, redis_server
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage",
-]  # fmt: skip
-
-
-@pytest.fixture
-def page(tmp_path):
-    from playwright.sync_api import sync_playwright
-
-    # Playwright's sync API runs an event loop in this thread; the ORM calls in the test are still synchronous.
-    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-        page = browser.new_page()
-        page.set_default_timeout(30_000)
-        yield page
-        browser.close()
-
-
-@pytest.fixture
-def worker(tmp_path):
-    with redis_server(tmp_path) as url:
-        app.conf.broker_url = url
-        if app._pool is not None:
-            app._pool.force_close_all()
-            app._pool = None
-        app.amqp._producer_pool = None
-        w = Worker(url, connection.settings_dict["NAME"], tmp_path / "worker.log")
-        w.wait_ready()
-        yield w
-        w.stop()
 
 
 def _login(page, base):

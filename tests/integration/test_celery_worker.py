@@ -6,31 +6,20 @@ import time
 
 import pytest
 from django.db import connection
-from kombu import pools as kombu_pools
 
 from cloudsched_web.celery import app
 from cloudsched_web.runs.models import Run
 from cloudsched_web.runs.services import requeue_abandoned, requeue_stale, submit_run
 from cloudsched_web.scenarios.models import Scenario
-from tests.services import Worker, free_port, redis_server
+from tests.services import Worker, free_port, point_broker, redis_server
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
-
-
-def _point_broker(url):
-    """Send this process's Celery messages to ``url`` (fresh connection pools)."""
-    app.conf.broker_url = url
-    if app._pool is not None:
-        app._pool.force_close_all()
-        app._pool = None
-    app.amqp._producer_pool = None
-    kombu_pools.reset()  # kombu keeps producer pools per broker URL, and the URL may be the same
 
 
 @pytest.fixture
 def broker(tmp_path):
     with redis_server(tmp_path) as url:
-        _point_broker(url)
+        point_broker(url)
         yield url
 
 
@@ -94,7 +83,7 @@ def test_a_run_survives_its_worker_process_dying(alice, worker):
 def test_a_run_submitted_while_redis_is_stopped_waits_and_is_dispatched_when_it_is_back(alice, tmp_path):
     port = free_port()
     with redis_server(tmp_path, port) as url:
-        _point_broker(url)
+        point_broker(url)
         submit_run(_scenario(alice))  # a warm connection pool, as on a running server
     # redis-server is stopped now.
     app.conf.task_publish_retry = False
@@ -105,7 +94,7 @@ def test_a_run_submitted_while_redis_is_stopped_waits_and_is_dispatched_when_it_
     run.refresh_from_db()
     assert run.status == Run.Status.QUEUED and run.waiting_for_broker  # what the run page shows
     with redis_server(tmp_path, port):  # the same Redis comes back, empty (nothing was persisted)
-        _point_broker(url)
+        point_broker(url)
         assert run.pk in requeue_stale()  # what the periodic sweeper does
         run.refresh_from_db()
         assert not run.waiting_for_broker
