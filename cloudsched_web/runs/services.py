@@ -10,7 +10,7 @@ from django.utils import timezone
 import schedulers
 from cloudsched_web.runs.models import Run, Study
 from cloudsched_web.scenarios.models import Scenario
-from schedulers.core.sweep import expand, varying_paths
+from schedulers.core.sweep import expand, flatten, varying_paths
 
 log = logging.getLogger(__name__)
 MAX_STUDY_POINTS = 200
@@ -61,7 +61,8 @@ def submit_study(scenario, configs, points=None, name="", description="", claims
     configs = _validated(configs)
     axes = varying_paths(configs)
     if points is None:
-        points = [{a: _get(c, a) for a in axes} for c in configs]
+        flat = [flatten(c) for c in configs]
+        points = [{a: f.get(a) for a in axes} for f in flat]
     study = Study.objects.create(
         scenario=scenario, name=name or scenario.name, description=description, claims=list(claims), axes=axes
     )
@@ -93,13 +94,6 @@ def create_preset_study(owner, family, preset):
         scenario, doc["scenarios"], name=doc.get("name") or preset, description=doc.get("description", ""),
         claims=doc.get("claims", []),
     )  # fmt: skip
-
-
-def _get(config, path):
-    node = config
-    for key in path.split("."):
-        node = node.get(key) if isinstance(node, dict) else None
-    return node
 
 
 REDISPATCH_AFTER_S = 6 * 3600
