@@ -22,14 +22,20 @@ log "starting one Celery worker with the outbox sweeper (log: var/celery.log)"
 "$VENV/bin/celery" -A cloudsched_web worker --beat --schedule var/celerybeat-schedule \
   --loglevel INFO --concurrency 1 --logfile var/celery.log &
 WORKER=$!
+WEB=""
 stop_all() {
-  kill $WORKER 2>/dev/null; wait $WORKER 2>/dev/null
+  trap - EXIT INT TERM
+  # TERM, not INT: a shell started without job control may hand its children an ignored SIGINT.
+  kill -TERM $WEB $WORKER 2>/dev/null; wait $WEB $WORKER 2>/dev/null
   # Stop Redis only if this script started it (it saves its data in var/ on the way out).
   [ -n "$STARTED_REDIS" ] && [ -f "$STARTED_REDIS" ] && redis-cli -p "${REDIS_PORT:-6379}" shutdown >/dev/null 2>&1
   return 0
 }
-trap stop_all EXIT INT TERM
+trap stop_all EXIT
+trap 'exit 130' INT TERM
 $M requeue_runs --all
 
 log "serving on http://127.0.0.1:8000 (Ctrl-C stops the server, the worker and a Redis started here)"
-"$VENV/bin/python" manage.py runserver 127.0.0.1:8000 --noreload
+"$VENV/bin/python" manage.py runserver 127.0.0.1:8000 --noreload &
+WEB=$!
+wait $WEB
