@@ -13,7 +13,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, model_validator
 
-from schedulers.core.traces import check_trace_path
+from schedulers.core.traces import check_trace_path, check_trace_text
 from schedulers.core.validation import ScenarioBase, ScenarioError, StrictModel
 
 __all__ = [
@@ -239,5 +239,7 @@ def check(cfg: BackfillScenario) -> None:
     elif isinstance(w, TraceWorkload) and bool(w.swf.strip()) == bool(w.path.strip()):
         errors.append({"field": "workload.swf", "message": "give exactly one of `swf` (text) and `path`",
                        "allowed": "SWF text or a file path"})  # fmt: skip
+    elif isinstance(w, TraceWorkload) and w.swf.strip():
+        errors.extend(check_trace_text(w.swf, "workload.swf"))
     if errors:
         raise ScenarioError(errors)

@@ -28,6 +28,7 @@ Readings chosen where the paper is silent:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -112,7 +113,7 @@ def _base_jobs(cfg: BackfillScenario, rng: np.random.Generator):
         if cfg.datacenter.use_trace_size:
             n = int(size.max())
         return n, submit, size, run, est, ids, cpu, {}
-    trace = read_swf(w.path.strip() or w.swf)
+    trace = read_swf(Path(w.path.strip())) if w.path.strip() else read_swf(w.swf)
     if cfg.datacenter.use_trace_size:
         n = _trace_size(trace, n)
     submit, size, run, req, ids, cap, info = swf_jobs(trace, n, w.max_estimate_s)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-__all__ = ["check_trace_path", "find_trace", "trace_dirs"]
+__all__ = ["check_trace_path", "check_trace_text", "find_trace", "trace_dirs"]
 
 SUFFIXES = (".swf", ".swf.gz")
 _SHARED = Path(__file__).resolve().parents[3] / "shared" / "workloads" / "traces"
@@ -41,6 +41,18 @@ def check_trace_path(path: str, field: str = "workload.path") -> list[dict[str, 
         return [
             {"field": field, "message": f"not a usable path ({type(exc).__name__})", "allowed": "a readable SWF file"}
         ]
+
+
+def check_trace_text(text: str, field: str) -> list[dict[str, str]]:
+    """Validation errors for SWF given as text (an upload): it is parsed, never opened as a file."""
+    from schedulers.core.swf import SwfError, read_swf
+
+    try:
+        read_swf(text)
+    except SwfError as exc:
+        allowed = "SWF v2.2: one record of 18 numbers per line, each ≥ 0 or −1 for unknown; ';' comments"
+        return [{"field": field, "message": str(exc), "allowed": allowed}]
+    return []
 
 
 def _check(path: str, field: str) -> list[dict[str, str]]:

@@ -23,7 +23,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
-from schedulers.core.traces import check_trace_path
+from schedulers.core.traces import check_trace_path, check_trace_text
 from schedulers.core.validation import ScenarioBase, ScenarioError, StrictModel
 
 __all__ = [
@@ -230,6 +230,9 @@ def check(cfg: FederatedScenario) -> None:
             bad("workload.swf", "give exactly one of swf (text) or path", "swf or path")
         elif wl.path is not None:
             for err in check_trace_path(wl.path):
+                bad(err["field"], err["message"], err["allowed"])
+        else:
+            for err in check_trace_text(wl.swf, "workload.swf"):
                 bad(err["field"], err["message"], err["allowed"])
         if wl.group_min > wl.group_max:
             bad("workload.group_min", "exceeds group_max", f"≤ {wl.group_max}")

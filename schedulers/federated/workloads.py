@@ -170,7 +170,7 @@ def _inline(wl: InlineWorkload):
 
 @lru_cache(maxsize=4)
 def _read_jobs(path: str, mtime_ns: int, size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    return _usable_jobs(read_swf(path))
+    return _usable_jobs(read_swf(Path(path)))
 
 
 def _usable_jobs(trace) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

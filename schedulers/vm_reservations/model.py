@@ -25,7 +25,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
-from schedulers.core.traces import check_trace_path
+from schedulers.core.traces import check_trace_path, check_trace_text
 from schedulers.core.validation import ScenarioBase, ScenarioError, StrictModel
 
 __all__ = [
@@ -252,6 +252,8 @@ def _workload_errors(cfg: Scenario) -> list[dict[str, str]]:
             errors.append({"field": "workload.path", "message": "give a path or the text", "allowed": "exactly one"})
         elif wl.path is not None:
             errors.extend(check_trace_path(wl.path))
+        else:
+            errors.extend(check_trace_text(wl.text, "workload.text"))
     return errors
 
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 import functools
 import os
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
@@ -93,7 +94,7 @@ def map_processors(procs: np.ndarray, vm_cpu: np.ndarray, mode: str) -> np.ndarr
 
 @functools.lru_cache(maxsize=4)
 def _read_trace(path: str, mtime: float):
-    return read_swf(path)
+    return read_swf(Path(path))
 
 
 def from_trace(wl: TraceWorkload, slot_minutes: float, vm_cpu: np.ndarray) -> tuple[np.ndarray, ...]:
