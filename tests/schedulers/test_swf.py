@@ -46,7 +46,9 @@ def test_writer_round_trips_and_sorts_by_submit():
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not (TRACES / "NASA-iPSC-1993-3.1-cln.swf.gz").is_file(), reason="needs the NASA iPSC log in ../shared")
+@pytest.mark.skipif(
+    not (TRACES / "NASA-iPSC-1993-3.1-cln.swf.gz").is_file(), reason="needs the NASA iPSC log in ../shared"
+)
 def test_real_trace_round_trips(tmp_path):
     path = TRACES / "NASA-iPSC-1993-3.1-cln.swf.gz"
     trace = read_swf(path)

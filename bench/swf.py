@@ -1,0 +1,73 @@
+"""Benchmark of the SWF reader (issue: speed where users wait). Not part of the test suite.
+
+    .venv/bin/python bench/swf.py            # every log found in the trace directories, median of 3
+
+Target: ``read_swf`` at ≥ 1,000,000 SWF lines per CPU-second, and faster than a plain
+Python reader of the same text (split each line, ``float`` each field). Both are timed on
+the decompressed text, as process CPU time (the primary figure on a shared machine) and as
+wall time; the machine's load at start is printed.
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import numpy as np
+
+from schedulers.core.swf import read_swf
+from schedulers.core.traces import trace_dirs
+
+TARGET_LINES_PER_S = 1_000_000
+
+
+def plain_reader(data: bytes) -> np.ndarray:
+    """The reference a user would write: one line at a time, ``float`` each field."""
+    rows = [
+        [float(x) for x in line.split()]
+        for line in data.split(b"\n")
+        if line.strip() and not line.lstrip().startswith(b";")
+    ]
+    return np.array(rows, dtype=float)
+
+
+def timed(fn, arg, reps: int = 3) -> tuple[float, float]:
+    walls, cpus = [], []
+    for _ in range(reps):
+        w, c = time.perf_counter(), time.process_time()
+        fn(arg)
+        walls.append(time.perf_counter() - w)
+        cpus.append(time.process_time() - c)
+    return statistics.median(walls), statistics.median(cpus)
+
+
+def main() -> None:
+    print(f"load average at start: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
+    logs = sorted({p for d in trace_dirs() for p in d.glob("*.swf*")})
+    if not logs:
+        print("no SWF logs in the trace directories (set CLOUDSCHED_TRACE_DIRS)")
+        return
+    print(f"{'log':<36} {'lines':>8} {'read_swf cpu':>12} {'wall':>6} {'lines/s':>10} {'plain cpu':>10} "
+          f"{'speed-up':>8} {'target':>9}")  # fmt: skip
+    for path in logs:
+        raw = path.read_bytes()
+        data = gzip.decompress(raw) if raw[:2] == b"\x1f\x8b" else raw
+        lines = data.count(b"\n")
+        wall, cpu = timed(read_swf, data)
+        _, plain = timed(plain_reader, data, reps=1)
+        rate = lines / cpu
+        ok = "yes" if rate >= TARGET_LINES_PER_S and cpu < plain else "NO"
+        print(f"{path.name:<36} {lines:>8} {cpu:>12.3f} {wall:>6.3f} {rate:>10,.0f} {plain:>10.3f} "
+              f"{plain / cpu:>7.1f}× {ok:>9}")  # fmt: skip
+        gz_wall, gz_cpu = timed(read_swf, path)
+        print(f"{'  … from the .gz file':<36} {'':>8} {gz_cpu:>12.3f} {gz_wall:>6.3f}")
+
+
+if __name__ == "__main__":
+    main()
