@@ -45,6 +45,8 @@ MAX_LINES = int(os.environ.get("CLOUDSCHED_SWF_MAX_LINES", 10_000_000))
 CHUNK = 1 << 20  # bytes the vectorised parser takes at a time (bounds its scratch memory)
 EXCERPT = 40
 _FORBIDDEN_ROOTS = (Path("/proc"), Path("/sys"), Path("/dev"))
+# _INSIDE[w][n]: which of a right-aligned row's w bytes belong to a token of n bytes.
+_INSIDE = {w: np.arange(w) >= (w - np.arange(w + 1))[:, None] for w in (8, 16)}
 _HEADER_RE = re.compile(r";\s*([A-Za-z][\w ]*?)\s*:\s*(.*)$")
 _LEADING_INT = re.compile(r"-?\d+")
 
@@ -268,7 +270,7 @@ def _parse_chunk(data: bytes) -> tuple[np.ndarray, list[str]] | None:
     # Right-aligned rows of `width` bytes: each token ends in its row's last byte.
     padded = np.concatenate((np.full(width, 48, dtype=np.uint8), b))
     mat = np.lib.stride_tricks.sliding_window_view(padded, width)[ends]
-    inside = np.arange(width, dtype=np.int64) >= (width - lengths)[:, None]
+    inside = _INSIDE[width][lengths]  # True on the token's own bytes
     is_digit = ((mat - np.uint8(48)) < 10) & inside
     negative = b[starts] == 45
     # Allowed: digits, one '.', a leading '-'. Each negative token has exactly one stray byte, its
