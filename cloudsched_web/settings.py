@@ -133,8 +133,23 @@ USE_TZ = True
 STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / "staticfiles"
 STATIC_ROOT.mkdir(exist_ok=True)
-# Front-end packages come from npm (package.json) and are served as vendor/<package>/...
-STATICFILES_DIRS = [BASE_DIR / "static", ("vendor", BASE_DIR / "node_modules")]
+STATICFILES_DIRS = [BASE_DIR / "static"]
+# Front-end packages come from npm (package.json). Only the files the pages load are served, as
+# vendor/<package>/<file> (with the source maps they name): see cloudsched_web.staticfinders.
+VENDOR_DIR = BASE_DIR / "node_modules"
+VENDOR_FILES = [
+    "chart.js/dist/chart.umd.js",
+    "chartjs-plugin-zoom/dist/chartjs-plugin-zoom.min.js",
+    "hammerjs/hammer.min.js",
+    "swagger-ui-dist/swagger-ui-bundle.js",
+    "swagger-ui-dist/swagger-ui.css",
+    "swagger-ui-dist/favicon-32x32.png",
+]
+STATICFILES_FINDERS = [
+    "django.contrib.staticfiles.finders.FileSystemFinder",
+    "django.contrib.staticfiles.finders.AppDirectoriesFinder",
+    "cloudsched_web.staticfinders.VendorFinder",
+]
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {
