@@ -101,7 +101,7 @@ def test_a_workload_tab_with_pasted_jobs(page, live_server, alice):
     assert workload["kind"] == "jobs" and [j["runtime_s"] for j in workload["jobs"]] == [100.0, 50.0]
 
 
-def test_zoom_is_linked_share_link_works_logged_out_until_revoked(page, live_server, alice, worker, tmp_path):
+def test_zoom_is_linked_share_link_works_logged_out_until_revoked(page, live_server, alice, worker, tmp_path, csp):
     _login(page, live_server.url)
     page.goto(f"{live_server.url}/scenarios/new/?family=toy")
     page.click("#save-button")
@@ -116,7 +116,7 @@ def test_zoom_is_linked_share_link_works_logged_out_until_revoked(page, live_ser
     assert len(ranges) >= 3 and all(r == ranges[0] for r in ranges)
     page.click("#create-share")
     link = page.get_attribute("#share-link", "href")
-    anonymous = page.context.browser.new_context().new_page()
+    anonymous = csp.attach(page.context.browser.new_context().new_page())
     anonymous.goto(live_server.url + link)
     _wait_results(anonymous)
     assert _drawn(anonymous, "#gantt-charts canvas") and _drawn(anonymous, "#comparison-chart")

@@ -103,6 +103,7 @@ def test_the_admin_pages_need_nothing_the_policy_forbids(client, site):
         assert response.status_code == 200, url
         _assert_strict(_policy(response))
         assert _inline_parts(response.content.decode()) == [], url
+        assert "/static/css/admin.css" in response.content.decode()  # the JSON views' style, as a file
 
 
 def test_json_static_redirect_and_error_responses_carry_it_too(client, alice, site):
