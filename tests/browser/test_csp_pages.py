@@ -15,11 +15,12 @@ from tests.conftest import PASSWORD
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
+
 def _works(url):
     """What "the page works" means for ``url``: a selector only its scripts produce, and charts that must be drawn."""
     if "/diff/" in url:
         return "#diff-table tr", "#gantt-a, #gantt-b"
-    if url.startswith("/share/study/") or url.startswith("/studies/") and url != "/studies/":
+    if url.startswith("/share/study/") or (url.startswith("/studies/") and url != "/studies/"):
         return "#study-table tr", "#study-chart"
     if url.startswith(("/runs/", "/share/")):
         return "#gantt-charts canvas", "#comparison-chart, #gantt-charts canvas"
