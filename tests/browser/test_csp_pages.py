@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from cloudsched_web.api.models import ApiToken
 from tests import site_pages
 from tests.browser.test_lab_pages import DRAWN
 from tests.browser.test_run_flow import _login
@@ -62,12 +63,17 @@ def test_every_page_type_works_under_the_policy_without_a_violation(browser, csp
     _login(owner, live_server.url)
     for url in site.owner:
         _visit(owner, live_server.url, url, folder, csp)
-    # The delete button asks first (a listener from static/js, no inline onsubmit): dismissing keeps it.
-    owner.goto(f"{live_server.url}/scenarios/{site.scenario.pk}/")
+    # Revoking a token asks first (a listener from static/js/confirm.js, no inline onsubmit): dismissing keeps it.
+    token, _ = ApiToken.issue(alice, "notebook")
+    owner.goto(f"{live_server.url}/account/tokens/")
     asked = []
     owner.once("dialog", lambda d: (asked.append(d.message), d.dismiss()))
-    owner.click("form[data-confirm] button.danger")
-    assert asked and "Delete" in asked[0] and owner.url.endswith(f"/scenarios/{site.scenario.pk}/")
+    owner.click("form[action*='/revoke/'] button")
+    owner.wait_for_load_state("networkidle")
+    assert asked and "Revoke this token?" in asked[0]
+    token.refresh_from_db()
+    assert token.is_active
+    assert csp.violations == []
 
     staff = csp.attach(browser.new_context().new_page())
     staff.goto(live_server.url + "/admin/login/")
