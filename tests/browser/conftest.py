@@ -1,7 +1,9 @@
 """The Chromium page and the real Celery worker, shared by every browser test module.
 
 Every page opened through ``csp.attach`` (the ``page`` fixture is) reports Content-Security-Policy
-violations; a test that caused one fails at teardown.
+violations; a test that caused one fails at teardown. The policy forbids eval in the page too, so a
+test waits with a function (``wait_for_function("() => …")``), never a bare expression string,
+which Playwright would eval inside the page.
 """
 
 import os
