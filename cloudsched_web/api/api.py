@@ -1,7 +1,5 @@
 """The /api/v1/ NinjaAPI: routers, authentication, JSON errors, offline docs."""
 
-import json
-
 from django.shortcuts import render
 from ninja.openapi.docs import DocsBase
 
@@ -26,7 +24,7 @@ class OfflineSwagger(DocsBase):
 
     def render_page(self, request, api, **kwargs):
         settings = {"url": self.get_openapi_url(api, kwargs), "layout": "BaseLayout", "deepLinking": True}
-        return render(request, "api/docs.html", {"api": api, "swagger_settings": json.dumps(settings)})
+        return render(request, "api/docs.html", {"api": api, "swagger_settings": settings})
 
 
 api = CloudschedAPI(
