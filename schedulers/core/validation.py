@@ -11,13 +11,19 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-__all__ = ["ScenarioBase", "ScenarioError", "StrictModel", "validate_model"]
+__all__ = ["ScenarioBase", "ScenarioError", "StrictModel", "json_type", "validate_model"]
 
 MAX_REPETITIONS = 100
 
 
 class StrictModel(BaseModel):
-    """Base for every scenario part: unknown keys are errors, not silently dropped."""
+    """Base for every scenario part: unknown keys are errors, not silently dropped.
+
+    Scenarios are validated in pydantic's strict mode (:func:`validate_model`): JSON is
+    typed, so ``"100"`` is not an integer, ``true`` is not 1 and ``"no"`` is not false.
+    The one conversion kept is JSON's own: an integer is a valid number (``2`` for a
+    float field).
+    """
 
     model_config = ConfigDict(extra="forbid", validate_default=True, allow_inf_nan=False)
 
@@ -35,25 +41,77 @@ class ScenarioBase(StrictModel):
 _RANGE_KEYS = (("ge", "≥"), ("gt", ">"), ("le", "≤"), ("lt", "<"))
 
 
+# What a value of the wrong JSON type should have been, by pydantic error type.
+_EXPECTED_TYPE = {
+    "int_type": "an integer",
+    "int_from_float": "an integer",
+    "int_parsing": "an integer",
+    "float_type": "a number",
+    "float_parsing": "a number",
+    "finite_number": "a finite number",
+    "bool_type": "true or false",
+    "bool_parsing": "true or false",
+    "string_type": "a string",
+    "list_type": "an array",
+    "dict_type": "an object",
+    "model_type": "an object",
+    "model_attributes_type": "an object",
+    "union_tag_not_found": "an object with its tag",
+}
+
+
+def json_type(value: Any) -> str:
+    """The JSON name of a parsed value's type (``null``, ``object``…), for messages."""
+    names = {type(None): "null", bool: "boolean", int: "integer", float: "number", str: "string"}
+    names.update({dict: "object", list: "array"})
+    return names.get(type(value), type(value).__name__)
+
+
 def _allowed(error: dict[str, Any]) -> str:
     ctx = error.get("ctx") or {}
     parts = [f"{sym} {ctx[key]}" for key, sym in _RANGE_KEYS if key in ctx]
+    if error.get("type") in _EXPECTED_TYPE:
+        parts.append(_EXPECTED_TYPE[error["type"]])
     if "expected" in ctx:
         parts.append(f"one of {ctx['expected']}")
+    if "expected_tags" in ctx:
+        parts.append(f"one of {ctx['expected_tags']}")
     if "min_length" in ctx or "max_length" in ctx:
         lo, hi = ctx.get("min_length", 0), ctx.get("max_length", "∞")
         parts.append(f"length {lo}..{hi}")
     return ", ".join(parts)
 
 
-def _field_path(loc: tuple[Any, ...]) -> str:
-    path = ""
-    for part in loc:
-        if isinstance(part, int):
-            path += f"[{part}]"
+def _field_path(loc: tuple[Any, ...], data: Any = None) -> str:
+    """The path of the JSON key the user wrote, from pydantic's ``loc``.
+
+    Pydantic puts a union's tag (``workload.trace.max_jobs``) or branch type
+    (``load.float``) into ``loc``; neither is in the user's JSON. Walking ``data``
+    along ``loc`` tells them apart: a part is kept when the data has it (or it
+    is the last part and names a missing key of an object), and dropped otherwise.
+    """
+    path, node = "", data
+    for k, part in enumerate(loc):
+        if _has(node, part):
+            node = node[part]
+        elif data is None or (k == len(loc) - 1 and isinstance(node, dict)):
+            node = None  # no data to walk, or a missing key
         else:
-            path += ("." if path else "") + str(part)
+            continue  # a union tag or branch name: not part of the user's JSON
+        path += f"[{part}]" if isinstance(part, int) else ("." if path else "") + str(part)
     return path or "(scenario)"
+
+
+def _has(node: Any, part: Any) -> bool:
+    if isinstance(node, dict):
+        return part in node
+    return isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node)
+
+
+def _message(error: dict[str, Any]) -> str:
+    if error.get("type") in _EXPECTED_TYPE and "input" in error:
+        return f"{error['msg']}, not {json_type(error['input'])}"
+    return error["msg"]
 
 
 class ScenarioError(ValueError):
@@ -68,13 +126,14 @@ class ScenarioError(ValueError):
         return cls([{"field": field, "message": message, "allowed": allowed}])
 
     @classmethod
-    def from_pydantic(cls, exc: ValidationError) -> ScenarioError:
+    def from_pydantic(cls, exc: ValidationError, data: Any = None) -> ScenarioError:
+        """Pydantic's errors as ours; with the validated ``data``, paths drop union tags (:func:`_field_path`)."""
         errors = []
         for err in exc.errors(include_url=False):
             errors.append(
                 {
-                    "field": _field_path(tuple(err["loc"])),
-                    "message": err["msg"],
+                    "field": _field_path(tuple(err["loc"]), data),
+                    "message": _message(err),
                     "allowed": _allowed(err),
                 }
             )
@@ -94,8 +153,8 @@ class ScenarioError(ValueError):
 
 
 def validate_model(model: type[BaseModel], data: Any) -> Any:
-    """Validate ``data`` against ``model`` and raise :class:`ScenarioError` on failure."""
+    """Validate ``data`` (parsed JSON) against ``model`` strictly; :class:`ScenarioError` on failure."""
     try:
-        return model.model_validate(data)
+        return model.model_validate(data, strict=True)
     except ValidationError as exc:
-        raise ScenarioError.from_pydantic(exc) from None
+        raise ScenarioError.from_pydantic(exc, data) from None
