@@ -15,6 +15,7 @@ from typing import Any
 import schedulers
 from schedulers.core import jsonio
 from schedulers.core.validation import ScenarioError, json_type
+from schedulers.result import InvalidResult
 
 
 def _progress_bar() -> Any:
@@ -40,7 +41,7 @@ def _load_json(path: str) -> Any:
 
 
 def _emit(doc: Any, out: str | None) -> None:
-    text = json.dumps(doc, indent=None if out else 2)
+    text = json.dumps(doc, indent=None if out else 2, allow_nan=False)
     if out:
         Path(out).write_text(text)
     else:
@@ -116,6 +117,9 @@ def main(argv: list[str] | None = None) -> int:
     except (OSError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except InvalidResult as exc:  # a family's bug, not the input's: exit 1, but no traceback and no bad JSON
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
     return 0
 
 
