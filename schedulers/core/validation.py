@@ -7,7 +7,8 @@ JSON schema, the web forms and the error messages all come from one place.
 
 from __future__ import annotations
 
-from typing import Any
+from types import UnionType
+from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -82,30 +83,64 @@ def _allowed(error: dict[str, Any]) -> str:
     return ", ".join(parts)
 
 
-def _field_path(loc: tuple[Any, ...], data: Any = None) -> str:
-    """The path of the JSON key the user wrote, from pydantic's ``loc``.
+def _field_path(loc: tuple[Any, ...], model: Any = None) -> tuple[str, Any]:
+    """The path of the JSON key the user wrote, from pydantic's ``loc``, and the type holding that key.
 
     Pydantic puts a union's tag (``workload.trace.max_jobs``) or branch type
-    (``load.float``) into ``loc``; neither is in the user's JSON. Walking ``data``
-    along ``loc`` tells them apart: a part is kept when the data has it (or it
-    is the last part and names a missing key of an object), and dropped otherwise.
+    (``load.float``) into ``loc``; neither is in the user's JSON. Walking the
+    ``model``'s annotations along ``loc`` tells them apart: the part after a
+    union (two or more non-null members) names a branch and is dropped.
     """
-    path, node = "", data
-    for k, part in enumerate(loc):
-        if _has(node, part):
-            node = node[part]
-        elif data is None or (k == len(loc) - 1 and isinstance(node, dict)):
-            node = None  # no data to walk, or a missing key
-        else:
-            continue  # a union tag or branch name: not part of the user's JSON
+    path, node, parent = "", model, None
+    for part in loc:
+        members = _union_members(node)
+        if members:
+            node = _branch(members, part)
+            continue
+        parent, node = node, _child(node, part)
         path += f"[{part}]" if isinstance(part, int) else ("." if path else "") + str(part)
-    return path or "(scenario)"
+    return path or "(scenario)", _unwrap(parent)
 
 
-def _has(node: Any, part: Any) -> bool:
-    if isinstance(node, dict):
-        return part in node
-    return isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node)
+def _unwrap(node: Any) -> Any:
+    while get_origin(node) is Annotated:
+        node = get_args(node)[0]
+    return node
+
+
+def _union_members(node: Any) -> list[Any]:
+    node = _unwrap(node)
+    if get_origin(node) not in (Union, UnionType):
+        return []
+    members = [_unwrap(m) for m in get_args(node) if m is not type(None)]
+    return members if len(members) > 1 else []
+
+
+def _child(node: Any, part: Any) -> Any:
+    node = _unwrap(node)
+    if get_origin(node) in (Union, UnionType):  # X | None: pydantic adds no part for the null
+        node = next(_unwrap(m) for m in get_args(node) if m is not type(None))
+    if isinstance(node, type) and issubclass(node, BaseModel):
+        field = node.model_fields.get(part) if isinstance(part, str) else None
+        return field.annotation if field else None
+    args = get_args(node)
+    if get_origin(node) is list and args:
+        return args[0]
+    if get_origin(node) is dict and len(args) == 2:
+        return args[1]
+    return None
+
+
+def _branch(members: list[Any], part: Any) -> Any:
+    """The member of a union that ``loc`` names by its tag (a ``Literal`` field's value) or class name."""
+    for m in members:
+        if isinstance(m, type) and issubclass(m, BaseModel):
+            if m.__name__ == part:
+                return m
+            for field in m.model_fields.values():
+                if get_origin(field.annotation) is Literal and part in get_args(field.annotation):
+                    return m
+    return None
 
 
 def _message(error: dict[str, Any]) -> str:
@@ -126,17 +161,15 @@ class ScenarioError(ValueError):
         return cls([{"field": field, "message": message, "allowed": allowed}])
 
     @classmethod
-    def from_pydantic(cls, exc: ValidationError, data: Any = None) -> ScenarioError:
-        """Pydantic's errors as ours; with the validated ``data``, paths drop union tags (:func:`_field_path`)."""
+    def from_pydantic(cls, exc: ValidationError, model: Any = None) -> ScenarioError:
+        """Pydantic's errors as ours; given the ``model``, paths drop union tags (:func:`_field_path`)."""
         errors = []
         for err in exc.errors(include_url=False):
-            errors.append(
-                {
-                    "field": _field_path(tuple(err["loc"]), data),
-                    "message": _message(err),
-                    "allowed": _allowed(err),
-                }
-            )
+            field, parent = _field_path(tuple(err["loc"]), model)
+            allowed = _allowed(err)
+            if err["type"] == "extra_forbidden" and isinstance(parent, type) and issubclass(parent, BaseModel):
+                allowed = "one of " + ", ".join(parent.model_fields)  # the keys this object may have
+            errors.append({"field": field, "message": _message(err), "allowed": allowed})
         return cls(errors)
 
     def format(self) -> str:
@@ -157,4 +190,4 @@ def validate_model(model: type[BaseModel], data: Any) -> Any:
     try:
         return model.model_validate(data, strict=True)
     except ValidationError as exc:
-        raise ScenarioError.from_pydantic(exc, data) from None
+        raise ScenarioError.from_pydantic(exc, model) from None
