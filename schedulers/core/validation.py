@@ -40,6 +40,7 @@ class ScenarioBase(StrictModel):
 
 
 _RANGE_KEYS = (("ge", "≥"), ("gt", ">"), ("le", "≤"), ("lt", "<"))
+_RANGE_ERRORS = {"greater_than", "greater_than_equal", "less_than", "less_than_equal"}
 
 
 # What a value of the wrong JSON type should have been, by pydantic error type.
@@ -83,8 +84,8 @@ def _allowed(error: dict[str, Any]) -> str:
     return ", ".join(parts)
 
 
-def _field_path(loc: tuple[Any, ...], model: Any = None) -> tuple[str, Any]:
-    """The path of the JSON key the user wrote, from pydantic's ``loc``, and the type holding that key.
+def _field_path(loc: tuple[Any, ...], model: Any = None) -> tuple[str, Any, Any]:
+    """The path of the JSON key the user wrote, from pydantic's ``loc``; the type holding it; its type.
 
     Pydantic puts a union's tag (``workload.trace.max_jobs``) or branch type
     (``load.float``) into ``loc``; neither is in the user's JSON. Walking the
@@ -99,7 +100,25 @@ def _field_path(loc: tuple[Any, ...], model: Any = None) -> tuple[str, Any]:
             continue
         parent, node = node, _child(node, part)
         path += f"[{part}]" if isinstance(part, int) else ("." if path else "") + str(part)
-    return path or "(scenario)", _unwrap(parent)
+    return path or "(scenario)", _unwrap(parent), node
+
+
+def _bounds(node: Any) -> str:
+    """A field's whole range (``≥ 1, ≤ 1000``) from the constraints on its annotation."""
+    found: dict[str, Any] = {}
+    pending = list(get_args(node)[1:]) if get_origin(node) is Annotated else []
+    while pending:
+        meta = pending.pop(0)
+        pending.extend(getattr(meta, "metadata", None) or [])  # a FieldInfo carries its constraints
+        for key, _ in _RANGE_KEYS:
+            if getattr(meta, key, None) is not None:
+                found[key] = getattr(meta, key)
+    return ", ".join(f"{sym} {_number(found[key])}" for key, sym in _RANGE_KEYS if key in found)
+
+
+def _number(value: Any) -> str:
+    whole = isinstance(value, float) and value.is_integer() and abs(value) < 1e15
+    return str(int(value)) if whole else str(value)
 
 
 def _unwrap(node: Any) -> Any:
@@ -122,7 +141,9 @@ def _child(node: Any, part: Any) -> Any:
         node = next(_unwrap(m) for m in get_args(node) if m is not type(None))
     if isinstance(node, type) and issubclass(node, BaseModel):
         field = node.model_fields.get(part) if isinstance(part, str) else None
-        return field.annotation if field else None
+        if field is None:
+            return None
+        return Annotated[(field.annotation, *field.metadata)] if field.metadata else field.annotation
     args = get_args(node)
     if get_origin(node) is list and args:
         return args[0]
@@ -165,8 +186,10 @@ class ScenarioError(ValueError):
         """Pydantic's errors as ours; given the ``model``, paths drop union tags (:func:`_field_path`)."""
         errors = []
         for err in exc.errors(include_url=False):
-            field, parent = _field_path(tuple(err["loc"]), model)
+            field, parent, node = _field_path(tuple(err["loc"]), model)
             allowed = _allowed(err)
+            if err["type"] in _RANGE_ERRORS:
+                allowed = _bounds(node) or allowed  # the whole range, not just the side that was crossed
             if err["type"] == "extra_forbidden" and isinstance(parent, type) and issubclass(parent, BaseModel):
                 allowed = "one of " + ", ".join(parent.model_fields)  # the keys this object may have
             errors.append({"field": field, "message": _message(err), "allowed": allowed})
