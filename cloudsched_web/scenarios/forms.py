@@ -68,9 +68,9 @@ def _messages(errors):
 def error_paths(errors, schema):
     """Library errors with ``path`` set to the data path the wizard drew the field at.
 
-    Pydantic puts the union tag into the location (``workload.generator.n_jobs``) and
-    sometimes the branch type (``load.float``); the wizard knows the data path only
-    (``workload.n_jobs``). Unresolvable tails attach the error to the nearest field.
+    The library's fields are already data paths (it drops pydantic's union tags);
+    a path the wizard drew no widget for (an unknown key, a list item) attaches to the
+    nearest field it did draw. Tagged paths (``workload.generator.n_jobs``) still map.
     """
     return [{**e, "path": _data_path(schema, e["field"])} for e in errors]
 
