@@ -260,3 +260,13 @@ def test_a_study_file_runs_each_scenario():
     done = _cli(json.dumps({"name": "two", "scenarios": [toy_family.TOY.example(), toy_family.TOY.example()]}))
     assert done.returncode == 0, done.stderr
     assert len(json.loads(done.stdout)["results"]) == 2
+
+
+def test_a_single_job_gives_a_valid_result():
+    # natural load = work / (N · submit span) is undefined for a zero span: left out, not Infinity.
+    doc = schedulers.example("backfill")
+    doc["algorithms"] = ["easy"]
+    doc["workload"]["n_jobs"] = 1
+    result = schedulers.run(doc)
+    assert result["runs"][0]["extra"]["workload"].get("natural_load") is None
+    json.dumps(result, allow_nan=False)
