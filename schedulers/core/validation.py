@@ -58,7 +58,6 @@ _EXPECTED_TYPE = {
     "dict_type": "an object",
     "model_type": "an object",
     "model_attributes_type": "an object",
-    "union_tag_not_found": "an object with its tag",
 }
 
 
@@ -114,6 +113,16 @@ def _bounds(node: Any) -> str:
             if getattr(meta, key, None) is not None:
                 found[key] = getattr(meta, key)
     return ", ".join(f"{sym} {_number(found[key])}" for key, sym in _RANGE_KEYS if key in found)
+
+
+def _tags(node: Any, key: str) -> str:
+    """``kind: one of 'a', 'b'`` for a union told apart by ``key``."""
+    tags = []
+    for member in _union_members(node):
+        field = member.model_fields.get(key) if isinstance(member, type) and issubclass(member, BaseModel) else None
+        if field is not None and get_origin(field.annotation) is Literal:
+            tags += [repr(t) for t in get_args(field.annotation)]
+    return f"an object with {key}: one of {', '.join(tags)}" if tags else f"an object with {key}"
 
 
 def _number(value: Any) -> str:
@@ -190,6 +199,8 @@ class ScenarioError(ValueError):
             allowed = _allowed(err)
             if err["type"] in _RANGE_ERRORS:
                 allowed = _bounds(node) or allowed  # the whole range, not just the side that was crossed
+            if err["type"] == "union_tag_not_found":
+                allowed = _tags(node, str((err.get("ctx") or {}).get("discriminator", "")).strip("'"))
             if err["type"] == "extra_forbidden" and isinstance(parent, type) and issubclass(parent, BaseModel):
                 allowed = "one of " + ", ".join(parent.model_fields)  # the keys this object may have
             errors.append({"field": field, "message": _message(err), "allowed": allowed})

@@ -163,6 +163,15 @@ def test_paths_leave_out_a_tag_that_equals_a_key():
     assert "jobs" in fields["workload.max_jobs"]["allowed"]  # the keys that object may have
 
 
+def test_a_missing_tag_lists_the_tags():
+    doc = schedulers.example("ep_jobs")
+    doc["workload"] = {"tasks": 3}
+    assert (
+        _errors(doc)["workload"]["allowed"]
+        == "an object with kind: one of 'generator', 'job', 'online_generator', 'online_jobs'"
+    )
+
+
 # --- ep_jobs online workloads ----------------------------------------------------------------
 
 
