@@ -4,8 +4,9 @@ Every scenario, study file and API body is parsed by :func:`loads` (the CLI, the
 web form and the API alike). It bounds the text's size, its nesting depth (checked
 *before* parsing, so a ``"[" * 100000`` body costs one linear scan and never
 reaches the recursive parser) and the length of integers (Python refuses to
-convert more than 4300 digits; we stop well before). ``NaN``, ``Infinity`` and
-numbers that overflow a double are not JSON and are refused too. Every problem is
+convert more than 4300 digits: past that, the text is read again to name where).
+``NaN``, ``Infinity`` and numbers that overflow a double are not JSON and are
+refused too. Every problem is
 a :class:`~schedulers.core.validation.ScenarioError` naming where it is: the JSON
 path of the bad number, or the document itself (``(body)``, ``(file)``) for its size
 and depth.
@@ -17,7 +18,7 @@ from __future__ import annotations
 
 import json
 import math
-import re
+import sys
 from typing import Any
 
 import numpy as np
@@ -28,13 +29,10 @@ __all__ = ["MAX_BYTES", "MAX_DEPTH", "MAX_INT_DIGITS", "check_depth", "loads", "
 
 MAX_BYTES = 64 * 2**20  # the API answers 413 well before this (API_MAX_BODY_BYTES)
 MAX_DEPTH = 32  # the deepest scenario (federated inline DAGs) nests 6 levels
-MAX_INT_DIGITS = 100  # any scenario integer is ≤ 2**63 - 1 (19 digits); a longer one gets its field's range error
+MAX_INT_DIGITS = sys.get_int_max_str_digits() or 4300  # Python's own limit; any scenario field allows ≤ 19 digits
 
-_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')
-_NOT_BRACKETS = bytes(sorted(set(range(256)) - set(b"[]{}")))
-_CHUNK = 2**20
-# Slow-path parsing (a Python call per number) only when a number may be too long or overflow.
-_SUSPICIOUS_NUMBER = re.compile(rf"\d{{{MAX_INT_DIGITS + 1}}}|[eE][+-]?0*[1-9]\d{{2}}")
+_NOT_STRUCTURE = bytes(sorted(set(range(256)) - set(b'[]{}"')))
+_CHUNK = 2**22
 
 
 class _Bad:
@@ -49,20 +47,24 @@ class _Bad:
 def check_depth(text: str, where: str = "(body)", limit: int = MAX_DEPTH) -> None:
     """Raise unless ``text``'s arrays and objects nest at most ``limit`` levels (strings skipped).
 
-    Linear and recursion-free: strings are cut out, the remaining brackets become
-    ±1 steps whose running sum is the depth.
+    Linear, vectorised and recursion-free. Escaped backslashes go first, then escaped
+    quotes (JSON reads escapes left to right, as ``str.replace`` does), so every quote
+    left opens or closes a string; of the rest only brackets and quotes are kept; a
+    bracket counts where an even number of quotes precede it, and the running sum of
+    its ±1 steps is the depth.
     """
-    # Without an escaped quote every second '"' closes a string (fast); with one, find them properly.
-    outside = _STRING.sub("", text) if '\\"' in text else "".join(text.split('"')[::2])
-    brackets = outside.encode("utf-8", "surrogatepass").translate(None, _NOT_BRACKETS)
-    depth = 0
-    for start in range(0, len(brackets), _CHUNK):
-        chunk = np.frombuffer(brackets[start : start + _CHUNK], dtype=np.uint8)
-        steps = np.where((chunk == ord("[")) | (chunk == ord("{")), 1, -1)
+    unescaped = text.replace("\\\\", "").replace('\\"', "")
+    marks = unescaped.encode("utf-8", "surrogatepass").translate(None, _NOT_STRUCTURE)
+    depth, quotes = 0, 0
+    for start in range(0, len(marks), _CHUNK):
+        chunk = np.frombuffer(marks[start : start + _CHUNK], dtype=np.uint8)
+        is_quote = chunk == ord('"')
+        inside = (quotes + np.cumsum(is_quote)) % 2 == 1
+        steps = np.where(inside | is_quote, 0, np.where((chunk == ord("[")) | (chunk == ord("{")), 1, -1))
         running = depth + np.cumsum(steps, dtype=np.int64)
         if int(running.max()) > limit:
             raise ScenarioError.single(where, f"nested deeper than {limit} levels", f"≤ {limit} levels")
-        depth = int(running[-1])
+        depth, quotes = int(running[-1]), quotes + int(is_quote.sum())
 
 
 def loads(text: str | bytes, where: str = "(body)") -> Any:
@@ -94,15 +96,16 @@ def loads(text: str | bytes, where: str = "(body)") -> Any:
         refused.append(_Bad(f"{s} is not a JSON number", "a finite number"))
         return refused[-1]
 
-    hooks: dict[str, Any] = {"parse_constant": parse_constant}
-    if _SUSPICIOUS_NUMBER.search(text):
-        hooks.update(parse_int=parse_int, parse_float=parse_float)
+    # Integers take the C parser's fast path; only past Python's digit limit (a ValueError) is the
+    # text read again with a hook per integer, to name where the long one is.
+    hooks: dict[str, Any] = {"parse_float": parse_float, "parse_constant": parse_constant}
     try:
-        doc = json.loads(text, **hooks)
-    except json.JSONDecodeError as exc:
-        raise ScenarioError.single(
-            where, f"not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})", "a JSON document"
-        ) from None
+        doc = _json(text, where, **hooks)
+    except ScenarioError:
+        raise
+    except ValueError:
+        refused.clear()
+        doc = _json(text, where, parse_int=parse_int, **hooks)
     if refused:
         raise ScenarioError(
             [
@@ -112,6 +115,14 @@ def loads(text: str | bytes, where: str = "(body)") -> Any:
             ]
         )
     return doc
+
+
+def _json(text: str, where: str, **hooks: Any) -> Any:
+    try:
+        return json.loads(text, **hooks)
+    except json.JSONDecodeError as exc:
+        message = f"not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})"
+        raise ScenarioError.single(where, message, "a JSON document") from None
 
 
 def _walk(doc: Any) -> Any:
