@@ -2,11 +2,13 @@
 
 from django.shortcuts import render
 from ninja.openapi.docs import DocsBase
+from ninja.parser import Parser
 
 from cloudsched_web.api import errors
 from cloudsched_web.api.auth import SessionAuth, TokenAuth
 from cloudsched_web.api.openapi import CloudschedAPI
 from cloudsched_web.api.routers import families, runs, scenarios, studies
+from schedulers.core import jsonio
 
 DESCRIPTION = """\
 Scripted experiments against a cloudsched server: families and their scenario schemas,
@@ -17,6 +19,13 @@ Authenticate with a personal token (`Authorization: Bearer cs_…`, created at
 plus an `X-CSRFToken` header. Other users' objects answer 404. Errors are JSON:
 `{"error": {"code", "message", "field", "allowed"}}`.
 """
+
+
+class BoundedParser(Parser):
+    """Request bodies through the library's bounded JSON reader (depth, size, digits), like scenario bodies."""
+
+    def parse_body(self, request):
+        return jsonio.loads(request.body, "(body)")
 
 
 class OfflineSwagger(DocsBase):
@@ -34,6 +43,7 @@ api = CloudschedAPI(
     urls_namespace="api-1",
     auth=[TokenAuth(), SessionAuth()],
     docs=OfflineSwagger(),
+    parser=BoundedParser(),
 )
 errors.install(api)
 api.add_router("/families", families.router)
