@@ -25,3 +25,16 @@ def assert_matches_golden(got: dict[str, Any], golden: dict[str, Any], where: st
         else:
             same = have == want
         assert same, f"{where}{key}: {have!r} != golden {want!r} (floats to {REL:g} relative)"
+
+
+# Metrics that measure the machine, not the schedule: left out of every comparison.
+TIMING = frozenset({"wall_time_s", "algorithm_runtime_s", "scheduler_time_s", "total_scheduler_runtime_s"})
+
+
+def without_timing(doc: Any) -> Any:
+    """``doc`` (a result or any part of it) without the ``TIMING`` keys, order kept."""
+    if isinstance(doc, dict):
+        return {k: without_timing(v) for k, v in doc.items() if k not in TIMING}
+    if isinstance(doc, list):
+        return [without_timing(v) for v in doc]
+    return doc
