@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import time
 
 import numpy as np
 import pytest
@@ -23,10 +22,8 @@ def test_the_family_alone_validates_and_runs():
     json.dumps(result)
 
 
-def test_example_runs_fast_and_serialises():
-    t0 = time.perf_counter()
-    result = schedulers.run(schedulers.example("backfill"))
-    assert time.perf_counter() - t0 < 2.0
+def test_example_runs_and_serialises():
+    result = schedulers.run(schedulers.example("backfill"))  # speed: bench/backfill.py, never a timed test
     text = json.dumps(result)
     assert "numpy" not in text
     for run in result["runs"]:
