@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/startup.py              # median of 7 fresh processes per command
     .venv/bin/python bench/startup.py -n 15 --top 20   # more runs; the 20 costliest imports
+    .venv/bin/python bench/startup.py --root /path/to/other/checkout   # the same table for another checkout
 
 Every CLI call and every test subprocess pays ``import schedulers; schedulers.all_families()``.
 Target: ≤ 0.4 s wall on a quiet machine. Each command runs in a fresh interpreter; the table shows
@@ -40,9 +41,9 @@ COMMANDS = [
 ]
 
 
-def _once(args: list[str]) -> tuple[float, float]:
+def _once(args: list[str], root: Path = ROOT) -> tuple[float, float]:
     t0 = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, *args], cwd=ROOT, stdout=subprocess.DEVNULL)
+    proc = subprocess.Popen([sys.executable, *args], cwd=root, stdout=subprocess.DEVNULL)
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - t0
     proc.returncode = os.waitstatus_to_exitcode(status)
@@ -51,10 +52,10 @@ def _once(args: list[str]) -> tuple[float, float]:
     return wall, usage.ru_utime + usage.ru_stime
 
 
-def _top(n: int) -> None:
+def _top(n: int, root: Path) -> None:
     out = subprocess.run(
         [sys.executable, "-X", "importtime", "-c", "import schedulers; schedulers.all_families()"],
-        cwd=ROOT,
+        cwd=root,
         capture_output=True,
         text=True,
         check=True,
@@ -76,21 +77,22 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("-n", type=int, default=7, help="fresh processes per command (median reported)")
     parser.add_argument("--top", type=int, default=12, help="list the N costliest imports (0: none)")
+    parser.add_argument("--root", type=Path, default=ROOT, help="the checkout whose schedulers/ to time")
     args = parser.parse_args()
     load = os.getloadavg()
     print(f"start-up, median of {args.n} fresh processes; load at start {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}"
-          f" on {os.cpu_count()} CPUs; Python {sys.version.split()[0]}")  # fmt: skip
+          f" on {os.cpu_count()} CPUs; Python {sys.version.split()[0]}; {args.root}")  # fmt: skip
     print(f"{'command':<40} {'wall s':>7} {'cpu s':>7} {'target':>7} {'ok wall/cpu':>12}")
     for label, argv, target in COMMANDS:
-        _once(argv)  # warm the file cache
-        runs = [_once(argv) for _ in range(args.n)]
+        _once(argv, args.root)  # warm the file cache (and write .pyc files)
+        runs = [_once(argv, args.root) for _ in range(args.n)]
         wall = statistics.median(w for w, _ in runs)
         cpu = statistics.median(c for _, c in runs)
         ok = "" if target is None else "/".join("yes" if x <= target else "NO" for x in (wall, cpu))
         tgt = "" if target is None else f"{target:.2f}"
         print(f"{label:<40} {wall:>7.3f} {cpu:>7.3f} {tgt:>7} {ok:>12}")
     if args.top:
-        _top(args.top)
+        _top(args.top, args.root)
 
 
 if __name__ == "__main__":
