@@ -21,9 +21,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.sparse as sp
 
+from schedulers.core.lazy import lazy
 from schedulers.ep_jobs.model import Instance, Platform, fattree_platform
+
+sp = lazy("scipy.sparse")
 
 __all__ = ["OnlineJob", "build_platform", "offline_instance", "online_jobs"]
 
