@@ -31,11 +31,14 @@ __all__ = [
     "at_every_point",
     "best_at_every_point",
     "compare_points",
+    "difference",
     "evaluate",
     "less_than_at_every_point",
     "monotone",
+    "near",
     "ratio",
     "reduction",
+    "spread_ratio",
     "value",
 ]
 
@@ -144,10 +147,30 @@ def ratio(metric: str, num: str, den: str) -> Quantity:
     return Quantity(f"{num}/{den} {metric}", at)
 
 
+def difference(metric: str, a: str, b: str) -> Quantity:
+    """``a``'s metric minus ``b``'s (e.g. the gap between two rejection rates)."""
+    return Quantity(f"{a} − {b} {metric}", lambda t, p: t.get(p, a, metric) - t.get(p, b, metric))
+
+
 def reduction(metric: str, algorithm: str, base: str) -> Quantity:
     """How much lower ``algorithm``'s metric is than ``base``'s: ``1 − algorithm / base``."""
     r = ratio(metric, algorithm, base)
     return Quantity(f"{algorithm} vs {base} {metric} reduction", lambda t, p: 1.0 - r.at(t, p), percent=True)
+
+
+def spread_ratio(metric: str, algorithms: Sequence[str]) -> Quantity:
+    """Largest over smallest value of ``metric`` among ``algorithms`` at a point (1 = all the same)."""
+
+    def at(t: Table, p: str) -> float:
+        xs = [t.get(p, a, metric) for a in algorithms]
+        return max(xs) / min(xs) if min(xs) > 0 else float("inf")
+
+    return Quantity(f"max/min {metric} of {', '.join(algorithms)}", at)
+
+
+def near(x: float, rel: float = 0.15) -> tuple[float, float]:
+    """``(lo, hi)`` bounds within ``rel`` of ``x`` (the default tolerance for a number read off a figure)."""
+    return x * (1 - rel), x * (1 + rel)
 
 
 Check = Callable[[Table], tuple[bool, str]]
@@ -176,11 +199,16 @@ def at_every_point(q: Quantity, lo: float | None = None, hi: float | None = None
     return check
 
 
-_STATS: dict[str, Callable[[list[float]], float]] = {"mean": mean, "max": max, "min": min}
+_STATS: dict[str, Callable[[list[float]], float]] = {
+    "mean": mean,
+    "max": max,
+    "min": min,
+    "spread": lambda xs: max(xs) - min(xs),
+}
 
 
 def aggregate(q: Quantity, stat: str, lo: float | None = None, hi: float | None = None, points: Points = None) -> Check:
-    """``lo ≤ stat(q over the points) ≤ hi``, with ``stat`` one of mean, max, min."""
+    """``lo ≤ stat(q over the points) ≤ hi``, with ``stat`` one of mean, max, min, spread (max − min)."""
     fn = _STATS[stat]
 
     def check(t: Table) -> tuple[bool, str]:
