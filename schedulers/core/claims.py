@@ -204,11 +204,12 @@ _STATS: dict[str, Callable[[list[float]], float]] = {
     "max": max,
     "min": min,
     "spread": lambda xs: max(xs) - min(xs),
+    "max/min": lambda xs: max(xs) / min(xs) if min(xs) > 0 else float("inf"),
 }
 
 
 def aggregate(q: Quantity, stat: str, lo: float | None = None, hi: float | None = None, points: Points = None) -> Check:
-    """``lo ≤ stat(q over the points) ≤ hi``, with ``stat`` one of mean, max, min, spread (max − min)."""
+    """``lo ≤ stat(q over the points) ≤ hi``, with ``stat`` one of mean, max, min, spread (max − min), max/min."""
     fn = _STATS[stat]
 
     def check(t: Table) -> tuple[bool, str]:
