@@ -152,7 +152,10 @@ def markdown(reports: Sequence[Mapping[str, Any]], wall_s: float, command: str) 
                 lines.append(f"| {_cell(v['text'])} | {_cell(v['paper'])} | {_cell(v['measured'])} | {v['verdict']} |")
             lines.append("")
         notes = readings(family)
-        if notes:
-            lines += ["### Readings chosen where the paper is silent", ""]
-            lines += [f"- {n}" for n in notes]
+        lines += ["### Readings chosen where the paper is silent", ""]
+        lines += [f"- {n}" for n in notes]
+        lines.append(
+            f"- The algorithms' own readings (tie-breaks, models, units) are stated in the docstrings of "
+            f"`schedulers/{family}/` and collected in `docs/{family}.md`."
+        )
     return "\n".join(lines).rstrip() + "\n"

@@ -281,7 +281,9 @@ def compare_points(q: Quantity, greater: Sequence[int] | str, than: Sequence[int
             raise Missing(f"{len(hi)} points to compare with {len(lo)}")
         pairs = [(a, b, q.at(t, a), q.at(t, b)) for a, b in zip(hi, lo, strict=True)]
         ok = all(x > y for _, _, x, y in pairs)
-        return ok, f"{q.label}: " + ", ".join(f"{a} → {q.fmt(x)} vs {b} → {q.fmt(y)}" for a, b, x, y in pairs)
+        return ok, f"{q.label}: " + ", ".join(
+            f"{t.short(a)} → {q.fmt(x)} vs {t.short(b)} → {q.fmt(y)}" for a, b, x, y in pairs
+        )
 
     return check
 
@@ -310,7 +312,7 @@ class Claim:
             return {**out, "verdict": NOT_EVALUATED, "measured": "this claim has no check"}
         try:
             ok, measured = self.check(table)
-        except Missing as exc:
+        except (Missing, ArithmeticError) as exc:
             return {**out, "verdict": NOT_EVALUATED, "measured": str(exc)}
         return {**out, "verdict": REPRODUCED if ok else NOT_REPRODUCED, "measured": measured}
 
