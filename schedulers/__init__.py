@@ -64,7 +64,7 @@ def preset(family: str, name: str, scale: str = "paper") -> dict[str, Any]:
     """
     if scale not in SCALES:
         raise ScenarioError.single("scale", f"unknown scale {scale!r}", "one of " + ", ".join(SCALES))
-    doc = _preset_doc(family, name)
+    doc = dict(_preset_doc(family, name))  # a copy: a preset may hand out the same document every call
     small = doc.pop("small", None)
     doc["claims"] = [c.text if isinstance(c, Claim) else c for c in doc.get("claims", [])]
     if scale == "small" and small is not None:

@@ -23,9 +23,9 @@ Point = tuple[str, Mapping[str, Any] | None, Mapping[str, Any]]  # (label, summa
 
 
 def study_table(points: Sequence[Point]) -> Table:
-    """The tidy table of a study's finished points (failed points are simply absent)."""
+    """The tidy table of a study's points (a failed point has no values: claims needing it are not evaluated)."""
     return Table.from_summaries(
-        [(label, summary) for label, summary, _ in points if summary is not None],
+        [(label, summary) for label, summary, _ in points],
         configs={label: config for label, _, config in points},
     )
 

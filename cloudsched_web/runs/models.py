@@ -5,7 +5,6 @@ import orjson
 from django.db import models
 
 import schedulers
-
 from cloudsched_web.scenarios.models import Scenario
 
 

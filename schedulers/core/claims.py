@@ -64,20 +64,21 @@ class Table:
     @classmethod
     def from_summaries(
         cls,
-        rows: Iterable[tuple[str, Mapping[str, Mapping[str, Any]]]],
+        rows: Iterable[tuple[str, Mapping[str, Mapping[str, Any]] | None]],
         configs: Mapping[str, Mapping[str, Any]] | None = None,
     ) -> Table:
         """From ``(point label, {algorithm: {metric: mean}})`` pairs (a run's summary).
 
         A summary may hold ``{"mean": …}`` dicts (the result document's) or plain numbers (a run row's);
-        ``configs`` maps a point to its scenario, for checks that normalise by a scenario's size.
+        ``configs`` maps a point to its scenario, for checks that normalise by a scenario's size. A point
+        whose summary is None (its run failed) keeps its place, so a check over every point reports it missing.
         """
         points: list[str] = []
         values: dict[tuple[str, str, str], float] = {}
         for label, summary in rows:
             if label not in points:
                 points.append(label)
-            for alg, metrics in summary.items():
+            for alg, metrics in (summary or {}).items():
                 for metric, v in metrics.items():
                     v = v.get("mean") if isinstance(v, Mapping) else v
                     if isinstance(v, (int, float)) and not isinstance(v, bool):
@@ -117,7 +118,7 @@ class Table:
         common = 0
         while all(len(w) > common + 1 and w[common] == split[0][common] for w in split):
             common += 1
-        words = point.split(" ")[common:]
+        words = point.split(" ")[max(common - 1, 0) :]  # keep the word naming the swept value
         return " ".join(words) or point
 
 
@@ -176,8 +177,11 @@ def near(x: float, rel: float = 0.15) -> tuple[float, float]:
 Check = Callable[[Table], tuple[bool, str]]
 
 
+EPS = 1e-9  # bounds are inclusive up to float rounding (1 − 80/100 is 0.19999999999999996)
+
+
 def _within(x: float, lo: float | None, hi: float | None) -> bool:
-    return (lo is None or x >= lo) and (hi is None or x <= hi)
+    return (lo is None or x >= lo - EPS) and (hi is None or x <= hi + EPS)
 
 
 def _series(q: Quantity, t: Table, points: Points) -> list[tuple[str, float]]:

@@ -33,7 +33,7 @@ ONLINE_ALGS = ["tapra", "tapra_fast", "mm_ga", "gsa"]
 SCHEDULERS = ["ontapra", "slf", "fcfs", "llf"]
 JCT, VCPUS, RUNTIME = "jct_s", "allocated_vcpus", "algorithm_runtime_s"
 ONLINE_JCT = "avg_jct_s"
-SMALL_ARRIVAL_END_S = 300.0
+SMALL_ARRIVAL_END_S = 200.0
 
 
 def _small(scenario: dict[str, Any]) -> dict[str, Any]:
