@@ -150,6 +150,10 @@ def markdown(reports: Sequence[Mapping[str, Any]], wall_s: float, command: str) 
             lines += ["", "| Claim | Paper | Measured | Verdict |", "|---|---|---|---|"]
             for v in r["verdicts"]:
                 lines.append(f"| {_cell(v['text'])} | {_cell(v['paper'])} | {_cell(v['measured'])} | {v['verdict']} |")
+            notes = [v for v in r["verdicts"] if v.get("note")]
+            if notes:
+                lines += ["", "Known differences:", ""]
+                lines += [f"- *{v['text']}* {v['note']}" for v in notes]
             lines.append("")
         notes = readings(family)
         lines += ["### Readings chosen where the paper is silent", ""]

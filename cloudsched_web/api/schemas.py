@@ -122,6 +122,7 @@ class Verdict(Schema):
     paper: str
     verdict: str = Field(description="reproduced, not reproduced, or not evaluated")
     measured: str
+    note: str = Field("", description="What is known about a difference from the paper")
 
 
 class StudyRun(Schema):

@@ -304,14 +304,18 @@ def all_of(*checks: Check) -> Check:
 
 @dataclass(frozen=True)
 class Claim:
-    """One statement of a paper: its sentence, the paper's number, and the check (None: stated, not checked)."""
+    """One statement of a paper: its sentence, the paper's number, and the check (None: stated, not checked).
+
+    ``note`` records what is known about a difference from the paper (evidence, a likely cause).
+    """
 
     text: str
     paper: str = ""
     check: Check | None = None
+    note: str = ""
 
     def evaluate(self, table: Table) -> dict[str, str]:
-        out = {"text": self.text, "paper": self.paper}
+        out = {"text": self.text, "paper": self.paper, "note": self.note}
         if self.check is None:
             return {**out, "verdict": NOT_EVALUATED, "measured": "this claim has no check"}
         try:

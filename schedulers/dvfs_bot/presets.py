@@ -126,6 +126,11 @@ def scenario(alpha: float, beta: float, urgent: float, repetitions: int = 10, se
 
 
 SAVING = reduction("energy_kwh", "cloud_aware", "baseline")
+HEAVY_NOTE = (
+    "At heavy load (β = 3.93) we reject 13–15 points more than the paper at paper scale: our jobs demand more than "
+    "the paper's set-up absorbed. Swapping the task-count Weibull parameters gives 37–40 % but pushes light-load "
+    "savings to 46–48 %; we kept the order that matches Table I."
+)
 PANELS_CLAIM = "With 50% urgent requests the saving is smaller than with 20%, because urgent jobs force more hosts on."
 
 
@@ -153,6 +158,9 @@ def _fig2(urgent: float, panel: str) -> dict[str, Any]:
                 "workload.",
                 "saving 2–29 %",
                 at_every_point(SAVING, 0.02, 0.29),
+                note="At paper scale the savings span 2.4–35 %: light-load savings exceed the paper's maximum. "
+                "The saving depends on the host power model (the paper says only 'IBM x3250 M3') and comes from "
+                "the baseline spreading work over suspended hosts: with `vm_order = packed` the two nearly agree.",
             ),
             Claim(
                 "The workload (inter-arrival and number of requests) has a big impact on the saving.",
@@ -208,6 +216,7 @@ def table2() -> dict[str, Any]:
                 at_every_point(value("baseline", "rejection_rate"), base - 0.02, base + 0.02, [_index(a, b, u)]),
                 at_every_point(value("cloud_aware", "rejection_rate"), ca - 0.02, ca + 0.02, [_index(a, b, u)]),
             ),
+            note=HEAVY_NOTE if b == 3.93 else "",
         )
         for (a, b, u), (base, ca) in TABLE2_REJECTION.items()
     ]
@@ -217,6 +226,8 @@ def table2() -> dict[str, Any]:
             "Rejection rates of the two algorithms are equal or the cloud-aware one is slightly lower.",
             "cloud-aware − baseline ≤ 0 on every workload (Table II: 0 to −0.3 points)",
             at_every_point(difference("rejection_rate", "cloud_aware", "baseline"), -0.02, 0.001),
+            note="The two reject nearly the same share (≤ 0.8 points apart at paper scale), but where they differ "
+            "the cloud-aware algorithm rejects slightly more in about half the workloads, not less.",
         ),
     )
     claims.append(
