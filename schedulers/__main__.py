@@ -127,7 +127,7 @@ def cmd_claims(args: argparse.Namespace) -> int:
     reports = reproduce.run_claims(targets, args.scale, args.workers, log=lambda line: print(line, file=sys.stderr))
     wall = time.monotonic() - t0
     for r in reports:
-        print(f"\n{r['family']} {r['preset']} ({r['scale']}, {r['scenarios']} scenarios, {r['seconds']:.0f} s)")
+        print(f"\n{r['family']} {r['preset']} ({r['scale']}, {r['scenarios']} scenarios, {r['seconds']:.0f} s CPU)")
         for e in r["errors"]:
             print(f"  failed: {e}")
         for v in r["verdicts"]:
@@ -136,7 +136,11 @@ def cmd_claims(args: argparse.Namespace) -> int:
                 print(f"      paper:    {v['paper']}")
             print(f"      measured: {v['measured']}")
     counts = reproduce.verdict_counts([v for r in reports for v in r["verdicts"]])
-    print(f"\n{len(reports)} presets in {wall:.0f} s: " + ", ".join(f"{n} {k}" for k, n in counts.items()))
+    cpu = reports[0]["total_cpu_s"] if reports else 0.0
+    print(
+        f"\n{len(reports)} presets in {wall:.0f} s wall, {cpu:.0f} s CPU: "
+        + ", ".join(f"{n} {k}" for k, n in counts.items())
+    )
     if args.markdown:
         command = "python -m schedulers claims " + " ".join(
             [args.family, *([args.preset] if args.preset else []), "--scale", args.scale, "--markdown", args.markdown]
