@@ -8,13 +8,16 @@ The library never imports Django or Celery.
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
+from schedulers.core.claims import Claim
 from schedulers.core.validation import ScenarioError
 from schedulers.registry import Family, RunOutput, all_families, get_family, register
 from schedulers.result import digest, run, validate
 
 __all__ = [
+    "SCALES",
     "Family",
     "RunOutput",
     "ScenarioError",
@@ -23,6 +26,7 @@ __all__ = [
     "example",
     "get_family",
     "preset",
+    "preset_claims",
     "register",
     "run",
     "schema",
@@ -40,10 +44,36 @@ def schema(family: str) -> dict[str, Any]:
     return get_family(family).scenario_model.model_json_schema()
 
 
-def preset(family: str, name: str) -> dict[str, Any]:
-    """A paper-figure experiment of ``family`` as a scenario."""
+SCALES = ("paper", "small")
+"""``paper``: the paper's sizes; ``small``: the reduction each family documents in its presets module."""
+
+
+def _preset_doc(family: str, name: str) -> dict[str, Any]:
     fam = get_family(family)
     if name not in fam.presets:
         allowed = ", ".join(fam.presets) or "(none)"
         raise ScenarioError.single("preset", f"unknown preset {name!r} for {family}", f"one of {allowed}")
     return fam.presets[name]()
+
+
+def preset(family: str, name: str, scale: str = "paper") -> dict[str, Any]:
+    """A paper-figure experiment of ``family`` as a study document (JSON: claims as their sentences).
+
+    ``scale="small"`` applies the family's documented reduction (the preset's ``small``
+    entry: a note and a function of one scenario) to every scenario.
+    """
+    if scale not in SCALES:
+        raise ScenarioError.single("scale", f"unknown scale {scale!r}", "one of " + ", ".join(SCALES))
+    doc = dict(_preset_doc(family, name))  # a copy: a preset may hand out the same document every call
+    small = doc.pop("small", None)
+    doc["claims"] = [c.text if isinstance(c, Claim) else c for c in doc.get("claims", [])]
+    if scale == "small" and small is not None:
+        doc["scenarios"] = [small["shrink"](copy.deepcopy(s)) for s in doc["scenarios"]]
+        doc["description"] = (doc.get("description", "") + " Small scale: " + small["note"]).strip()
+    doc["scale"] = scale
+    return doc
+
+
+def preset_claims(family: str, name: str) -> list[Claim]:
+    """The preset's claims with their checks (a sentence without a check becomes an unchecked claim)."""
+    return [c if isinstance(c, Claim) else Claim(c) for c in _preset_doc(family, name).get("claims", [])]

@@ -1,6 +1,7 @@
-"""Command line: ``python -m schedulers families | example | schema | run | preset``.
+"""Command line: ``python -m schedulers families | example | schema | run | preset | claims``.
 
 Exit code 0 on success, 2 on invalid input (the validation message goes to stderr).
+``claims`` exits 0 when every claim is reproduced and 1 when any is not (or could not be checked).
 """
 
 from __future__ import annotations
@@ -107,10 +108,18 @@ def main(argv: list[str] | None = None) -> int:
     p = sub.add_parser("preset", help="a paper-figure experiment")
     p.add_argument("family")
     p.add_argument("name", nargs="?", help="omit to list the family's presets")
+    p.add_argument("--scale", default="paper", help="paper (default) or small")
     p.set_defaults(func=cmd_preset)
+    p = sub.add_parser("claims", help="run presets and check the paper's claims (verdict table)")
+    p.add_argument("family", help="a family, or 'all'")
+    p.add_argument("preset", nargs="?", help="one preset (default: every preset of the family)")
+    p.add_argument("--scale", default="small", help="small (a documented reduction, the default) or paper")
+    p.add_argument("--workers", type=int, default=2, help="processes running scenarios in parallel")
+    p.add_argument("--markdown", metavar="FILE", help="also write the verdicts as docs/reproduction.md-style markdown")
+    p.set_defaults(func=cmd_claims)
     args = parser.parse_args(argv)
     try:
-        args.func(args)
+        rc = args.func(args)
     except ScenarioError as exc:
         print(exc.format(), file=sys.stderr)
         return 2
@@ -120,7 +129,52 @@ def main(argv: list[str] | None = None) -> int:
     except InvalidResult as exc:  # a family's bug, not the input's: exit 1, but no traceback and no bad JSON
         print(f"error: {exc}", file=sys.stderr)
         return 1
-    return 0
+    return rc or 0
+
+
+def _targets(family: str, preset: str | None) -> list[tuple[str, str]]:
+    families = list(schedulers.all_families()) if family == "all" else [schedulers.get_family(family).name]
+    if preset is not None:
+        if family == "all":
+            raise ScenarioError.single("preset", "a preset needs one family, not 'all'")
+        schedulers.preset(family, preset)  # raises the error naming the presets
+        return [(family, preset)]
+    return [(f, p) for f in families for p in schedulers.get_family(f).presets]
+
+
+def cmd_claims(args: argparse.Namespace) -> int:
+    from schedulers import reproduce
+    from schedulers.core.claims import REPRODUCED
+
+    if args.scale not in schedulers.SCALES:
+        raise ScenarioError.single("--scale", f"unknown scale {args.scale!r}", "one of " + ", ".join(schedulers.SCALES))
+    if not 1 <= args.workers <= 64:
+        raise ScenarioError.single("--workers", f"{args.workers} workers", "1..64")
+    targets = _targets(args.family, args.preset)
+    t0 = time.monotonic()
+    reports = reproduce.run_claims(targets, args.scale, args.workers, log=lambda line: print(line, file=sys.stderr))
+    wall = time.monotonic() - t0
+    for r in reports:
+        print(f"\n{r['family']} {r['preset']} ({r['scale']}, {r['scenarios']} scenarios, {r['seconds']:.0f} s CPU)")
+        for e in r["errors"]:
+            print(f"  failed: {e}")
+        for v in r["verdicts"]:
+            print(f"  [{v['verdict']}] {v['text']}")
+            if v["paper"]:
+                print(f"      paper:    {v['paper']}")
+            print(f"      measured: {v['measured']}")
+    counts = reproduce.verdict_counts([v for r in reports for v in r["verdicts"]])
+    cpu = reports[0]["total_cpu_s"] if reports else 0.0
+    print(
+        f"\n{len(reports)} presets in {wall:.0f} s wall, {cpu:.0f} s CPU: "
+        + ", ".join(f"{n} {k}" for k, n in counts.items())
+    )
+    if args.markdown:
+        command = "python -m schedulers claims " + " ".join(
+            [args.family, *([args.preset] if args.preset else []), "--scale", args.scale, "--markdown", args.markdown]
+        )
+        Path(args.markdown).write_text(reproduce.markdown(reports, wall, command))
+    return 0 if counts[REPRODUCED] == sum(counts.values()) else 1
 
 
 def cmd_preset(args: argparse.Namespace) -> None:
@@ -128,7 +182,7 @@ def cmd_preset(args: argparse.Namespace) -> None:
         for name in schedulers.get_family(args.family).presets:
             print(name)
         return
-    _emit(schedulers.preset(args.family, args.name), None)
+    _emit(schedulers.preset(args.family, args.name, args.scale), None)
 
 
 if __name__ == "__main__":

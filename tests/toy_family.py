@@ -11,6 +11,7 @@ from typing import Literal
 
 from pydantic import Field
 
+from schedulers.core.claims import Claim, at_every_point, less_than_at_every_point, ratio
 from schedulers.core.validation import ScenarioBase, StrictModel
 from schedulers.registry import Family, RunOutput, register
 
@@ -85,7 +86,20 @@ TOY = Family(
         "machines_sweep": lambda: {
             "name": "Toy: makespan vs machines",
             "description": "test preset",
-            "claims": ["LPT never loses to FCFS by more than 4/3 − 1/(3m) of the optimum (Graham 1969)."],
+            "claims": [
+                Claim(
+                    "LPT never loses to FCFS by more than 4/3 − 1/(3m) of the optimum (Graham 1969).",
+                    "LPT/FCFS ≤ 4/3",
+                    at_every_point(ratio("makespan_s", "lpt", "fcfs"), None, 4 / 3),
+                ),
+                Claim(
+                    "On one machine LPT finishes strictly before FCFS.",  # false: one machine, same total work
+                    "LPT < FCFS at m = 1",
+                    less_than_at_every_point("makespan_s", "lpt", "fcfs", [0]),
+                ),
+                "A claim stated without a check.",
+            ],
+            "small": {"note": "5 jobs per point.", "shrink": lambda s: {**s, "workload": {"jobs": 5}}},
             "scenarios": [
                 {"family": "toy", "name": f"m={m}", "algorithms": ["fcfs", "lpt"], "datacenter": {"machines": m}}
                 for m in (1, 2, 4)

@@ -29,16 +29,22 @@ def study_out(request, study):
     counts = {}
     for r in runs:
         counts[r.status] = counts.get(r.status, 0) + 1
+    finished = all(r.status in Run.FINISHED for r in runs)
+    if finished:
+        study.check_claims()  # normally stored by the worker that finished the last run
     return {
         "id": study.pk,
         "scenario_id": study.scenario_id,
         "name": study.name,
         "description": study.description,
         "claims": study.claims or [],
+        "preset": study.preset,
+        "scale": study.scale,
+        "verdicts": study.verdicts,
         "axes": study.axes or [],
         "created_at": study.created_at,
         "status_counts": {s: counts.get(s, 0) for s in Run.Status.values},
-        "finished": all(r.status in Run.FINISHED for r in runs),
+        "finished": finished,
         "runs": [
             {"id": r.pk, "status": r.status, "progress": r.progress, "point": r.point or {}, "summary": r.summary or {}}
             for r in runs

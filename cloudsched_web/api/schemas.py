@@ -114,6 +114,15 @@ class SweepIn(Schema):
 class PresetIn(Schema):
     family: str = Field(max_length=64)
     preset: str = Field(max_length=100)
+    scale: str = Field("paper", max_length=8, description="paper, or small (the preset's documented reduction)")
+
+
+class Verdict(Schema):
+    text: str
+    paper: str
+    verdict: str = Field(description="reproduced, not reproduced, or not evaluated")
+    measured: str
+    note: str = Field("", description="What is known about a difference from the paper")
 
 
 class StudyRun(Schema):
@@ -130,6 +139,9 @@ class StudyOut(Schema):
     name: str
     description: str
     claims: list[Any]
+    preset: str
+    scale: str
+    verdicts: list[Verdict] | None = Field(description="The claims checked when the study finished (null before)")
     axes: list[str]
     created_at: datetime
     status_counts: dict[str, int]

@@ -14,6 +14,7 @@ def requeue(runs):
         started_at=None, finished_at=None, heartbeat_at=None,
     )  # fmt: skip
     if ids:
+        Study.objects.filter(runs__id__in=ids).update(verdicts=None)  # checked again when the runs finish
         transaction.on_commit(lambda: services._send(ids))
     return ids
 
@@ -68,16 +69,21 @@ class RunAdmin(admin.ModelAdmin):
 
 @admin.register(Study)
 class StudyAdmin(admin.ModelAdmin):
-    list_display = ("id", "name", "scenario", "axes", "created_at")
+    list_display = ("id", "name", "scenario", "preset", "scale", "axes", "created_at")
     list_filter = ("scenario__family", "scenario__owner")
     search_fields = ("name", "scenario__name", "scenario__owner__username")
-    readonly_fields = ("scenario", "axes", "claims_pretty", "created_at", "share_token")
-    exclude = ("claims",)
+    readonly_fields = ("scenario", "axes", "claims_pretty", "preset", "scale", "verdicts_pretty", "created_at",
+                       "share_token")  # fmt: skip
+    exclude = ("claims", "verdicts")
     actions = ("requeue_failed", "duplicate")
 
     @admin.display(description="claims")
     def claims_pretty(self, obj):
         return pretty_json(obj.claims)
+
+    @admin.display(description="verdicts")
+    def verdicts_pretty(self, obj):
+        return pretty_json(obj.verdicts)
 
     @admin.action(description="Requeue the failed and cancelled runs of the selected studies")
     def requeue_failed(self, request, queryset):
@@ -91,5 +97,6 @@ class StudyAdmin(admin.ModelAdmin):
             services.submit_study(
                 study.scenario, [r.config for r in runs], points=[r.point for r in runs],
                 name=f"copy of {study.name}"[:200], description=study.description, claims=study.claims,
+                preset=study.preset, scale=study.scale,
             )  # fmt: skip
         messages.success(request, f"Duplicated {queryset.count()} study(ies).")

@@ -4,6 +4,7 @@ import zlib
 import orjson
 from django.db import models
 
+import schedulers
 from cloudsched_web.scenarios.models import Scenario
 
 
@@ -40,6 +41,11 @@ class Study(Shareable):
     description = models.TextField(blank=True)
     claims = models.JSONField(default=list, blank=True, help_text="The paper's claims, shown beside the measurements.")
     axes = models.JSONField(default=list, blank=True, help_text="Scenario paths swept across the points.")
+    preset = models.CharField(max_length=100, blank=True, help_text="The paper preset this study runs, if any.")
+    scale = models.CharField(max_length=8, default="paper", help_text="paper, or small (the preset's reduction).")
+    verdicts = models.JSONField(
+        null=True, blank=True, help_text="Each claim checked against the results when the study finished."
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -62,6 +68,27 @@ class Study(Shareable):
     @property
     def is_finished(self):
         return not self.runs.exclude(status__in=Run.FINISHED).exists()
+
+    def check_claims(self):
+        """Once every run has finished, check the preset's claims on the results and store the verdicts once.
+
+        A failed point leaves the claims that need it "not evaluated". Returns the verdicts (None while
+        runs are left, or for a study that is not a preset).
+        """
+        if self.verdicts is not None or not self.preset or not self.is_finished:
+            return self.verdicts
+        from schedulers.reproduce import check_study
+
+        runs = self.runs.order_by("id").only("config", "status", "summary")
+        points = [(r.config.get("name", ""), r.summary if r.status == Run.Status.SUCCEEDED else None, r.config)
+                  for r in runs]  # fmt: skip
+        try:
+            verdicts = check_study(self.scenario.family, self.preset, points)
+        except schedulers.ScenarioError:  # the preset is gone from this installation
+            verdicts = []
+        Study.objects.filter(pk=self.pk, verdicts__isnull=True).update(verdicts=verdicts)
+        self.verdicts = verdicts
+        return verdicts
 
     @staticmethod
     def finished_from(counts):

@@ -54,7 +54,7 @@ def _validated(configs):
 
 
 @transaction.atomic
-def submit_study(scenario, configs, points=None, name="", description="", claims=()):
+def submit_study(scenario, configs, points=None, name="", description="", claims=(), preset="", scale="paper"):
     """Create a study of ``configs`` (full scenarios) under ``scenario`` and queue all its runs."""
     if not 1 <= len(configs) <= MAX_STUDY_POINTS:
         raise schedulers.ScenarioError.single("points", f"a study has {len(configs)} points", f"1..{MAX_STUDY_POINTS}")
@@ -64,7 +64,13 @@ def submit_study(scenario, configs, points=None, name="", description="", claims
         flat = [flatten(c) for c in configs]
         points = [{a: f.get(a) for a in axes} for f in flat]
     study = Study.objects.create(
-        scenario=scenario, name=name or scenario.name, description=description, claims=list(claims), axes=axes
+        scenario=scenario,
+        name=name or scenario.name,
+        description=description,
+        claims=list(claims),
+        axes=axes,
+        preset=preset,
+        scale=scale,
     )
     runs = Run.objects.bulk_create(
         [Run(scenario=scenario, study=study, config=c, point=p) for c, p in zip(configs, points, strict=True)]
@@ -85,14 +91,14 @@ def submit_sweep(scenario, axes, name=""):
 
 
 @transaction.atomic
-def create_preset_study(owner, family, preset):
-    """Save the first scenario of a paper preset and run the whole preset as a study."""
-    doc = schedulers.preset(family, preset)
+def create_preset_study(owner, family, preset, scale="paper"):
+    """Save the first scenario of a paper preset and run the whole preset (at ``scale``) as a study."""
+    doc = schedulers.preset(family, preset, scale)
     first = _validated(doc["scenarios"][:1])[0]
     scenario = Scenario.objects.create(owner=owner, family=family, name=doc.get("name") or preset, config=first)
     return submit_study(
         scenario, doc["scenarios"], name=doc.get("name") or preset, description=doc.get("description", ""),
-        claims=doc.get("claims", []),
+        claims=doc.get("claims", []), preset=preset, scale=scale,
     )  # fmt: skip
 
 

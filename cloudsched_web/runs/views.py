@@ -259,6 +259,8 @@ def _run_summary(run):
 def _render_study(request, study, token=None):
     runs, payload = _study_payload(study)
     counts = study.status_counts()
+    if Study.finished_from(counts):
+        study.check_claims()  # normally done by the worker that finished the last run; cancelled studies land here
     ctx = {
         "study": study,
         "runs": runs,

@@ -203,7 +203,7 @@ def presets(request):
 @require_POST
 def preset_run(request, family, name):
     try:
-        study = create_preset_study(request.user, family, name)
+        study = create_preset_study(request.user, family, name, request.POST.get("scale", "paper"))
     except schedulers.ScenarioError as exc:
         messages.error(request, exc.format())
         return redirect("presets")

@@ -39,6 +39,21 @@ def test_a_preset_study_saves_its_scenario(api, alice, run_now):
     assert api.post("/studies", {"family": "nope", "preset": "x"}).json()["error"]["field"] == "family"
 
 
+def test_a_preset_study_reports_its_claims_verdicts_once_finished(api, run_now):
+    created = run_now(api.post, "/studies", {"family": "toy", "preset": "machines_sweep", "scale": "small"}).json()
+    assert created["preset"] == "machines_sweep" and created["scale"] == "small" and created["verdicts"] is None
+    data = api.get(f"/studies/{created['id']}").json()
+    assert data["finished"]
+    assert [v["verdict"] for v in data["verdicts"]] == ["reproduced", "not reproduced", "not evaluated"]
+    assert data["verdicts"][0]["text"].startswith("LPT never loses") and "m=4 →" in data["verdicts"][0]["measured"]
+
+
+def test_an_unknown_scale_is_400_naming_it(api):
+    error = api.post("/studies", {"family": "toy", "preset": "machines_sweep", "scale": "huge"}).json()["error"]
+    assert error["field"] == "scale" and error["allowed"] == "one of paper, small"
+    assert not Study.objects.exists()
+
+
 def test_list_share_and_delete(api, client, scenario, run_now):
     study_id = run_now(api.post, f"/scenarios/{scenario.pk}/studies", {"axes": {"seed": [1, 2]}}).json()["id"]
     assert api.get("/studies", scenario=scenario.pk).json()["count"] == 1

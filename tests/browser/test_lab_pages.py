@@ -139,7 +139,8 @@ def test_a_preset_runs_as_a_study_with_claims_and_a_curve(page, live_server, ali
     study = Study.objects.get()
     page.wait_for_function("() => document.getElementById('study-status').dataset.finished === '1'", timeout=90_000)
     assert study.runs.filter(status=Run.Status.SUCCEEDED).count() == 3
-    assert "Graham" in page.inner_text("#claims")
+    claims = page.inner_text("#claims")
+    assert "Graham" in claims and "reproduced" in claims and "measured: lpt/fcfs makespan_s" in claims
     assert _drawn(page, "#study-chart")
     assert page.locator("#study-table tbody tr").count() == 3
     _shot(page, tmp_path, "study")

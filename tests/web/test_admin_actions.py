@@ -47,3 +47,20 @@ def test_duplicate_a_study_resubmits_its_points(admin_client, scenario, django_c
     assert copy.name == f"copy of {study.name}"
     assert [r.point for r in copy.runs.order_by("id")] == [{"datacenter.machines": 1}, {"datacenter.machines": 2}]
     assert copy.status_counts()["succeeded"] == 2
+
+
+def test_requeued_runs_of_a_preset_study_have_its_claims_checked_again(
+    admin_client, admin_user, django_capture_on_commit_callbacks
+):
+    from cloudsched_web.runs.services import create_preset_study
+
+    study = create_preset_study(admin_user, "toy", "machines_sweep")  # not committed: runs stay queued
+    first, *rest = study.runs.order_by("id")
+    Run.objects.filter(pk=first.pk).update(status=Run.Status.FAILED)
+    same = {"fcfs": {"makespan_s": 5.0}, "lpt": {"makespan_s": 5.0}}
+    Run.objects.filter(pk__in=[r.pk for r in rest]).update(status=Run.Status.SUCCEEDED, summary=same)
+    assert Study.objects.get().check_claims()[1]["verdict"] == "not evaluated"  # point m=1 failed
+    with django_capture_on_commit_callbacks(execute=True):
+        admin_client.post("/admin/runs/study/", {"action": "requeue_failed", "_selected_action": [study.pk]})
+    verdicts = Study.objects.get().verdicts
+    assert verdicts is not None and verdicts[1]["verdict"] == "not reproduced"  # m=1 ran: LPT = FCFS there

@@ -18,6 +18,16 @@ def test_one_click_runs_a_preset_as_a_study(alice_client, django_capture_on_comm
     assert study.runs.filter(status=Run.Status.SUCCEEDED).count() == 3
     page = alice_client.get(response.url).content.decode()
     assert "Graham 1969" in page and 'id="study-payload"' in page
+    assert 'class="verdict verdict-reproduced"' in page and 'class="verdict verdict-not-reproduced"' in page
+    assert "measured: lpt/fcfs makespan_s: m=1 →" in page and "paper: LPT/FCFS ≤ 4/3" in page
+
+
+def test_the_gallery_runs_a_preset_at_small_scale(alice_client, django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=True):
+        alice_client.post("/presets/toy/machines_sweep/", {"scale": "small"})
+    study = Study.objects.get()
+    assert study.scale == "small" and "Small scale: 5 jobs per point." in study.description
+    assert "at small scale" in alice_client.get(f"/studies/{study.pk}/").content.decode()
 
 
 def test_an_unknown_preset_is_a_message_not_a_500(alice_client):

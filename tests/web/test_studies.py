@@ -43,3 +43,34 @@ def test_a_preset_becomes_a_saved_scenario_and_a_study_with_claims(alice, django
     assert [r.point for r in study.runs.order_by("id")] == [{"datacenter.machines": m} for m in (1, 2, 4)]
     assert "Graham" in study.claims[0]
     assert study.status_counts()["succeeded"] == 3
+
+
+def test_a_finished_preset_study_stores_the_verdicts_of_its_claims(alice, django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=True):
+        study = create_preset_study(alice, "toy", "machines_sweep", "small")
+    study.refresh_from_db()
+    assert (study.preset, study.scale) == ("machines_sweep", "small")
+    assert all(r.config["workload"]["jobs"] == 5 for r in study.runs.all())
+    assert [v["verdict"] for v in study.verdicts] == ["reproduced", "not reproduced", "not evaluated"]
+    assert study.verdicts[0]["measured"].startswith("lpt/fcfs makespan_s: m=1 →")
+    assert study.verdicts[1]["paper"] == "LPT < FCFS at m = 1"
+
+
+def test_verdicts_wait_for_the_last_run_and_a_failed_point_leaves_its_claims_unchecked(alice):
+    study = create_preset_study(alice, "toy", "machines_sweep")  # not committed: the runs stay queued
+    assert study.check_claims() is None and Study.objects.get().verdicts is None
+    first, second, third = study.runs.order_by("id")
+    same = {"fcfs": {"makespan_s": 50.0}, "lpt": {"makespan_s": 50.0}}
+    Run.objects.filter(pk__in=[first.pk, second.pk]).update(status=Run.Status.SUCCEEDED, summary=same)
+    assert study.check_claims() is None
+    Run.objects.filter(pk=third.pk).update(status=Run.Status.FAILED)
+    verdicts = Study.objects.get().check_claims()
+    assert [v["verdict"] for v in verdicts] == ["not evaluated", "not reproduced", "not evaluated"]
+    assert "m=4" in verdicts[0]["measured"]
+    assert Study.objects.get().verdicts == verdicts
+
+
+def test_a_sweep_has_no_verdicts(scenario, django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=True):
+        study = submit_sweep(scenario, {"datacenter.machines": [1, 2]})
+    assert study.is_finished and Study.objects.get().verdicts is None

@@ -55,10 +55,10 @@ def submit_scenario_sweep(request, scenario_id: DbId, body: SweepIn):
 @router.post("", response={202: StudyOut}, summary="Run a paper preset as a study (saves its first scenario)")
 def submit_preset(request, body: PresetIn):
     family = schedulers.get_family(body.family)  # unknown family: 400 naming the allowed ones
-    if body.preset not in family.presets:
-        schedulers.preset(body.family, body.preset)  # raises the ScenarioError listing the presets
+    if body.preset not in family.presets or body.scale not in schedulers.SCALES:
+        schedulers.preset(body.family, body.preset, body.scale)  # raises the ScenarioError naming the field
     with transaction.atomic():
-        study = create_preset_study(owner(request), body.family, body.preset)
+        study = create_preset_study(owner(request), body.family, body.preset, body.scale)
     return Status(202, study_out(request, study))
 
 

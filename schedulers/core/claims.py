@@ -1,0 +1,330 @@
+"""Claims that check themselves: a paper's statement as a predicate over a study's results.
+
+A study's results are a tidy :class:`Table` of ``(point, algorithm, metric) → mean``, one
+point per scenario of the study (labelled by the scenario's name, in the preset's order).
+A :class:`Claim` pairs the paper's sentence and number with a check ``Table → (bool, str)``:
+whether the measurement agrees, and the measured numbers that decided it. Checks are
+built from a few quantities (:func:`value`, :func:`ratio`, :func:`reduction`) and
+predicates (:func:`at_every_point`, :func:`aggregate`, :func:`monotone`,
+:func:`best_at_every_point`, :func:`less_than_at_every_point`, :func:`compare_points`).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from statistics import mean
+from typing import Any
+
+__all__ = [
+    "NOT_EVALUATED",
+    "NOT_REPRODUCED",
+    "REPRODUCED",
+    "Check",
+    "Claim",
+    "Missing",
+    "Quantity",
+    "Table",
+    "aggregate",
+    "all_of",
+    "at_every_point",
+    "best_at_every_point",
+    "compare_points",
+    "difference",
+    "evaluate",
+    "less_than_at_every_point",
+    "monotone",
+    "near",
+    "ratio",
+    "reduction",
+    "spread_ratio",
+    "value",
+]
+
+REPRODUCED = "reproduced"
+NOT_REPRODUCED = "not reproduced"
+NOT_EVALUATED = "not evaluated"
+
+Points = Sequence[int] | str | None  # indices (negative allowed), a substring of the point label, or every point
+
+
+class Missing(LookupError):
+    """The table lacks a value a claim needs (a failed run, or a metric the family does not report)."""
+
+
+@dataclass(frozen=True)
+class Table:
+    """Mean metrics of a study: ``values[(point, algorithm, metric)]``; ``points`` keeps the study's order."""
+
+    points: tuple[str, ...]
+    values: Mapping[tuple[str, str, str], float]
+    configs: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+
+    @classmethod
+    def from_summaries(
+        cls,
+        rows: Iterable[tuple[str, Mapping[str, Mapping[str, Any]] | None]],
+        configs: Mapping[str, Mapping[str, Any]] | None = None,
+    ) -> Table:
+        """From ``(point label, {algorithm: {metric: mean}})`` pairs (a run's summary).
+
+        A summary may hold ``{"mean": …}`` dicts (the result document's) or plain numbers (a run row's);
+        ``configs`` maps a point to its scenario, for checks that normalise by a scenario's size. A point
+        whose summary is None (its run failed) keeps its place, so a check over every point reports it missing.
+        """
+        points: list[str] = []
+        values: dict[tuple[str, str, str], float] = {}
+        for label, summary in rows:
+            if label not in points:
+                points.append(label)
+            for alg, metrics in (summary or {}).items():
+                for metric, v in metrics.items():
+                    v = v.get("mean") if isinstance(v, Mapping) else v
+                    if isinstance(v, (int, float)) and not isinstance(v, bool):
+                        values[(label, alg, metric)] = float(v)
+        return cls(tuple(points), values, dict(configs or {}))
+
+    def config(self, point: str) -> Mapping[str, Any]:
+        if point not in self.configs:
+            raise Missing(f"no scenario recorded for {point!r}")
+        return self.configs[point]
+
+    def get(self, point: str, algorithm: str, metric: str) -> float:
+        try:
+            return self.values[(point, algorithm, metric)]
+        except KeyError:
+            raise Missing(f"no {metric} for {algorithm} at {point!r}") from None
+
+    def select(self, points: Points = None) -> list[str]:
+        if points is None:
+            return list(self.points)
+        if isinstance(points, str):
+            chosen = [p for p in self.points if points in p]
+        else:
+            try:
+                chosen = [self.points[i] for i in points]
+            except IndexError:
+                raise Missing(f"the study has {len(self.points)} points, not {list(points)}") from None
+        if not chosen:
+            raise Missing(f"no point matches {points!r}")
+        return chosen
+
+    def short(self, point: str) -> str:
+        """The point's label without the words every label shares at its start ("Fig. 6 FWload load 0.5" → "load 0.5")."""
+        if len(self.points) < 2:
+            return point
+        split = [p.split(" ") for p in self.points]
+        common = 0
+        while all(len(w) > common + 1 and w[common] == split[0][common] for w in split):
+            common += 1
+        words = point.split(" ")[max(common - 1, 0) :]  # keep the word naming the swept value
+        return " ".join(words) or point
+
+
+@dataclass(frozen=True)
+class Quantity:
+    """A number derived from the table at one point, with the label used in measured strings."""
+
+    label: str
+    at: Callable[[Table, str], float]
+    percent: bool = False
+
+    def fmt(self, x: float) -> str:
+        return f"{100 * x:.1f}%" if self.percent else f"{x:.4g}"
+
+
+def value(algorithm: str, metric: str) -> Quantity:
+    return Quantity(f"{algorithm} {metric}", lambda t, p: t.get(p, algorithm, metric))
+
+
+def ratio(metric: str, num: str, den: str) -> Quantity:
+    """``num``'s metric divided by ``den``'s (e.g. DCLS execution time / FCFS's)."""
+
+    def at(t: Table, p: str) -> float:
+        d = t.get(p, den, metric)
+        return t.get(p, num, metric) / d if d else float("inf")
+
+    return Quantity(f"{num}/{den} {metric}", at)
+
+
+def difference(metric: str, a: str, b: str) -> Quantity:
+    """``a``'s metric minus ``b``'s (e.g. the gap between two rejection rates)."""
+    return Quantity(f"{a} − {b} {metric}", lambda t, p: t.get(p, a, metric) - t.get(p, b, metric))
+
+
+def reduction(metric: str, algorithm: str, base: str) -> Quantity:
+    """How much lower ``algorithm``'s metric is than ``base``'s: ``1 − algorithm / base``."""
+    r = ratio(metric, algorithm, base)
+    return Quantity(f"{algorithm} vs {base} {metric} reduction", lambda t, p: 1.0 - r.at(t, p), percent=True)
+
+
+def spread_ratio(metric: str, algorithms: Sequence[str]) -> Quantity:
+    """Largest over smallest value of ``metric`` among ``algorithms`` at a point (1 = all the same)."""
+
+    def at(t: Table, p: str) -> float:
+        xs = [t.get(p, a, metric) for a in algorithms]
+        return max(xs) / min(xs) if min(xs) > 0 else float("inf")
+
+    return Quantity(f"max/min {metric} of {', '.join(algorithms)}", at)
+
+
+def near(x: float, rel: float = 0.15) -> tuple[float, float]:
+    """``(lo, hi)`` bounds within ``rel`` of ``x`` (the default tolerance for a number read off a figure)."""
+    return x * (1 - rel), x * (1 + rel)
+
+
+Check = Callable[[Table], tuple[bool, str]]
+
+
+EPS = 1e-9  # bounds are inclusive up to float rounding (1 − 80/100 is 0.19999999999999996)
+
+
+def _within(x: float, lo: float | None, hi: float | None) -> bool:
+    return (lo is None or x >= lo - EPS) and (hi is None or x <= hi + EPS)
+
+
+def _series(q: Quantity, t: Table, points: Points) -> list[tuple[str, float]]:
+    return [(p, q.at(t, p)) for p in t.select(points)]
+
+
+def _listing(q: Quantity, t: Table, series: list[tuple[str, float]]) -> str:
+    return f"{q.label}: " + ", ".join(f"{t.short(p)} → {q.fmt(x)}" for p, x in series)
+
+
+def at_every_point(q: Quantity, lo: float | None = None, hi: float | None = None, points: Points = None) -> Check:
+    """``lo ≤ q ≤ hi`` at every selected point (either bound may be open)."""
+
+    def check(t: Table) -> tuple[bool, str]:
+        s = _series(q, t, points)
+        bad = [t.short(p) for p, x in s if not _within(x, lo, hi)]
+        return not bad, _listing(q, t, s) + (f" (outside at {', '.join(bad)})" if bad else "")
+
+    return check
+
+
+_STATS: dict[str, Callable[[list[float]], float]] = {
+    "mean": mean,
+    "max": max,
+    "min": min,
+    "spread": lambda xs: max(xs) - min(xs),
+    "max/min": lambda xs: max(xs) / min(xs) if min(xs) > 0 else float("inf"),
+}
+
+
+def aggregate(q: Quantity, stat: str, lo: float | None = None, hi: float | None = None, points: Points = None) -> Check:
+    """``lo ≤ stat(q over the points) ≤ hi``, with ``stat`` one of mean, max, min, spread (max − min), max/min."""
+    fn = _STATS[stat]
+
+    def check(t: Table) -> tuple[bool, str]:
+        s = _series(q, t, points)
+        x = fn([v for _, v in s])
+        return _within(x, lo, hi), f"{stat} {q.label} = {q.fmt(x)} over {len(s)} points"
+
+    return check
+
+
+def monotone(q: Quantity, increasing: bool = True, points: Points = None, strict: bool = False) -> Check:
+    """``q`` rises (or falls) from each selected point to the next, in the study's order."""
+
+    def check(t: Table) -> tuple[bool, str]:
+        s = _series(q, t, points)
+        xs = [x for _, x in s]
+        pairs = list(itertools.pairwise(xs))
+        if increasing:
+            ok = all(b > a if strict else b >= a for a, b in pairs)
+        else:
+            ok = all(b < a if strict else b <= a for a, b in pairs)
+        return ok, _listing(q, t, s)
+
+    return check
+
+
+def less_than_at_every_point(metric: str, a: str, b: str, points: Points = None) -> Check:
+    """``a``'s metric is strictly below ``b``'s at every selected point."""
+
+    def check(t: Table) -> tuple[bool, str]:
+        rows = [(p, t.get(p, a, metric), t.get(p, b, metric)) for p in t.select(points)]
+        bad = [t.short(p) for p, x, y in rows if not x < y]
+        text = f"{metric} {a} vs {b}: " + ", ".join(f"{t.short(p)} → {x:.4g} vs {y:.4g}" for p, x, y in rows)
+        return not bad, text + (f" (not lower at {', '.join(bad)})" if bad else "")
+
+    return check
+
+
+def best_at_every_point(metric: str, algorithm: str, others: Sequence[str], points: Points = None,
+                        lower: bool = True, tolerance: float = 0.0) -> Check:  # fmt: skip
+    """``algorithm`` has the lowest (``lower``) or highest metric among ``others`` at every point.
+
+    ``tolerance`` is relative: a rival within that fraction still counts as beaten
+    (for claims like "almost the same").
+    """
+
+    def check(t: Table) -> tuple[bool, str]:
+        bad, parts = [], []
+        for p in t.select(points):
+            mine = t.get(p, algorithm, metric)
+            rivals = {o: t.get(p, o, metric) for o in others if o != algorithm}
+            best_o, best = min(rivals.items(), key=lambda kv: kv[1] if lower else -kv[1])
+            ok = mine <= best * (1 + tolerance) if lower else mine >= best * (1 - tolerance)
+            parts.append(f"{t.short(p)} → {mine:.4g} (best other {best_o} {best:.4g})")
+            if not ok:
+                bad.append(t.short(p))
+        text = f"{metric} of {algorithm}: " + ", ".join(parts)
+        return not bad, text + (f" (beaten at {', '.join(bad)})" if bad else "")
+
+    return check
+
+
+def compare_points(q: Quantity, greater: Sequence[int] | str, than: Sequence[int] | str) -> Check:
+    """``q`` at each point of ``greater`` exceeds ``q`` at the matching point of ``than`` (pairwise)."""
+
+    def check(t: Table) -> tuple[bool, str]:
+        hi, lo = t.select(greater), t.select(than)
+        if len(hi) != len(lo):
+            raise Missing(f"{len(hi)} points to compare with {len(lo)}")
+        pairs = [(a, b, q.at(t, a), q.at(t, b)) for a, b in zip(hi, lo, strict=True)]
+        ok = all(x > y for _, _, x, y in pairs)
+        return ok, f"{q.label}: " + ", ".join(
+            f"{t.short(a)} → {q.fmt(x)} vs {t.short(b)} → {q.fmt(y)}" for a, b, x, y in pairs
+        )
+
+    return check
+
+
+def all_of(*checks: Check) -> Check:
+    """Every check holds; the measured text joins theirs."""
+
+    def check(t: Table) -> tuple[bool, str]:
+        results = [c(t) for c in checks]
+        return all(ok for ok, _ in results), "; ".join(m for _, m in results)
+
+    return check
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One statement of a paper: its sentence, the paper's number, and the check (None: stated, not checked).
+
+    ``note`` records what is known about a difference from the paper (evidence, a likely cause).
+    """
+
+    text: str
+    paper: str = ""
+    check: Check | None = None
+    note: str = ""
+
+    def evaluate(self, table: Table) -> dict[str, str]:
+        out = {"text": self.text, "paper": self.paper, "note": self.note}
+        if self.check is None:
+            return {**out, "verdict": NOT_EVALUATED, "measured": "this claim has no check"}
+        try:
+            ok, measured = self.check(table)
+        except (Missing, ArithmeticError) as exc:
+            return {**out, "verdict": NOT_EVALUATED, "measured": str(exc)}
+        return {**out, "verdict": REPRODUCED if ok else NOT_REPRODUCED, "measured": measured}
+
+
+def evaluate(claims: Sequence[Claim | str], table: Table) -> list[dict[str, str]]:
+    """The verdict of every claim (a bare string is a claim without a check)."""
+    return [(c if isinstance(c, Claim) else Claim(c)).evaluate(table) for c in claims]
