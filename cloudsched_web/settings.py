@@ -135,6 +135,9 @@ STATIC_ROOT = BASE_DIR / "staticfiles"
 STATIC_ROOT.mkdir(exist_ok=True)
 # Front-end packages come from npm (package.json) and are served as vendor/<package>/...
 STATICFILES_DIRS = [BASE_DIR / "static", ("vendor", BASE_DIR / "node_modules")]
+# Result files (Parquet columns of schedules, jobs, series: runs.store) go to the default storage:
+# a directory shared by web and workers here; any django-storages backend when workers run elsewhere.
+MEDIA_ROOT = Path(os.environ.get("MEDIA_ROOT", VAR_DIR / "media"))
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {

@@ -8,6 +8,8 @@ say when they were cut, so the page can say so on the chart.
 """
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from cloudsched_web.runs.queries import QueryError
 from schedulers.core.series import downsample, energy_j
@@ -19,16 +21,25 @@ EXTRA_KEYS = ("freq_ghz", "tier", "cloud", "host", "vm_type", "pm_type", "ended"
 
 
 def _resources(parsed, index):
-    """``(codes, names)``: each segment's resource as an index into ``names`` (natural order)."""
+    """Every resource of run ``index``'s schedule, in natural order (read once)."""
 
     def build():
-        schedule = parsed.run(index).get("schedule", [])
-        names = sorted({s["resource"] for s in schedule}, key=natural_key)
-        lookup = {n: k for k, n in enumerate(names)}
-        codes = np.fromiter((lookup[s["resource"]] for s in schedule), dtype=np.int32, count=len(schedule))
-        return codes, names
+        table = parsed.stored(index).table("segments", ["resource"])
+        if table is None:
+            return []
+        values = pc.unique(pc.cast(table["resource"], pa.string())).to_pylist()
+        return sorted((v for v in values if v is not None), key=natural_key)
 
     return parsed.memo(("resources", index), build)
+
+
+def _codes(column, names):
+    """Each segment's resource as an index into ``names``."""
+    return np.asarray(pc.index_in(pc.cast(column, pa.string()), value_set=pa.array(names, pa.string())), dtype=np.int64)
+
+
+def _floats(table, name):
+    return table[name].to_numpy() if table.num_rows else np.zeros(0)
 
 
 def natural_key(name):
@@ -49,8 +60,7 @@ def window(value_t0, value_t1, span):
 
 
 def span_of(parsed, index):
-    starts, ends = parsed.spans(index)
-    return [float(starts.min()), float(ends.max())] if starts.size else [0.0, 0.0]
+    return parsed.span(index)
 
 
 def gantt(parsed, index, t0=None, t1=None, max_resources=MAX_RESOURCES, max_bars=MAX_BARS):
@@ -60,29 +70,47 @@ def gantt(parsed, index, t0=None, t1=None, max_resources=MAX_RESOURCES, max_bars
     that zoom the short ones are thinner than a pixel.
     """
     run = parsed.run(index)
-    schedule = run.get("schedule", [])
     span = span_of(parsed, index)
     lo, hi = window(t0, t1, span)
-    starts, ends = parsed.spans(index)
-    codes, names = _resources(parsed, index)
-    mask = (ends > lo) & (starts < hi) if hi > lo else (starts <= lo) & (ends >= lo)
-    hits = np.flatnonzero(mask)
-    overlap = np.minimum(ends[hits], hi) - np.maximum(starts[hits], lo)
-    busy = np.bincount(codes[hits], weights=overlap, minlength=len(names))
-    used = np.flatnonzero(np.bincount(codes[hits], minlength=len(names)))
+    names = _resources(parsed, index)
+    stored = parsed.stored(index)
+    schema = stored.schema("segments")
+    present = set(schema.names) if schema is not None else set()
+    base = [c for c in ("start", "end", "resource", "job", "task", "share", "kind") if c in present]
+    extra_keys = [k for k in EXTRA_KEYS if k in present]
+    table = stored.window(lo, hi, base + extra_keys) if schema is not None else None
+    if table is None or not table.num_rows:
+        table = None
+    starts = _floats(table, "start") if table is not None else np.zeros(0)
+    ends = _floats(table, "end") if table is not None else np.zeros(0)
+    codes = _codes(table["resource"], names) if table is not None else np.zeros(0, dtype=np.int64)
+    overlap = np.minimum(ends, hi) - np.maximum(starts, lo)
+    busy = np.bincount(codes, weights=overlap, minlength=len(names))
+    used = np.flatnonzero(np.bincount(codes, minlength=len(names)))
     keep = used[np.argsort(-busy[used], kind="stable")[:max_resources]]
     keep_mask = np.zeros(len(names), dtype=bool)
     keep_mask[keep] = True
-    on_kept = hits[keep_mask[codes[hits]]]
+    on_kept = np.flatnonzero(keep_mask[codes]) if codes.size else np.zeros(0, dtype=np.int64)
     on_rows = int(on_kept.size)
     if on_kept.size > max_bars:
         lengths = np.minimum(ends[on_kept], hi) - np.maximum(starts[on_kept], lo)
-        on_kept = on_kept[np.argsort(-lengths, kind="stable")[:max_bars]]
-    on_kept = np.sort(on_kept)
+        on_kept = np.sort(on_kept[np.argsort(-lengths, kind="stable")[:max_bars]])
     shown_names = sorted((names[k] for k in keep), key=natural_key)
     row = {n: i for i, n in enumerate(shown_names)}
-    segs = [schedule[i] for i in on_kept.tolist()]
-    extras = {k: [s.get(k) for s in segs] for k in EXTRA_KEYS if segs and any(k in s for s in segs[:200])}
+    bars = table.take(pa.array(on_kept, pa.int64())) if table is not None else None
+
+    def col(name, default):
+        if bars is None:
+            return []
+        if name not in bars.column_names:
+            return [default] * bars.num_rows
+        return bars[name].to_pylist()
+
+    extras = {}
+    for key in extra_keys:
+        values = col(key, None)
+        if any(v is not None for v in values):
+            extras[key] = values
     return {
         "index": index,
         "algorithm": run.get("algorithm", ""),
@@ -92,19 +120,19 @@ def gantt(parsed, index, t0=None, t1=None, max_resources=MAX_RESOURCES, max_bars
         "resources": shown_names,
         "total_resources": len(names),
         "window_resources": int(used.size),
-        "total_segments": len(schedule),
-        "window_segments": int(hits.size),
+        "total_segments": parsed.info(index).get("segments", 0),
+        "window_segments": int(starts.size),
         "row_segments": on_rows,
         "truncated": bool(on_kept.size < on_rows),
         "recording_cut": recording_cut(run),
         "bars": {
-            "r": [row[s["resource"]] for s in segs],
-            "s": [round(s["start"], 3) for s in segs],
-            "e": [round(s["end"], 3) for s in segs],
-            "job": [str(s.get("job", "")) for s in segs],
-            "task": [str(s.get("task", "")) for s in segs],
-            "share": [_num(s.get("share")) for s in segs],
-            "kind": [s.get("kind", "") for s in segs],
+            "r": [row[str(r)] for r in col("resource", "")],
+            "s": [round(x, 3) for x in col("start", 0.0)],
+            "e": [round(x, 3) for x in col("end", 0.0)],
+            "job": [str(x if x is not None else "") for x in col("job", "")],
+            "task": [str(x if x is not None else "") for x in col("task", "")],
+            "share": [_num(x) for x in col("share", None)],
+            "kind": [x if x is not None else "" for x in col("kind", "")],
             "extra": extras,
         },
     }
@@ -122,7 +150,7 @@ def _num(value):
 
 def _series_arrays(parsed, index):
     def build():
-        data = parsed.run(index).get("series", {})
+        data = parsed.series_of(index)
         t = np.asarray(data.get("t") or [], dtype=float)
         out = {k: np.asarray(v, dtype=float) for k, v in data.items() if k != "t" and len(v) == t.size}
         if t.size and "power_w" in out and "energy_j" not in out:
@@ -164,14 +192,18 @@ def frequency(parsed, index, lo, hi, points=POINTS, max_hosts=12):
     """DVFS: each host's highest running core frequency over time, when segments carry ``freq_ghz``."""
 
     def build():
-        schedule = parsed.run(index).get("schedule", [])
-        if not schedule or not any("freq_ghz" in s for s in schedule[:100]):
+        stored = parsed.stored(index)
+        schema = stored.schema("segments")
+        if schema is None or "freq_ghz" not in schema.names:
             return None
-        by_host = {}
-        for s in schedule:
-            if s.get("freq_ghz") is not None:
-                by_host.setdefault(s.get("host", s["resource"]), []).append((s["start"], s["end"], s["freq_ghz"]))
-        busiest = sorted(by_host, key=lambda h: -sum(e - b for b, e, _ in by_host[h]))[:max_hosts]
+        host = "host" if "host" in schema.names else "resource"
+        table = stored.table("segments", ["start", "end", "freq_ghz", host]).filter(pc.is_valid(pc.field("freq_ghz")))
+        if not table.num_rows:
+            return None
+        hosts = pc.cast(table[host], pa.string()).to_numpy(zero_copy_only=False)
+        arr = np.column_stack([_floats(table, "start"), _floats(table, "end"), _floats(table, "freq_ghz")])
+        by_host = {h: arr[hosts == h] for h in np.unique(hosts)}
+        busiest = sorted(by_host, key=lambda h: -float(np.sum(by_host[h][:, 1] - by_host[h][:, 0])))[:max_hosts]
         return {h: _max_level(by_host[h]) for h in sorted(busiest, key=natural_key)}
 
     hosts = parsed.memo(("freq", index), build)
@@ -197,19 +229,17 @@ def _job_table(parsed, index):
     """Per job: first start, last end, resource set (as a frozenset), built once per run."""
 
     def build():
-        out = {}
-        for s in parsed.run(index).get("schedule", []):
-            job = str(s.get("job", ""))
-            rec = out.get(job)
-            if rec is None:
-                out[job] = [s["start"], s["end"], {s["resource"]}]
-            else:
-                rec[0] = min(rec[0], s["start"])
-                rec[1] = max(rec[1], s["end"])
-                rec[2].add(s["resource"])
-        return out
+        table = parsed.stored(index).table("segments", ["job", "start", "end", "resource"])
+        if table is None or not table.num_rows:
+            return {}
+        table = table.set_column(3, "resource", pc.cast(table["resource"], pa.string()))
+        grouped = table.group_by("job").aggregate([("start", "min"), ("end", "max"), ("resource", "distinct")])
+        jobs = grouped["job"].to_pylist()
+        firsts, lasts = grouped["start_min"].to_pylist(), grouped["end_max"].to_pylist()
+        resources = grouped["resource_distinct"].to_pylist()
+        return {str(j): [s, e, frozenset(r)] for j, s, e, r in zip(jobs, firsts, lasts, resources, strict=True)}
 
-    return parsed.memo(("jobs", index), build)
+    return parsed.memo(("job_table", index), build)
 
 
 def _status(row):

@@ -1,7 +1,7 @@
 """Pure payload builders and schedule checks, on hand-made results."""
 
 from cloudsched_web.runs import charts, checks, timeline
-from cloudsched_web.runs.queries import ParsedResult
+from tests.api.factories import parsed as ParsedResult
 
 
 def _seg(job, res, s, e, share=1.0, **extra):
