@@ -309,5 +309,5 @@ def shared_study_clone(request, token):
 
 @login_required
 def studies(request):
-    rows = Study.objects.filter(scenario__owner=request.user).select_related("scenario")[:200]
+    rows = Study.objects.filter(scenario__owner=request.user).select_related("scenario").defer("scenario__config")[:200]
     return render(request, "runs/studies.html", {"studies": rows})
