@@ -50,12 +50,28 @@ def _column(values: list, typ: pa.DataType | None = None) -> pa.Array:
 
 
 def records_table(records: list[dict], types: dict[str, pa.DataType] | None = None) -> pa.Table:
-    """A table with one column per key found in any record (missing values are nulls)."""
+    """A table with one column per key found in any record (missing values are nulls).
+
+    Fast path: Arrow converts the dicts itself against a schema taken from the keys of all
+    records and the type of each key's first value; a column whose values do not fit that
+    type falls back to column-by-column conversion (mixed types kept as text).
+    """
     names: dict[str, None] = {}
     for rec in records:
-        for key in rec:
-            names.setdefault(key, None)
+        if rec.keys() - names.keys():
+            names.update(dict.fromkeys(rec))
     types = types or {}
+    fields = []
+    for name in names:
+        typ = types.get(name)
+        if typ is None:
+            first = next((rec[name] for rec in records if rec.get(name) is not None), None)
+            typ = pa.scalar(first).type if first is not None else pa.null()
+        fields.append(pa.field(name, typ))
+    try:
+        return pa.Table.from_pylist(records, schema=pa.schema(fields))
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        pass
     columns = {}
     for name in names:
         values = [rec.get(name) for rec in records]
@@ -67,14 +83,49 @@ def records_table(records: list[dict], types: dict[str, pa.DataType] | None = No
 
 
 def segments_table(schedule: list[dict]) -> pa.Table:
+    """Segments sorted by start, resources dictionary-encoded.
+
+    A task named ``<job>.<k>`` with an integer ``k`` (every family's convention) is
+    stored as ``k`` alone in ``task_k``: the names were a third of the file.
+    :func:`_restore` rebuilds them when the table is read.
+    """
     table = records_table(schedule, SEGMENT_TYPES)
-    if table.num_rows:
-        table = table.sort_by([("start", "ascending"), ("end", "ascending")])
-        if "resource" in table.column_names:
-            table = table.set_column(
-                table.column_names.index("resource"), "resource", pc.dictionary_encode(table["resource"])
-            )
+    if not table.num_rows:
+        return table
+    table = table.sort_by([("start", "ascending"), ("end", "ascending")])
+    if "resource" in table.column_names:
+        table = table.set_column(
+            table.column_names.index("resource"), "resource", pc.dictionary_encode(table["resource"])
+        )
+    if {"task", "job"} <= set(table.column_names) and not table["task"].null_count and not table["job"].null_count:
+        parts = pc.split_pattern(table["task"], ".", max_splits=1, reverse=True)
+        if pc.all(pc.equal(pc.list_value_length(parts), 2)).as_py():
+            head, tail = pc.list_element(parts, 0), pc.list_element(parts, 1)
+            canonical = pc.and_(pc.match_substring_regex(tail, r"^(0|[1-9][0-9]{0,8})$"), pc.equal(head, table["job"]))
+            if pc.all(canonical).as_py():
+                k = pc.cast(tail, pa.int32())
+                table = table.set_column(table.column_names.index("task"), "task_k", k)
     return table
+
+
+def _restore(table: pa.Table) -> pa.Table:
+    """Undo the storage encodings of :func:`segments_table` (``task_k`` back to ``task``)."""
+    if "task_k" in table.column_names:
+        i = table.column_names.index("task_k")
+        if "job" in table.column_names:
+            task = pc.binary_join_element_wise(table["job"], pc.cast(table["task_k"], pa.string()), ".")
+            table = table.set_column(i, "task", task)
+        else:
+            table = table.remove_column(i)
+    return table
+
+
+def _physical(columns: list[str] | None, present: list[str]) -> list[str] | None:
+    """The stored columns to read for the logical ``columns`` asked for."""
+    if columns is None or "task" not in columns or "task_k" not in present:
+        return columns
+    out = [c for c in columns if c != "task"] + ["task_k"]
+    return out if "job" in out else [*out, "job"]
 
 
 def series_table(series: dict[str, list]) -> tuple[pa.Table, dict[str, list]]:
@@ -89,7 +140,7 @@ def series_table(series: dict[str, list]) -> tuple[pa.Table, dict[str, list]]:
 
 def _write(name: str, table: pa.Table) -> str:
     with tempfile.TemporaryFile() as tmp:
-        pq.write_table(table, tmp, row_group_size=ROW_GROUP, compression="zstd", write_statistics=True)
+        pq.write_table(table, tmp, row_group_size=ROW_GROUP, compression="zstd", compression_level=6)
         tmp.seek(0)
         return default_storage.save(name, File(tmp))
 
@@ -156,12 +207,21 @@ class StoredRun:
     def table(self, kind: str, columns: list[str] | None = None, filters=None) -> pa.Table | None:
         if kind not in self.files:
             return None
-        return pq.read_table(self._source(kind), columns=columns, filters=filters)
+        source = self._source(kind)
+        if kind != "segments":
+            return pq.read_table(source, columns=columns, filters=filters)
+        present = pq.read_schema(source).names
+        table = _restore(pq.read_table(source, columns=_physical(columns, present), filters=filters))
+        return table.select(columns) if columns is not None else table
 
     def schema(self, kind: str) -> pa.Schema | None:
+        """The logical schema (as :meth:`table` returns it)."""
         if kind not in self.files:
             return None
-        return pq.read_schema(self._source(kind))
+        schema = pq.read_schema(self._source(kind))
+        if "task_k" in schema.names:
+            schema = schema.set(schema.get_field_index("task_k"), pa.field("task", pa.string()))
+        return schema
 
     def window(self, lo: float, hi: float, columns: list[str] | None = None) -> pa.Table | None:
         """Segments overlapping ``[lo, hi)`` (touching ``lo`` when the window is an instant), in start order."""
@@ -186,18 +246,19 @@ class StoredRun:
                 keep = pc.and_(pc.less(group["start"], hi), pc.greater(group["end"], lo))
             else:
                 keep = pc.and_(pc.less_equal(group["start"], lo), pc.greater_equal(group["end"], lo))
-            group = group.filter(keep)
+            group = _restore(group.filter(keep))
             if group.num_rows:
                 parts.append(group.slice(0, limit - have))
                 have += parts[-1].num_rows
             if have >= limit:
                 break
-        return pa.concat_tables(parts) if parts else pf.schema_arrow.empty_table()
+        return pa.concat_tables(parts) if parts else _restore(pf.schema_arrow.empty_table())
 
     def batches(self, kind: str, size: int = 20_000) -> Iterator[pa.RecordBatch]:
         if kind not in self.files:
             return
-        yield from pq.ParquetFile(self._source(kind)).iter_batches(batch_size=size)
+        for batch in pq.ParquetFile(self._source(kind)).iter_batches(batch_size=size):
+            yield _restore(pa.Table.from_batches([batch])) if kind == "segments" else batch
 
 
 def to_records(table: pa.Table | pa.RecordBatch | None) -> list[dict[str, Any]]:
