@@ -60,7 +60,17 @@ def records_table(records: list[dict], types: dict[str, pa.DataType] | None = No
     for rec in records:
         if rec.keys() - names.keys():
             names.update(dict.fromkeys(rec))
-    types = types or {}
+    # Sparse: some record lacks a key (family extras). Read back, its nulls are then dropped;
+    # in a dense table a null is a value the record had (None).
+    sparse = any(len(rec) != len(names) for rec in records)
+    table = _records_table(records, names, types or {})
+    return table.replace_schema_metadata({SPARSE: b"1" if sparse else b"0"})
+
+
+SPARSE = b"cloudsched.sparse"
+
+
+def _records_table(records, names, types) -> pa.Table:
     fields = []
     for name in names:
         typ = types.get(name)
@@ -262,10 +272,13 @@ class StoredRun:
 
 
 def to_records(table: pa.Table | pa.RecordBatch | None) -> list[dict[str, Any]]:
-    """Rows as dicts without the nulls that stand for keys a record did not have."""
+    """Rows as dicts; in a sparse table, without the nulls that stand for keys a record did not have."""
     if table is None:
         return []
-    return [{k: v for k, v in row.items() if v is not None} for row in table.to_pylist()]
+    rows = table.to_pylist()
+    if (table.schema.metadata or {}).get(SPARSE) == b"0":
+        return rows
+    return [{k: v for k, v in row.items() if v is not None} for row in rows]
 
 
 def series_dict(table: pa.Table | None) -> dict[str, list]:
