@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Install everything, then run cloudsched on http://127.0.0.1:8000 with Redis and one Celery worker.
+# Install everything, then serve cloudsched with gunicorn on http://127.0.0.1:$PORT (default 8000) with
+# Redis ($REDIS_PORT, default 6379) and one Celery worker.
 source "$(dirname "$0")/scripts/common.sh"
 
 apt_ensure redis-server
@@ -8,12 +9,15 @@ node_env
 
 export DEBUG="${DEBUG:-0}"
 export SECURE_HTTPS="${SECURE_HTTPS:-0}"  # plain HTTP on loopback; set 1 behind TLS
+export PORT="${PORT:-8000}" REDIS_PORT="${REDIS_PORT:-6379}"
+export CELERY_BROKER_URL="${CELERY_BROKER_URL:-redis://127.0.0.1:$REDIS_PORT/0}"
+export WEB_ACCESS_LOG="${WEB_ACCESS_LOG:-var/access.log}"
 M="$VENV/bin/python manage.py"
 
 log "migrating the database"
 $M migrate --noinput -v0
 $M createcachetable
-$M collectstatic --noinput -v0
+$M collectstatic --noinput --clear -v0  # --clear: nothing an older version collected stays served
 $M ensure_admin
 $M load_demos
 
@@ -35,7 +39,7 @@ trap stop_all EXIT
 trap 'exit 130' INT TERM
 $M requeue_runs --all
 
-log "serving on http://127.0.0.1:8000 (Ctrl-C stops the server, the worker and a Redis started here)"
-"$VENV/bin/python" manage.py runserver 127.0.0.1:8000 --noreload &
+log "serving on http://127.0.0.1:$PORT with gunicorn (Ctrl-C stops the server, the worker and a Redis started here)"
+"$VENV/bin/gunicorn" --config scripts/gunicorn.conf.py cloudsched_web.wsgi &
 WEB=$!
 wait $WEB

@@ -59,6 +59,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "cloudsched_web.csp.ContentSecurityPolicyMiddleware",  # outside WhiteNoise: static files get it too
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -133,8 +134,23 @@ USE_TZ = True
 STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / "staticfiles"
 STATIC_ROOT.mkdir(exist_ok=True)
-# Front-end packages come from npm (package.json) and are served as vendor/<package>/...
-STATICFILES_DIRS = [BASE_DIR / "static", ("vendor", BASE_DIR / "node_modules")]
+STATICFILES_DIRS = [BASE_DIR / "static"]
+# Front-end packages come from npm (package.json). Only the files the pages load are served, as
+# vendor/<package>/<file> (with the source maps they name): see cloudsched_web.staticfinders.
+VENDOR_DIR = BASE_DIR / "node_modules"
+VENDOR_FILES = [
+    "chart.js/dist/chart.umd.js",
+    "chartjs-plugin-zoom/dist/chartjs-plugin-zoom.min.js",
+    "hammerjs/hammer.min.js",
+    "swagger-ui-dist/swagger-ui-bundle.js",
+    "swagger-ui-dist/swagger-ui.css",
+    "swagger-ui-dist/favicon-32x32.png",
+]
+STATICFILES_FINDERS = [
+    "django.contrib.staticfiles.finders.FileSystemFinder",
+    "django.contrib.staticfiles.finders.AppDirectoriesFinder",
+    "cloudsched_web.staticfinders.VendorFinder",
+]
 # Result files (Parquet columns of schedules, jobs, series: runs.store) go to the default storage:
 # a directory shared by web and workers here; any django-storages backend when workers run elsewhere.
 MEDIA_ROOT = Path(os.environ.get("MEDIA_ROOT", VAR_DIR / "media"))
@@ -163,6 +179,22 @@ SECURE_CONTENT_TYPE_NOSNIFF = True
 SESSION_COOKIE_HTTPONLY = True
 X_FRAME_OPTIONS = "DENY"
 SECURE_REFERRER_POLICY = "same-origin"
+# Content-Security-Policy (cloudsched_web.csp): scripts, styles, fonts and fetches from this origin
+# only; no inline script, inline event handler, inline style, eval, plugin, <base> or framing.
+# Images may also be data: URIs (Swagger UI's stylesheet draws its icons with them).
+_SELF, _NONE = "'self'", "'none'"
+SECURE_CSP = {
+    "default-src": [_SELF],
+    "script-src": [_SELF],
+    "style-src": [_SELF],
+    "img-src": [_SELF, "data:"],
+    "font-src": [_SELF],
+    "connect-src": [_SELF],
+    "object-src": [_NONE],
+    "base-uri": [_SELF],
+    "frame-ancestors": [_NONE],
+    "form-action": [_SELF],
+}
 if not SECURE_HTTPS and not DEBUG:
     SILENCED_SYSTEM_CHECKS = ["security.W004", "security.W008", "security.W012", "security.W016"]
 

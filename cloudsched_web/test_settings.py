@@ -15,8 +15,12 @@ CSRF_COOKIE_SECURE = False
 SECURE_SSL_REDIRECT = False
 SECURE_HSTS_SECONDS = 0
 SILENCED_SYSTEM_CHECKS = ["security.W004", "security.W008", "security.W012", "security.W016"]
-# No collectstatic before tests: serve from the finders (static/ and node_modules).
+# No collectstatic before tests: serve from the finders (static/, app static/ and the vendor files).
 STORAGES = {**STORAGES, "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"}}  # noqa: F405
+# Not the collectstatic target: WhiteNoise serves what is in STATIC_ROOT, and an old collection there
+# must not decide what the tests see.
+STATIC_ROOT = VAR_DIR / "test-static-root"  # noqa: F405
+STATIC_ROOT.mkdir(exist_ok=True)
 
 # One test database file per pytest process, so parallel test sessions never share (and clobber) one.
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":  # noqa: F405

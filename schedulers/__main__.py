@@ -13,7 +13,9 @@ from pathlib import Path
 from typing import Any
 
 import schedulers
-from schedulers.core.validation import ScenarioError
+from schedulers.core import jsonio
+from schedulers.core.validation import ScenarioError, json_type
+from schedulers.result import InvalidResult
 
 
 def _progress_bar() -> Any:
@@ -34,15 +36,12 @@ def _progress_bar() -> Any:
 
 
 def _load_json(path: str) -> Any:
-    text = sys.stdin.read() if path == "-" else Path(path).read_text()
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ScenarioError.single("(file)", f"not valid JSON: {exc}") from None
+    data = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
+    return jsonio.loads(data, "(file)")
 
 
 def _emit(doc: Any, out: str | None) -> None:
-    text = json.dumps(doc, indent=None if out else 2)
+    text = json.dumps(doc, indent=None if out else 2, allow_nan=False)
     if out:
         Path(out).write_text(text)
     else:
@@ -58,10 +57,36 @@ def cmd_run(args: argparse.Namespace) -> None:
     doc = _load_json(args.scenario)
     report = _progress_bar() if args.progress else None
     if isinstance(doc, dict) and "scenarios" in doc:  # a preset study: run each scenario
-        results = [schedulers.run(s, progress=report) for s in doc["scenarios"]]
+        results = [_run_in_study(i, s, report) for i, s in enumerate(_study_scenarios(doc))]
         _emit({"study": doc.get("name"), "claims": doc.get("claims", []), "results": results}, args.output)
     else:
         _emit(schedulers.run(doc, progress=report), args.output)
+
+
+def _study_scenarios(doc: dict[str, Any]) -> list[Any]:
+    scenarios = doc["scenarios"]
+    if not isinstance(scenarios, list) or not scenarios:
+        raise ScenarioError.single(
+            "scenarios", f"a study needs a list of scenarios, not {json_type(scenarios)}", "a non-empty array"
+        )
+    for i, s in enumerate(scenarios):  # validate them all before running any
+        _in_study(i, schedulers.validate, s)
+    return scenarios
+
+
+def _in_study(index: int, func: Any, *args: Any) -> Any:
+    """``func(*args)`` with a ScenarioError's fields prefixed by ``scenarios[index].``."""
+    try:
+        return func(*args)
+    except ScenarioError as exc:
+        prefix = f"scenarios[{index}]"
+        raise ScenarioError(
+            [{**e, "field": prefix + ("" if e["field"].startswith("(") else "." + e["field"])} for e in exc.errors]
+        ) from None
+
+
+def _run_in_study(index: int, scenario: Any, report: Any) -> dict[str, Any]:
+    return _in_study(index, lambda s: schedulers.run(s, progress=report), scenario)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -92,6 +117,9 @@ def main(argv: list[str] | None = None) -> int:
     except (OSError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except InvalidResult as exc:  # a family's bug, not the input's: exit 1, but no traceback and no bad JSON
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
     return 0
 
 

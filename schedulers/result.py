@@ -8,12 +8,17 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from schedulers.core import jsonio
 from schedulers.core import rng as rngmod
 from schedulers.core.metrics import mean_ci
 from schedulers.core.validation import ScenarioError, validate_model
 from schedulers.registry import Family, RunOutput, get_family
 
-__all__ = ["digest", "run", "validate"]
+__all__ = ["InvalidResult", "digest", "run", "validate"]
+
+
+class InvalidResult(RuntimeError):
+    """A result that is not valid JSON (NaN or ±inf somewhere): a bug of the family, never written."""
 
 
 def digest(scenario: dict[str, Any]) -> str:
@@ -90,8 +95,7 @@ def run(
                     **({"extra": out.extra} if out.extra else {}),
                 }
             )
-    report(1.0, "done")
-    return {
+    doc = {
         "family": family.name,
         "scenario_digest": digest(normalised),
         "seed": cfg.seed,
@@ -99,3 +103,8 @@ def run(
         "runs": runs,
         "summary": _summary(runs),
     }
+    bad = jsonio.nonfinite_paths(doc)
+    if bad:
+        raise InvalidResult(f"{family.name} produced a result that is not valid JSON: NaN or inf at {', '.join(bad)}")
+    report(1.0, "done")
+    return doc

@@ -1,14 +1,14 @@
 """The /api/v1/ NinjaAPI: routers, authentication, JSON errors, offline docs."""
 
-import json
-
 from django.shortcuts import render
 from ninja.openapi.docs import DocsBase
+from ninja.parser import Parser
 
 from cloudsched_web.api import errors
 from cloudsched_web.api.auth import SessionAuth, TokenAuth
 from cloudsched_web.api.openapi import CloudschedAPI
 from cloudsched_web.api.routers import families, runs, scenarios, studies
+from schedulers.core import jsonio
 
 DESCRIPTION = """\
 Scripted experiments against a cloudsched server: families and their scenario schemas,
@@ -21,12 +21,19 @@ plus an `X-CSRFToken` header. Other users' objects answer 404. Errors are JSON:
 """
 
 
+class BoundedParser(Parser):
+    """Request bodies through the library's bounded JSON reader (depth, size, digits), like scenario bodies."""
+
+    def parse_body(self, request):
+        return jsonio.loads(request.body, "(body)")
+
+
 class OfflineSwagger(DocsBase):
     """Swagger UI from npm's swagger-ui-dist through staticfiles: the docs page needs no CDN."""
 
     def render_page(self, request, api, **kwargs):
         settings = {"url": self.get_openapi_url(api, kwargs), "layout": "BaseLayout", "deepLinking": True}
-        return render(request, "api/docs.html", {"api": api, "swagger_settings": json.dumps(settings)})
+        return render(request, "api/docs.html", {"api": api, "swagger_settings": settings})
 
 
 api = CloudschedAPI(
@@ -36,6 +43,7 @@ api = CloudschedAPI(
     urls_namespace="api-1",
     auth=[TokenAuth(), SessionAuth()],
     docs=OfflineSwagger(),
+    parser=BoundedParser(),
 )
 errors.install(api)
 api.add_router("/families", families.router)

@@ -1,6 +1,5 @@
 """Helpers shared by the routers: the caller, JSON bodies, owned objects (404 for others')."""
 
-import json
 import logging
 
 from django.urls import NoReverseMatch, reverse
@@ -9,6 +8,7 @@ import schedulers
 from cloudsched_web.api.errors import ApiError
 from cloudsched_web.runs.models import Run, Study
 from cloudsched_web.scenarios.models import Scenario
+from schedulers.core import jsonio
 
 MAX_PAGE = 200
 log = logging.getLogger(__name__)
@@ -19,10 +19,8 @@ def owner(request):
 
 
 def json_body(request):
-    try:
-        data = json.loads(request.body or b"null")
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise ApiError(400, "invalid", f"the body is not valid JSON: {exc}", field="(body)") from None
+    """The request's JSON object, parsed by the library's bounded reader (a ScenarioError is a 400)."""
+    data = jsonio.loads(request.body or b"null", "(body)")
     if not isinstance(data, dict):
         raise ApiError(400, "invalid", "the body must be a JSON object", field="(body)", allowed="a JSON object")
     return data

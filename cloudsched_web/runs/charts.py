@@ -126,19 +126,28 @@ def run_page_payload(result):
     }
 
 
+# Packages a result depends on (with Python itself), and the web stack that only served it.
+SCIENCE_PACKAGES = ("numpy", "scipy", "pydantic")
+WEB_PACKAGES = ("django", "celery")
+
+
 @cache
-def _versions():
-    names = ("numpy", "scipy", "pydantic", "django", "celery")
+def _versions(names):
     out = {}
     for name in names:
         try:
             out[name] = metadata.version(name)
         except metadata.PackageNotFoundError:
             continue
+    return out
+
+
+def versions(public=False):
+    """Installed versions for the stamp; ``public`` (a share link) names the scientific stack only."""
     import platform
 
-    out["python"] = platform.python_version()
-    return out
+    out = _versions(SCIENCE_PACKAGES) if public else _versions(SCIENCE_PACKAGES + WEB_PACKAGES)
+    return {**out, "python": platform.python_version()}
 
 
 @cache
@@ -165,23 +174,29 @@ def git_commit():
         return ""
 
 
-def stamp(run, result):
-    """The reproducibility stamp: what it takes to rerun this result bit for bit."""
-    return {
+def stamp(run, result, public=False):
+    """The reproducibility stamp: what it takes to rerun this result bit for bit.
+
+    ``public`` (a share link, seen by anyone holding it): the science only, never what describes the
+    server: no worker host name, no web-stack versions.
+    """
+    out = {
         "seed": result.get("seed") if result else run.config.get("seed"),
         "digest": result.get("scenario_digest", "") if result else "",
         "commit": git_commit(),
-        "versions": _versions(),
+        "versions": versions(public),
         "wall_time_s": run.wall_time_s,
         "started_at": run.started_at,
         "finished_at": run.finished_at,
         "attempts": run.attempts,
-        "worker": getattr(run, "worker", "") or "",
         "algorithm_times": {
             f"{r.get('algorithm')} #{r.get('repetition', 0)}": r.get("wall_time_s")
             for r in (result or {}).get("runs", [])[:50]
         },
     }
+    if not public:
+        out["worker"] = run.worker or ""
+    return out
 
 
 def study_payload(study, runs_with_results):

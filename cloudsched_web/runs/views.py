@@ -44,7 +44,7 @@ def _render_run(request, run, shared=False, token=None):
         "payload": charts.run_page_payload(doc) if doc else None,
         "table": charts.summary_table(doc) if doc else None,
         "validity": validity,
-        "stamp": charts.stamp(run, doc),
+        "stamp": charts.stamp(run, doc, public=shared),
         "can_swf": can_swf,
     }
     return render(request, "runs/detail.html", ctx)

@@ -10,7 +10,7 @@ from cloudsched_web.scenarios.models import Scenario
 
 
 def pretty_json(value):
-    return format_html('<pre class="mono" style="max-height:40rem;overflow:auto">{}</pre>', json.dumps(value, indent=2))
+    return format_html('<pre class="mono json-view">{}</pre>', json.dumps(value, indent=2))
 
 
 @admin.register(Scenario)

@@ -7,12 +7,12 @@ no form code of its own, and errors come back keyed by the path of the field tha
 wizard drew (:func:`error_paths`).
 """
 
-import json
 import re
 
 from django import forms
 
 import schedulers
+from schedulers.core import jsonio
 
 _TOKEN = re.compile(r"([^.\[\]]+)|\[(\d+)\]")
 
@@ -35,23 +35,17 @@ class ScenarioForm(forms.Form):
         if "config" not in data:
             return data
         try:
-            config = json.loads(data["config"])
-        except json.JSONDecodeError as exc:
-            raise forms.ValidationError({"config": f"not valid JSON: {exc.msg} (line {exc.lineno})"}) from None
+            config = jsonio.loads(data["config"], "config")
+        except schedulers.ScenarioError as exc:
+            self.scenario_errors = exc.errors
+            raise forms.ValidationError({"config": _messages(exc.errors)}) from None
         if isinstance(config, dict) and data.get("family"):
             config.setdefault("family", data["family"])
         try:
             family, cfg = schedulers.validate(config)
         except schedulers.ScenarioError as exc:
             self.scenario_errors = exc.errors
-            raise forms.ValidationError(
-                {
-                    "config": [
-                        f"{e['field']}: {e['message']}" + (f" (allowed: {e['allowed']})" if e.get("allowed") else "")
-                        for e in exc.errors
-                    ]
-                }
-            ) from None
+            raise forms.ValidationError({"config": _messages(exc.errors)}) from None
         self.validated = cfg.model_dump(mode="json")
         data["family"] = family.name
         return data
@@ -59,18 +53,24 @@ class ScenarioForm(forms.Form):
     def submitted_config(self):
         """The scenario the user sent (for redrawing the wizard), or None if it is not a JSON object."""
         try:
-            config = json.loads(self.data.get("config", ""))
-        except (json.JSONDecodeError, TypeError):
+            config = jsonio.loads(self.data.get("config", ""), "config")
+        except (schedulers.ScenarioError, TypeError):
             return None
         return config if isinstance(config, dict) else None
+
+
+def _messages(errors):
+    return [
+        f"{e['field']}: {e['message']}" + (f" (allowed: {e['allowed']})" if e.get("allowed") else "") for e in errors
+    ]
 
 
 def error_paths(errors, schema):
     """Library errors with ``path`` set to the data path the wizard drew the field at.
 
-    Pydantic puts the union tag into the location (``workload.generator.n_jobs``) and
-    sometimes the branch type (``load.float``); the wizard knows the data path only
-    (``workload.n_jobs``). Unresolvable tails attach the error to the nearest field.
+    The library's fields are already data paths (it drops pydantic's union tags);
+    a path the wizard drew no widget for (an unknown key, a list item) attaches to the
+    nearest field it did draw. Tagged paths (``workload.generator.n_jobs``) still map.
     """
     return [{**e, "path": _data_path(schema, e["field"])} for e in errors]
 

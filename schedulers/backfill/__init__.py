@@ -9,17 +9,17 @@ REASY and MEASY on the two-tier machine with the progress model of Section 3.2
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from schedulers.backfill.easy import simulate_one_tier
 from schedulers.backfill.model import ALGORITHMS, BackfillScenario, check
 from schedulers.backfill.output import SUMMARY_METRICS, Stretches, assemble
 from schedulers.backfill.presets import PRESETS
-from schedulers.backfill.simulator import simulate_two_tier
-from schedulers.backfill.workloads import Instance, build_instance
 from schedulers.registry import Family, Progress, RunOutput, register
+
+if TYPE_CHECKING:
+    from schedulers.backfill.workloads import Instance
 
 __all__ = ["example", "prepare", "simulate"]
 
@@ -45,6 +45,9 @@ def example() -> dict[str, Any]:
 
 
 def prepare(cfg: BackfillScenario, rng: np.random.Generator) -> Instance:
+    # imported on first use (start-up time: bench/startup.py)
+    from schedulers.backfill.workloads import build_instance
+
     return build_instance(cfg, rng)
 
 
@@ -52,6 +55,10 @@ def simulate(
     cfg: BackfillScenario, inst: Instance, algorithm: str, rng: np.random.Generator, progress: Progress
 ) -> RunOutput:
     """Run one algorithm; the simulators are deterministic given the instance (``rng`` is unused)."""
+    # imported on first use (start-up time: bench/startup.py)
+    from schedulers.backfill.easy import simulate_one_tier
+    from schedulers.backfill.simulator import simulate_two_tier
+
     if algorithm in ("fcfs", "easy"):
         res = simulate_one_tier(inst, backfill=algorithm == "easy", progress=progress)
         st = Stretches()

@@ -140,7 +140,8 @@ def build_instance(cfg: BackfillScenario, rng: np.random.Generator) -> Instance:
         est = run.copy()
     est = np.maximum(est, run)
     submit, factor = scale_load(np.asarray(submit, dtype=float), size, run, n, w.load)
-    info.update(load_factor=factor, natural_load=natural_load(submit, size, run, n), processors=n)
+    natural = natural_load(submit, size, run, n)  # inf when every job is submitted at once
+    info.update(load_factor=factor, natural_load=natural if np.isfinite(natural) else None, processors=n)
     k = submit.size
     multi = size > 1
     draw = rng.uniform(w.cpu_usage_min, w.cpu_usage_max, k)

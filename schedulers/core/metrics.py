@@ -6,7 +6,10 @@ import math
 from collections.abc import Sequence
 
 import numpy as np
-from scipy import stats
+
+from schedulers.core.lazy import lazy
+
+special = lazy("scipy.special")
 
 __all__ = ["batch_means_ci", "bounded_slowdown", "mean_ci"]
 
@@ -19,7 +22,7 @@ def mean_ci(values: Sequence[float], confidence: float = 0.95) -> dict[str, floa
     if n < 2:
         return {"mean": mean, "std": 0.0, "ci": 0.0, "n": n}
     std = float(arr.std(ddof=1))
-    half = float(stats.t.ppf(0.5 + confidence / 2, n - 1) * std / math.sqrt(n))
+    half = float(special.stdtrit(n - 1, 0.5 + confidence / 2) * std / math.sqrt(n))  # t quantile, as stats.t.ppf
     return {"mean": mean, "std": std, "ci": half, "n": n}
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -18,9 +19,10 @@ from schedulers.dvfs_bot.datacenter import Datacenter, build_datacenter
 from schedulers.dvfs_bot.model import ALGORITHMS, DvfsScenario, check, example
 from schedulers.dvfs_bot.output import SUMMARY_METRICS, build_output
 from schedulers.dvfs_bot.presets import PRESETS
-from schedulers.dvfs_bot.simulator import simulate_jobs
-from schedulers.dvfs_bot.workloads import Workload, build_workload
 from schedulers.registry import Family, RunOutput, register
+
+if TYPE_CHECKING:
+    from schedulers.dvfs_bot.workloads import Workload
 
 __all__ = ["Instance", "prepare", "simulate"]
 
@@ -33,11 +35,17 @@ class Instance:
 
 def prepare(cfg: DvfsScenario, rng: np.random.Generator) -> Instance:
     """One repetition's data centre and workload, shared by every algorithm."""
+    # imported on first use (start-up time: bench/startup.py)
+    from schedulers.dvfs_bot.workloads import build_workload
+
     return Instance(build_datacenter(cfg.datacenter), build_workload(cfg.workload, rng))
 
 
 def simulate(cfg: DvfsScenario, instance: Instance, algorithm: str, rng: np.random.Generator, progress) -> RunOutput:
     """Run one algorithm; ``rng`` is unused (both algorithms are deterministic)."""
+    # imported on first use (start-up time: bench/startup.py)
+    from schedulers.dvfs_bot.simulator import simulate_jobs
+
     t0 = time.perf_counter()
     horizon = cfg.params.deadline_horizon_h
     res = simulate_jobs(

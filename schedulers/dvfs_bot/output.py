@@ -12,14 +12,16 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from schedulers.core.series import downsample
 from schedulers.dvfs_bot.datacenter import Datacenter, power_timeline
-from schedulers.dvfs_bot.simulator import SimResult
-from schedulers.dvfs_bot.workloads import Workload
+
+if TYPE_CHECKING:  # annotations only: the family registers without importing its simulator
+    from schedulers.dvfs_bot.simulator import SimResult
+    from schedulers.dvfs_bot.workloads import Workload
 
 __all__ = ["SUMMARY_METRICS", "build_output", "host_energy_j"]
 

@@ -39,9 +39,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import special
 
+from schedulers.core.lazy import lazy
 from schedulers.dvfs_bot.model import GeneratorWorkload, JobsWorkload
+
+special = lazy("scipy.special")
 
 __all__ = ["Workload", "build_workload", "expected_jobs", "from_inline", "generate_iosup"]
 

@@ -11,19 +11,19 @@ algorithm, e.g. ``"ontapra:tapra_fast"`` or ``"fcfs-ndrc:gsa"``.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from schedulers.ep_jobs.model import Instance, Platform
-from schedulers.ep_jobs.offline import run_offline, solve
 from schedulers.ep_jobs.presets import PRESETS
 from schedulers.ep_jobs.scenario import ALGORITHMS, EpJobsScenario, check
-from schedulers.ep_jobs.simulator import run_online
-from schedulers.ep_jobs.workloads import OnlineJob, build_platform, offline_instance, online_jobs
 from schedulers.registry import Family, RunOutput, register
 
-__all__ = ["Instance", "OnlineInstance", "Platform", "prepare", "simulate", "solve"]
+if TYPE_CHECKING:
+    from schedulers.ep_jobs.workloads import OnlineJob
+
+__all__ = ["Instance", "OnlineInstance", "Platform", "prepare", "simulate"]
 
 
 @dataclass
@@ -33,6 +33,9 @@ class OnlineInstance:
 
 
 def prepare(cfg: EpJobsScenario, rng: np.random.Generator) -> Instance | OnlineInstance:
+    # imported on first use (start-up time: bench/startup.py)
+    from schedulers.ep_jobs.workloads import build_platform, offline_instance, online_jobs
+
     plat = build_platform(cfg.datacenter, rng)
     if cfg.workload.kind.startswith("online"):
         return OnlineInstance(plat, online_jobs(cfg.workload, plat.n_servers, rng))
@@ -40,6 +43,10 @@ def prepare(cfg: EpJobsScenario, rng: np.random.Generator) -> Instance | OnlineI
 
 
 def simulate(cfg: EpJobsScenario, instance: Any, algorithm: str, rng: np.random.Generator, progress) -> RunOutput:
+    # imported on first use (start-up time: bench/startup.py)
+    from schedulers.ep_jobs.offline import run_offline
+    from schedulers.ep_jobs.simulator import run_online
+
     if isinstance(instance, OnlineInstance):
         return run_online(cfg, instance.platform, instance.jobs, algorithm, rng, progress)
     return run_offline(cfg, instance, algorithm, rng, progress)

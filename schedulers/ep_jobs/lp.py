@@ -26,10 +26,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.sparse as sp
-from scipy.optimize import linprog
 
+from schedulers.core.lazy import lazy
 from schedulers.ep_jobs.model import Instance
+
+sp, optimize = lazy("scipy.sparse"), lazy("scipy.optimize")
 
 __all__ = ["LpSolution", "solve_relax_lp"]
 
@@ -53,7 +54,7 @@ def _availability_rows(inst: Instance, scale: np.ndarray) -> sp.csr_matrix:
 
 
 def _solve(c, a_ub, b_ub, a_eq, b_eq) -> np.ndarray:
-    res = linprog(c, A_ub=a_ub, b_ub=b_ub, A_eq=a_eq, b_eq=b_eq, bounds=(0, None), method="highs")
+    res = optimize.linprog(c, A_ub=a_ub, b_ub=b_ub, A_eq=a_eq, b_eq=b_eq, bounds=(0, None), method="highs")
     if res.status != 0:
         raise RuntimeError(f"SJS-Relax-LP failed: {res.message}")
     return res.x
@@ -79,7 +80,7 @@ def _restricted(inst: Instance, ci: np.ndarray, cj: np.ndarray):
     a_ub = sp.csr_matrix((vals, (rows, cols)), shape=(r + 1, ncol + 1))
     a_eq = sp.csr_matrix((np.ones(ncol), (ci, 1 + np.arange(ncol))), shape=(n, ncol + 1))
     b_ub = np.concatenate([[1.0], np.zeros(r)])
-    res = linprog(
+    res = optimize.linprog(
         np.eye(1, ncol + 1).ravel(), A_ub=a_ub, b_ub=b_ub, A_eq=a_eq, b_eq=np.ones(n), bounds=(0, None), method="highs"
     )
     if res.status != 0:

@@ -27,7 +27,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-import scipy.sparse as sp
+
+from schedulers.core.lazy import lazy
+
+sp = lazy("scipy.sparse")
 
 __all__ = [
     "Instance",

@@ -110,7 +110,9 @@ class OnlineGenerator(_Draws):
 
 class OnlineJob(StrictModel):
     arrival: float = Field(ge=0, le=1e9, description="Arrival time (s)")
-    loads: list[float] = Field(min_length=1, max_length=2000, description="Task loads (s)")
+    loads: list[Annotated[float, Field(gt=0, le=1e9)]] = Field(
+        min_length=1, max_length=2000, description="Task loads (s): Load_i, seconds on one unit-efficiency vCPU"
+    )
 
 
 class OnlineJobs(_Draws):
@@ -213,6 +215,12 @@ def check(cfg: EpJobsScenario) -> None:
             "params.ga_generations",
             "GA too large for this job (population × generations × (1 + sa_steps) × (tasks + 4·servers))",
             f"≤ {MAX_GA_WORK:,.0f}",
+        )
+    if wl.kind == "online_generator" and wl.arrival_rate * wl.arrival_end_s > wl.max_jobs:
+        bad(
+            "workload.arrival_rate",
+            f"arrival_rate × arrival_end_s = {wl.arrival_rate * wl.arrival_end_s:,.0f} expected jobs, more than max_jobs",
+            f"arrival_rate × arrival_end_s ≤ max_jobs = {wl.max_jobs:,}",
         )
     if wl.kind == "online_generator" and wl.max_tasks * m > 500_000:
         bad("workload.max_tasks", "max_tasks × servers too large", f"≤ {500_000 // m}")

@@ -21,9 +21,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.sparse as sp
 
+from schedulers.core.lazy import lazy
 from schedulers.ep_jobs.model import Instance, Platform, fattree_platform
+
+sp = lazy("scipy.sparse")
 
 __all__ = ["OnlineJob", "build_platform", "offline_instance", "online_jobs"]
 
@@ -94,8 +96,9 @@ class OnlineJob:
 
 
 def _arrivals(wl, rng: np.random.Generator) -> np.ndarray:
+    """Poisson arrivals in ``[0, arrival_end_s]``, at most ``max_jobs``: never more than 2·max_jobs draws."""
     expected = wl.arrival_rate * wl.arrival_end_s
-    size = int(expected + 10 * np.sqrt(expected) + 20)
+    size = int(min(expected + 10 * np.sqrt(expected) + 20, wl.max_jobs))
     times = np.cumsum(rng.exponential(1.0 / wl.arrival_rate, size))
     while times[-1] < wl.arrival_end_s and times.size < wl.max_jobs:
         times = np.concatenate([times, times[-1] + np.cumsum(rng.exponential(1.0 / wl.arrival_rate, size))])

@@ -9,16 +9,17 @@ energy-aware local mapping (Algs. 4-5), FCFS and round-robin baselines.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from schedulers.federated.model import ALGORITHMS, FederatedScenario, check
 from schedulers.federated.presets import PRESETS
 from schedulers.federated.report import SUMMARY_METRICS, build_output
-from schedulers.federated.simulator import Simulation
-from schedulers.federated.workloads import Instance, build_instance
 from schedulers.registry import Family, RunOutput, register
+
+if TYPE_CHECKING:
+    from schedulers.federated.workloads import Instance
 
 __all__ = ["FAMILY", "example", "prepare", "simulate"]
 
@@ -51,11 +52,17 @@ def example() -> dict[str, Any]:
 
 
 def prepare(cfg: FederatedScenario, rng: np.random.Generator) -> Instance:
+    # imported on first use (start-up time: bench/startup.py)
+    from schedulers.federated.workloads import build_instance
+
     return build_instance(cfg, rng)
 
 
 def simulate(cfg: FederatedScenario, inst: Instance, algorithm: str, rng: np.random.Generator, progress) -> RunOutput:
     """Run ``algorithm`` on ``inst``; every algorithm here is deterministic given the instance."""
+    # imported on first use (start-up time: bench/startup.py)
+    from schedulers.federated.simulator import Simulation
+
     sim = Simulation(cfg, inst, algorithm, progress)
     sim.run()
     out = build_output(sim)

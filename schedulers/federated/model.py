@@ -244,9 +244,16 @@ def check(cfg: FederatedScenario) -> None:
             if app.start is not None and app.start < app.arrival:
                 bad(f"workload.jobs[{a}].start", "required start precedes arrival", f"≥ {app.arrival}")
             for k, task in enumerate(app.tasks):
-                if any(p < 0 or p >= k for p in task.preds):
-                    bad(f"workload.jobs[{a}].tasks[{k}].preds", "predecessors must be earlier tasks", f"0..{k - 1}")
+                where = f"workload.jobs[{a}].tasks[{k}]"
+                if any(p < 0 or p >= k for p in task.preds):  # earlier tasks only: the DAG cannot have a cycle
+                    earlier = (
+                        f"indices of earlier tasks, 0..{k - 1}" if k else "none (the first task has no predecessor)"
+                    )
+                    bad(f"{where}.preds", "predecessors must be earlier tasks", earlier)
+                elif len(set(task.preds)) != len(task.preds):
+                    bad(f"{where}.preds", "a predecessor is listed more than once", "distinct task indices")
                 if task.type is not None and task.type >= n_types:
-                    bad(f"workload.jobs[{a}].tasks[{k}].type", "no such ETM row", f"0..{n_types - 1}")
+                    rows = f"0..{n_types - 1}" if n_types else "none (datacenter.etm is not given)"
+                    bad(f"{where}.type", "no such ETM row", rows)
     if errors:
         raise ScenarioError(errors)

@@ -11,12 +11,15 @@ VM-seconds available until the last completion).
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from schedulers.core.series import downsample
-from schedulers.federated.simulator import Simulation
 from schedulers.registry import RunOutput
+
+if TYPE_CHECKING:  # annotations only: the family registers without importing its simulator
+    from schedulers.federated.simulator import Simulation
 
 __all__ = ["SUMMARY_METRICS", "build_output"]
 

@@ -13,8 +13,6 @@ from typing import Any
 from schedulers.registry import Family, register
 from schedulers.vm_reservations.model import ALGORITHMS, Scenario, check
 from schedulers.vm_reservations.presets import PRESETS
-from schedulers.vm_reservations.simulator import simulate
-from schedulers.vm_reservations.workloads import build_instance
 
 __all__ = ["FAMILY"]
 
@@ -28,6 +26,20 @@ SUMMARY_METRICS = (
     "power_on_ratio_to_bound",
     "algorithm_runtime_s",
 )
+
+
+def prepare(cfg: Scenario, rng: Any) -> Any:
+    # imported on first use (start-up time: bench/startup.py)
+    from schedulers.vm_reservations.workloads import build_instance
+
+    return build_instance(cfg, rng)
+
+
+def simulate(cfg: Scenario, inst: Any, algorithm: str, rng: Any, progress: Any) -> Any:
+    # imported on first use (start-up time: bench/startup.py)
+    from schedulers.vm_reservations.simulator import simulate as run
+
+    return run(cfg, inst, algorithm, rng, progress)
 
 
 def example() -> dict[str, Any]:
@@ -48,7 +60,7 @@ FAMILY = register(
         scenario_model=Scenario,
         algorithms=ALGORITHMS,
         example=example,
-        prepare=build_instance,
+        prepare=prepare,
         simulate=simulate,
         presets=PRESETS,
         summary_metrics=SUMMARY_METRICS,

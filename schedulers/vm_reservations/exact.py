@@ -21,11 +21,12 @@ from __future__ import annotations
 import time
 
 import numpy as np
-from scipy.optimize import Bounds, LinearConstraint, milp
-from scipy.sparse import coo_matrix
 
+from schedulers.core.lazy import lazy
 from schedulers.vm_reservations.bound import Axis, Placement, min_machines, power_on_slots
 from schedulers.vm_reservations.ffd import ffd
+
+optimize, sparse = lazy("scipy.optimize"), lazy("scipy.sparse")
 
 __all__ = ["exact"]
 
@@ -89,12 +90,12 @@ def _solve(s, e, d, g, time_limit_s: float) -> tuple[np.ndarray, bool]:
             row([(xi[j, m], 1.0), (i, -1.0)], -np.inf, 0.0)
     for k in range(seg.size):  # Theorem 1 per segment: a valid cut
         row([(yi[m, k], 1.0) for m in range(n) if (m, k) in yi], float(need[k]), np.inf)
-    a = coo_matrix((vals, (rows, cols)), shape=(len(lo), cost.size)).tocsr()
-    res = milp(
+    a = sparse.coo_matrix((vals, (rows, cols)), shape=(len(lo), cost.size)).tocsr()
+    res = optimize.milp(
         cost,
-        constraints=LinearConstraint(a, lo, hi),
+        constraints=optimize.LinearConstraint(a, lo, hi),
         integrality=np.ones(cost.size),
-        bounds=Bounds(0, 1),
+        bounds=optimize.Bounds(0, 1),
         options={"time_limit": float(time_limit_s)},
     )
     if res.x is None:

@@ -32,10 +32,12 @@ bound, with no proof of minimality.
 from __future__ import annotations
 
 import numpy as np
-from scipy.optimize import linear_sum_assignment
 
+from schedulers.core.lazy import lazy
 from schedulers.vm_reservations.bound import Axis, Placement, min_machines
 from schedulers.vm_reservations.ffd import Progress
+
+optimize = lazy("scipy.optimize")
 
 __all__ = ["opt_min_migration"]
 
@@ -136,7 +138,7 @@ class _Sweep:
             for j in members:
                 if old[j] >= 0:
                     weight[k, col[old[j]]] += 1
-        rows, cols = linear_sum_assignment(-weight)
+        rows, cols = optimize.linear_sum_assignment(-weight)
         dest = {int(r): pms[c] for r, c in zip(rows, cols, strict=True) if pms}
         for k, members in enumerate(bins):
             for j in members:

@@ -77,7 +77,8 @@ def simulate(cfg: Scenario, inst: Instance, algorithm: str, rng: np.random.Gener
         # Each PM holds at most its type's CPU capacity g (in the units of the segments' share).
         used = {s["resource"] for s in out.schedule}
         caps = {pool.name: pool.g / pool.scale for pool in inst.pools}
-        out.extra["capacities"] = {r: caps[r.rsplit("-", 1)[0]] for r in used}
+        # sorted: a set of str iterates in an order that changes with PYTHONHASHSEED
+        out.extra["capacities"] = {r: caps[r.rsplit("-", 1)[0]] for r in sorted(used)}
     progress(1.0)
     return out
 

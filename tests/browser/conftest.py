@@ -1,4 +1,10 @@
-"""The Chromium page and the real Celery worker, shared by every browser test module."""
+"""The Chromium page and the real Celery worker, shared by every browser test module.
+
+Every page opened through ``csp.attach`` (the ``page`` fixture is) reports Content-Security-Policy
+violations; a test that caused one fails at teardown. The policy forbids eval in the page too, so a
+test waits with a function (``wait_for_function("() => …")``), never a bare expression string,
+which Playwright would eval inside the page.
+"""
 
 import os
 
@@ -7,19 +13,50 @@ from django.db import connection
 
 from tests.services import Worker, launch_chromium, point_broker, redis_server
 
+# The browser fires `securitypolicyviolation` for every blocked script, handler, style or fetch;
+# turn it into a console error the watcher collects (Chromium also logs "Refused to …" itself).
+_REPORT_VIOLATIONS = """document.addEventListener('securitypolicyviolation', (e) => console.error(
+  `CSP violation: ${e.violatedDirective} blocked ${e.blockedURI || 'inline code'} at ${e.sourceFile}:${e.lineNumber}`));"""
+
+
+class CspWatch:
+    def __init__(self):
+        self.violations = []
+
+    def attach(self, page):
+        page.add_init_script(_REPORT_VIOLATIONS)
+        page.on("console", lambda msg: self._console(page, msg))
+        return page
+
+    def _console(self, page, msg):
+        if msg.text.startswith("CSP violation") or "Content Security Policy" in msg.text:
+            self.violations.append(f"{page.url}: {msg.text}")
+
 
 @pytest.fixture
-def page():
+def csp():
+    watch = CspWatch()
+    yield watch
+    assert watch.violations == [], "Content-Security-Policy violations:\n" + "\n".join(watch.violations)
+
+
+@pytest.fixture
+def browser():
     from playwright.sync_api import sync_playwright
 
     # Playwright's sync API runs an event loop in this thread; the ORM calls in the test are still synchronous.
     os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
     with sync_playwright() as pw:
         browser = launch_chromium(pw)
-        page = browser.new_page()
-        page.set_default_timeout(30_000)
-        yield page
+        yield browser
         browser.close()
+
+
+@pytest.fixture
+def page(browser, csp):
+    page = csp.attach(browser.new_page())
+    page.set_default_timeout(30_000)
+    return page
 
 
 @pytest.fixture

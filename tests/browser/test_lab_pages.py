@@ -35,7 +35,7 @@ def _drawn(page, selector):
 
 def _wait_results(page):
     page.wait_for_selector("#results", timeout=120_000)
-    page.wait_for_function("document.body.dataset.timelineLoaded", timeout=30_000)
+    page.wait_for_function("() => document.body.dataset.timelineLoaded", timeout=30_000)
 
 
 def test_each_family_is_built_in_the_wizard_run_and_charted(page, live_server, alice, worker, tmp_path):
@@ -101,14 +101,14 @@ def test_a_workload_tab_with_pasted_jobs(page, live_server, alice):
     assert workload["kind"] == "jobs" and [j["runtime_s"] for j in workload["jobs"]] == [100.0, 50.0]
 
 
-def test_zoom_is_linked_share_link_works_logged_out_until_revoked(page, live_server, alice, worker, tmp_path):
+def test_zoom_is_linked_share_link_works_logged_out_until_revoked(page, live_server, alice, worker, tmp_path, csp):
     _login(page, live_server.url)
     page.goto(f"{live_server.url}/scenarios/new/?family=toy")
     page.click("#save-button")
     page.click("#run-button")
     _wait_results(page)
     page.click("#zoom-in")
-    page.wait_for_function("document.getElementById('timeline-status').textContent.startsWith('window')")
+    page.wait_for_function("() => document.getElementById('timeline-status').textContent.startsWith('window')")
     ranges = page.evaluate(
         "() => [...Object.values(cloudsched.gantt), ...Object.values(cloudsched.series)]"
         ".map((c) => [c.scales.x.min, c.scales.x.max])"
@@ -116,14 +116,14 @@ def test_zoom_is_linked_share_link_works_logged_out_until_revoked(page, live_ser
     assert len(ranges) >= 3 and all(r == ranges[0] for r in ranges)
     page.click("#create-share")
     link = page.get_attribute("#share-link", "href")
-    anonymous = page.context.browser.new_context().new_page()
+    anonymous = csp.attach(page.context.browser.new_context().new_page())
     anonymous.goto(live_server.url + link)
     _wait_results(anonymous)
     assert _drawn(anonymous, "#gantt-charts canvas") and _drawn(anonymous, "#comparison-chart")
     assert anonymous.locator("#cancel, #create-share, #revoke-share").count() == 0
     _shot(anonymous, tmp_path, "shared-run")
     anonymous.goto(live_server.url + link.replace("/share/", "/share/", 1) + "diff/")
-    anonymous.wait_for_function("document.body.dataset.timelineLoaded")
+    anonymous.wait_for_function("() => document.body.dataset.timelineLoaded")
     assert _drawn(anonymous, "#gantt-a") and _drawn(anonymous, "#gantt-b")
     _shot(anonymous, tmp_path, "shared-diff")
     page.click("#revoke-share")
@@ -137,7 +137,7 @@ def test_a_preset_runs_as_a_study_with_claims_and_a_curve(page, live_server, ali
     page.click("#preset-toy-machines_sweep button")
     page.wait_for_selector("#study-chart")
     study = Study.objects.get()
-    page.wait_for_function("document.getElementById('study-status').dataset.finished === '1'", timeout=90_000)
+    page.wait_for_function("() => document.getElementById('study-status').dataset.finished === '1'", timeout=90_000)
     assert study.runs.filter(status=Run.Status.SUCCEEDED).count() == 3
     assert "Graham" in page.inner_text("#claims")
     assert _drawn(page, "#study-chart")
@@ -157,7 +157,7 @@ def test_an_swf_trace_is_uploaded_into_the_trace_tab(page, live_server, alice, t
     page.goto(f"{live_server.url}/scenarios/new/?family=backfill")
     page.click("[data-tab='workload:trace']")
     page.set_input_files("#w-workload\\.swf-file", str(trace))
-    page.wait_for_function("document.getElementById('w-workload.swf').value.includes('MaxProcs')")
+    page.wait_for_function("() => document.getElementById('w-workload.swf').value.includes('MaxProcs')")
     page.click("#save-button")
     page.wait_for_selector("#run-button")
     workload = Scenario.objects.get().config["workload"]

@@ -23,7 +23,7 @@ def test_login_create_run_and_see_the_result(page, live_server, alice, worker):
     page.wait_for_selector("#run-button")
     page.click("#run-button")
     page.wait_for_selector("#results", timeout=90_000)  # the page polls and reloads itself when done
-    page.wait_for_function("document.body.dataset.timelineLoaded")  # Gantt data comes from the data endpoint
+    page.wait_for_function("() => document.body.dataset.timelineLoaded")  # Gantt data comes from the data endpoint
     assert page.inner_text("#status-text") == "succeeded"
     table = page.inner_text("#summary-table")
     assert "fcfs" in table and "lpt" in table and "makespan_s" in table

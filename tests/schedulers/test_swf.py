@@ -1,11 +1,9 @@
-from pathlib import Path
-
 import numpy as np
 import pytest
 
 from schedulers.core.swf import FIELDS, SwfError, read_swf, write_swf
+from tests import traces
 
-TRACES = Path(__file__).resolve().parents[2].parent / "shared" / "workloads" / "traces"
 SAMPLE = """; Version: 2.2
 ; MaxNodes: 338 (batch partition; 512 total)
 ; MaxProcs: 338
@@ -46,11 +44,9 @@ def test_writer_round_trips_and_sorts_by_submit():
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(
-    not (TRACES / "NASA-iPSC-1993-3.1-cln.swf.gz").is_file(), reason="needs the NASA iPSC log in ../shared"
-)
+@traces.needs_trace(traces.NASA)
 def test_real_trace_round_trips(tmp_path):
-    path = TRACES / "NASA-iPSC-1993-3.1-cln.swf.gz"
+    path = traces.trace(traces.NASA)
     trace = read_swf(path)
     assert len(trace) == 18239
     assert trace.header_int("MaxProcs") == 128

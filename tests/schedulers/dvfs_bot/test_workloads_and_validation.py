@@ -89,14 +89,10 @@ def test_presets_validate(name):
     assert len(study["scenarios"]) == (6 if name.startswith("fig2") else 12)
 
 
-def test_example_runs_fast():
-    import time
-
+def test_example_runs_both_algorithms():
     import schedulers
 
-    t0 = time.perf_counter()
-    result = schedulers.run(schedulers.example("dvfs_bot"))
-    assert time.perf_counter() - t0 < 2
+    result = schedulers.run(schedulers.example("dvfs_bot"))  # speed: bench/dvfs_bot.py, never a timed test
     assert {r["algorithm"] for r in result["runs"]} == {"cloud_aware", "baseline"}
 
 

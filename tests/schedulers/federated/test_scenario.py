@@ -38,9 +38,9 @@ def test_it_names_every_bad_field_with_its_range():
         "datacenter.clouds[0].servers",
         "datacenter.clouds[0].server_capacity",
         "datacenter.inter_cloud_gbps",
-        "workload.generator.tasks_max",
-        "workload.generator.ar_share",
-        "workload.generator.gap_divisor",
+        "workload.tasks_max",
+        "workload.ar_share",
+        "workload.gap_divisor",
         "params.alpha",
     ):
         assert field in fields, field

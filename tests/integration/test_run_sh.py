@@ -1,0 +1,84 @@
+"""./run.sh for real: gunicorn serves the site with its static files; Ctrl-C stops everything it started."""
+
+import os
+import shutil
+import signal
+import subprocess
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from tests.services import free_port
+
+pytestmark = pytest.mark.slow
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _get(url):
+    try:
+        with urllib.request.urlopen(url, timeout=10) as response:
+            return response.status, response.headers
+    except urllib.error.HTTPError as error:
+        return error.code, error.headers
+
+
+def _wait_serving(proc, url, log):
+    deadline = time.monotonic() + 300  # installs are already there; migrate and demos on 2 busy cores
+    while time.monotonic() < deadline:
+        assert proc.poll() is None, f"run.sh exited {proc.returncode}:\n{log.read_text()[-3000:]}"
+        try:
+            return _get(url)
+        except OSError:
+            time.sleep(1)
+    pytest.fail(f"run.sh did not serve {url}:\n{log.read_text()[-3000:]}")
+
+
+def _group_gone(pgid):
+    for _ in range(60):
+        try:
+            os.killpg(pgid, 0)
+        except ProcessLookupError:
+            return True
+        time.sleep(0.5)
+    return False
+
+
+@pytest.mark.skipif(not shutil.which("redis-server"), reason="needs redis-server")
+def test_run_sh_serves_with_gunicorn_and_ctrl_c_stops_server_worker_and_redis(tmp_path):
+    port, redis_port = free_port(), free_port()
+    env = {**os.environ, "PORT": str(port), "REDIS_PORT": str(redis_port), "CLOUDSCHED_VAR_DIR": str(tmp_path)}
+    for name in ("DJANGO_SETTINGS_MODULE", "CELERY_BROKER_URL", "DEBUG", "SECURE_HTTPS"):
+        env.pop(name, None)  # the defaults a person gets
+    log = tmp_path / "run.log"
+    with log.open("wb") as out:
+        # Its own process group, as in a terminal: Ctrl-C sends SIGINT to the whole group.
+        proc = subprocess.Popen(
+            ["./run.sh"], cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
+        )
+    try:
+        base = f"http://127.0.0.1:{port}"
+        status, headers = _wait_serving(proc, base + "/accounts/login/", log)
+        assert status == 200
+        assert headers["Server"].startswith("gunicorn")  # not Django's development server
+        assert "script-src 'self'" in headers["Content-Security-Policy"]
+        assert _get(base + "/static/vendor/chart.js/dist/chart.umd.js")[0] == 200  # collected, served by WhiteNoise
+        assert _get(base + "/static/vendor/chart.js/package.json")[0] == 404
+        assert (
+            subprocess.run(["redis-cli", "-p", str(redis_port), "ping"], capture_output=True).stdout.strip() == b"PONG"
+        )
+    finally:
+        os.killpg(proc.pid, signal.SIGINT)  # Ctrl-C
+        try:
+            proc.wait(timeout=120)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            raise
+    assert proc.returncode == 130, log.read_text()[-3000:]
+    assert _group_gone(proc.pid), "processes run.sh started are still running"  # gunicorn, Celery worker, beat
+    ping = subprocess.run(["redis-cli", "-p", str(redis_port), "ping"], capture_output=True)
+    assert b"PONG" not in ping.stdout, "the Redis run.sh started is still running"
+    with pytest.raises(urllib.error.URLError, match="refused"):
+        urllib.request.urlopen(base + "/accounts/login/", timeout=5)
