@@ -79,7 +79,10 @@ def _data(request, run):
     t0, t1 = request.GET.get("t0"), request.GET.get("t1")
     try:
         if kind == "gantt":
-            data = timeline.gantt(parsed, _int(request, "run"), t0, t1)
+            data = timeline.gantt(
+                parsed, _int(request, "run"), t0, t1, request.GET.get("row0", 0),
+                request.GET.get("rows", timeline.ROWS), request.GET.get("pixels", timeline.PIXELS),
+            )  # fmt: skip
         elif kind == "series":
             data = timeline.series(parsed, _int(request, "rep"), t0, t1)
         elif kind == "diff":
