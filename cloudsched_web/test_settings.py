@@ -5,6 +5,7 @@ else (DEBUG off, secure headers) stays as in production.
 """
 
 import os
+from pathlib import Path
 
 from cloudsched_web.settings import *  # noqa: F403
 
@@ -27,3 +28,7 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":  # noqa: F405
 
 # Per-process cache in tests: no table needed by tests that never touch the database.
 CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+
+# Result files of this test session: one directory, shared with the worker subprocesses it starts
+# (they inherit the environment variable).
+MEDIA_ROOT = Path(os.environ.setdefault("MEDIA_ROOT", str(VAR_DIR / f"test-media-{os.getpid()}")))  # noqa: F405

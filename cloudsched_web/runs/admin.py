@@ -40,6 +40,14 @@ class RunAdmin(admin.ModelAdmin):
         "created_at", "started_at", "finished_at", "heartbeat_at", "attempts", "summary_table", "share_token",
     )  # fmt: skip
     actions = ("requeue_runs",)
+    list_select_related = ("scenario", "scenario__owner", "study")
+
+    def get_queryset(self, request):
+        # The list never reads a result, a configuration or a study's claims: one query per page.
+        return super().get_queryset(request).defer(
+            "result_blob", "result_files", "page", "config", "summary", "point", "scenario__config",
+            "study__claims", "study__description",
+        )  # fmt: skip
 
     @admin.display(description="family", ordering="scenario__family")
     def family_name(self, obj):
@@ -76,6 +84,10 @@ class StudyAdmin(admin.ModelAdmin):
                        "share_token")  # fmt: skip
     exclude = ("claims", "verdicts")
     actions = ("requeue_failed", "duplicate")
+    list_select_related = ("scenario",)
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).defer("scenario__config")
 
     @admin.display(description="claims")
     def claims_pretty(self, obj):

@@ -1,9 +1,9 @@
 """Downloads of a stored result: metrics CSV, schedule CSV, the generated workload as SWF.
 
-Pure functions of a result document (or a :class:`~cloudsched_web.runs.queries.ParsedResult`'s
-``doc``), shared by the result pages' export buttons and the JSON API. The schedule
-CSV is a generator of lines so a 200,000-segment schedule streams instead of
-being built in memory twice.
+Functions of a stored result (:class:`~cloudsched_web.runs.queries.ParsedResult`; the
+metrics and summary CSVs need only its header ``doc``), shared by the result pages'
+export buttons and the JSON API. The schedule CSV is a generator of lines read from
+the Parquet columns a batch at a time, so a 2-million-segment schedule streams.
 """
 
 from __future__ import annotations
@@ -65,8 +65,8 @@ def summary_csv(doc):
     return "".join(lines)
 
 
-def _selected_runs(doc, index):
-    runs = doc.get("runs", [])
+def _selected_runs(parsed, index):
+    runs = parsed.doc.get("runs", [])
     if index is None:
         return list(enumerate(runs))
     if not 0 <= index < len(runs):
@@ -74,55 +74,53 @@ def _selected_runs(doc, index):
     return [(index, runs[index])]
 
 
-def schedule_csv(doc, index=None):
+def schedule_csv(parsed, index=None):
     """Lines of the schedule CSV of run ``index`` (all runs when None), header first.
 
     Columns: algorithm, repetition, the segment fields, then family extras
-    (``freq_ghz``, ``tier``, ``cloud``…) found in the first segments of each run.
+    (``freq_ghz``, ``tier``, ``cloud``…) that any chosen run's schedule has. Rows
+    stream from the Parquet columns a batch at a time.
     """
-    chosen = _selected_runs(doc, index)
+    chosen = _selected_runs(parsed, index)
     extras = set()
-    for _, r in chosen:
-        for seg in r.get("schedule", [])[:1000]:
-            extras.update(k for k in seg if k not in SEGMENT_COLUMNS)
+    for i, _ in chosen:
+        schema = parsed.stored(i).schema("segments")
+        extras.update(n for n in (schema.names if schema is not None else []) if n not in SEGMENT_COLUMNS)
     extras = sorted(extras)
     columns = [*SEGMENT_COLUMNS, *extras]
     yield _csv_line(["run", "algorithm", "repetition", *columns])
     for i, r in chosen:
         head = [i, r.get("algorithm", ""), r.get("repetition", 0)]
-        buf = io.StringIO()
-        writer = csv.writer(buf, lineterminator="\n")
-        for n, seg in enumerate(r.get("schedule", []), start=1):
-            writer.writerow(head + [_cell(seg.get(c)) for c in columns])
-            if n % 5000 == 0:
-                yield buf.getvalue()
-                buf.seek(0)
-                buf.truncate()
-        if buf.tell():
+        for batch in parsed.stored(i).batches("segments", 5000):
+            present = [batch.column(c).to_pylist() if c in batch.schema.names else None for c in columns]
+            buf = io.StringIO()
+            writer = csv.writer(buf, lineterminator="\n")
+            for n in range(batch.num_rows):
+                writer.writerow(head + [_cell(col[n]) if col is not None else "" for col in present])
             yield buf.getvalue()
 
 
-def _pick(record, names):
-    return next((n for n in names if n in record), None)
+def _pick(names, available):
+    return next((n for n in names if n in available), None)
 
 
-def workload_swf(doc, repetition=0):
+def workload_swf(parsed, repetition=0):
     """The workload of ``repetition`` as SWF text, or None when its job records lack submit/runtime/size.
 
     Every algorithm of a repetition sees the same generated instance, so the first
     run of that repetition is used; ``wait`` comes from that run's start times.
     """
-    run = next((r for r in doc.get("runs", []) if r.get("repetition", 0) == repetition), None)
-    records = (run or {}).get("jobs") or []
-    if not records:
+    index = next((i for i, r in enumerate(parsed.doc.get("runs", [])) if r.get("repetition", 0) == repetition), None)
+    table = parsed.jobs_table(index) if index is not None else None
+    if table is None or not table.num_rows:
         return None
-    first = records[0]
-    keys = {field: _pick(first, names) for field, names in SWF_ALIASES.items()}
+    keys = {field: _pick(names, table.column_names) for field, names in SWF_ALIASES.items()}
     if not all(keys[f] for f in ("submit", "run_time", "alloc_procs")):
         return None
 
     def column(key):
-        return np.array([np.nan if r.get(key) is None else float(r[key]) for r in records], dtype=float)
+        values = table[key].to_numpy(zero_copy_only=False)
+        return np.array([np.nan if v is None else float(v) for v in values], dtype=float)
 
     cols = {f: column(keys[f]) for f in ("submit", "run_time", "alloc_procs")}
     cols["req_procs"] = cols["alloc_procs"]
@@ -132,12 +130,13 @@ def workload_swf(doc, repetition=0):
         cols["wait"] = column(keys["start"]) - cols["submit"]
     for name, values in cols.items():
         cols[name] = np.where(np.isfinite(values), values, -1.0)
-    cols["status"] = np.ones(len(records))
+    cols["status"] = np.ones(table.num_rows)
+    doc = parsed.doc
     header = [
         "; Version: 2.2",
         f"; Computer: cloudsched {doc.get('family', '')} (generated workload)",
         f"; Note: scenario digest {doc.get('scenario_digest', '')}, seed {doc.get('seed')}, repetition {repetition}",
-        f"; MaxJobs: {len(records)}",
+        f"; MaxJobs: {table.num_rows}",
     ]
     return write_swf(SwfTrace(columns=cols, header=header))
 

@@ -2,7 +2,9 @@ import uuid
 import zlib
 
 import orjson
-from django.db import models
+from django.db import models, transaction
+from django.db.models.signals import post_delete
+from django.dispatch import receiver
 
 import schedulers
 from cloudsched_web.scenarios.models import Scenario
@@ -132,7 +134,12 @@ class Run(Shareable):
     page = models.JSONField(
         null=True, blank=True, editable=False, help_text="Result page data computed by the worker (runs/page.py)."
     )
-    result_blob = models.BinaryField(null=True, blank=True, editable=False)
+    result_blob = models.BinaryField(
+        null=True, blank=True, editable=False, help_text="The result's header (zlib JSON); the columns are files."
+    )
+    result_files = models.JSONField(
+        default=dict, blank=True, editable=False, help_text="Manifest of the result's Parquet files (runs.store)."
+    )
 
     class Meta:
         ordering = ["-created_at"]
@@ -170,11 +177,37 @@ class Run(Shareable):
             return (self.finished_at - self.started_at).total_seconds()
         return None
 
-    def store_result(self, result):
-        # orjson: ~3× faster than json both ways on a 90 MB result (the cold result page waits on it).
-        self.result_blob = zlib.compress(orjson.dumps(result), 1)  # level 1: same size here, 4× faster than 6
+    def store_result(self, result, attempt=""):
+        """Write the result's columns as files and keep its header (runs.store) on this row (not saved)."""
+        from cloudsched_web.runs import store
 
-    def load_result(self):
+        if self.pk is None:
+            self.save()  # the files are named after the run
+        header, self.result_files = store.save(self.pk, attempt, result)
+        # orjson: ~3× faster than json both ways; level 1: same size here, 4× faster than 6.
+        self.result_blob = zlib.compress(orjson.dumps(header), 1)
+
+    def load_header(self):
+        """The result without its schedule, job records and series (small: summary, metrics, extras)."""
         if not self.result_blob:
             return None
         return orjson.loads(zlib.decompress(bytes(self.result_blob)))
+
+    def load_result(self):
+        """The whole result document, read back from the columns (costs the full size: exports, tests)."""
+        from cloudsched_web.runs import store
+
+        header = self.load_header()
+        if header is None or not self.result_files:
+            return header
+        return store.full_document(header, self.result_files)
+
+
+@receiver(post_delete, sender=Run)
+def _delete_result_files(sender, instance, **kwargs):
+    """A deleted run's Parquet files go with it, once the deletion is committed."""
+    from cloudsched_web.runs import store
+
+    run_id = instance.pk
+    if run_id is not None:
+        transaction.on_commit(lambda: store.delete(run_id))

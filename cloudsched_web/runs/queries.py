@@ -1,10 +1,9 @@
 """Read-side queries over a stored run's result, shared by the pages and the JSON API.
 
-Pure functions of a result document (DESIGN.md "Result"), plus :func:`get_result`,
-an in-process LRU cache of parsed results keyed by run id: a 200,000-job result
-takes seconds to decompress and parse, so a page that pages through its jobs or
-pans its Gantt must not parse it again on every request. Window queries use
-numpy arrays of segment starts/ends built once per cached run.
+Functions of a stored result (``runs.store``: a small header document plus Parquet
+columns), plus :func:`get_result`, an in-process LRU cache of results keyed by run
+id. Window queries read only the row groups of the schedule that the window
+touches; job pages slice (and, once, sort) the job table.
 
 Bad arguments raise :class:`QueryError` naming the field and the allowed range
 (the API turns it into a 400 JSON error, pages into a message).
@@ -17,8 +16,10 @@ from collections import OrderedDict
 from typing import Any
 
 import numpy as np
+import pyarrow.compute as pc
 from django.conf import settings
 
+from cloudsched_web.runs import store
 from schedulers.core.series import downsample
 
 MAX_SEGMENTS = 5000
@@ -33,10 +34,16 @@ class QueryError(ValueError):
 
 
 class ParsedResult:
-    """A parsed result document plus lazily built, memoised per-run indexes."""
+    """A stored result: its header document plus readers of its columns (``runs.store``).
 
-    def __init__(self, doc):
+    ``doc`` is the header (summary, and per run the metrics and extras, no schedule,
+    job records or series); the columns are read from the run's Parquet files when a
+    query asks, a time window at a time, and derived indexes are memoised.
+    """
+
+    def __init__(self, doc, manifest):
         self.doc = doc
+        self.manifest = manifest or {}
         self._memo = {}
         # Re-entrant: a memoised builder may itself ask for another memoised index.
         self._lock = threading.RLock()
@@ -50,20 +57,33 @@ class ParsedResult:
 
     def run(self, index):
         runs = self.doc.get("runs", [])
-        if not isinstance(index, int) or not 0 <= index < len(runs):
+        if not isinstance(index, int) or isinstance(index, bool) or not 0 <= index < len(runs):
             raise QueryError("run", f"no run #{index}", f"0..{len(runs) - 1}" if runs else "(no runs)")
         return runs[index]
 
-    def spans(self, index):
-        """``(starts, ends)`` arrays of run ``index``'s schedule, built once."""
+    def info(self, index):
+        """The manifest line of run ``index``: counts, series names, schedule span, file names."""
+        self.run(index)
+        runs = self.manifest.get("runs", [])
+        return runs[index] if index < len(runs) else {}
+
+    def stored(self, index):
+        return store.StoredRun(self.info(index))
+
+    def span(self, index):
+        return list(self.info(index).get("span") or [0.0, 0.0])
+
+    def jobs_table(self, index):
+        """Run ``index``'s job records as a table (read once: pages sort and slice it)."""
+        return self.memo(("jobs", index), lambda: self.stored(index).table("jobs"))
+
+    def series_of(self, index):
+        """``{name: values}`` of run ``index``'s series (with the shared time axis ``t``)."""
 
         def build():
-            schedule = self.run(index).get("schedule", [])
-            starts = np.fromiter((s["start"] for s in schedule), dtype=float, count=len(schedule))
-            ends = np.fromiter((s["end"] for s in schedule), dtype=float, count=len(schedule))
-            return starts, ends
+            return {**store.series_dict(self.stored(index).table("series")), **self.run(index).get("series_rest", {})}
 
-        return self.memo(("spans", index), build)
+        return self.memo(("series", index), build)
 
 
 _cache: OrderedDict[int, tuple[Any, ParsedResult]] = OrderedDict()
@@ -90,7 +110,7 @@ def get_result(run):
             return hit[1]
     if not run.result_blob:
         return None
-    parsed = ParsedResult(run.load_result())
+    parsed = ParsedResult(run.load_header(), run.result_files)
     with _cache_lock:
         _cache[run.pk] = (stamp, parsed)
         _cache.move_to_end(run.pk)
@@ -113,9 +133,9 @@ def runs_index(parsed):
             "repetition": r.get("repetition", 0),
             "wall_time_s": r.get("wall_time_s"),
             "metrics": r.get("metrics", {}),
-            "segments": len(r.get("schedule", [])),
-            "jobs": len(r.get("jobs", [])),
-            "series": sorted(k for k in r.get("series", {}) if k != "t"),
+            "segments": parsed.info(i).get("segments", 0),
+            "jobs": parsed.info(i).get("jobs", 0),
+            "series": sorted({*parsed.info(i).get("series", []), *r.get("series_rest", {})} - {"t"}),
         }
         for i, r in enumerate(parsed.doc.get("runs", []))
     ]
@@ -143,69 +163,57 @@ def segments(parsed, index=0, start=None, end=None, limit=MAX_SEGMENTS):
 
     ``span`` is the whole schedule's time range, so a client can pan without a
     second request; ``total`` counts every overlapping segment, ``truncated``
-    says whether ``limit`` cut them.
+    says whether ``limit`` cut them. Only the row groups the window touches are read.
     """
     limit = _bounded_int(limit, "limit", 1, MAX_SEGMENTS)
-    schedule = parsed.run(index).get("schedule", [])
-    starts, ends = parsed.spans(index)
-    span = [float(starts.min()), float(ends.max())] if starts.size else [0.0, 0.0]
+    parsed.run(index)
+    span = parsed.span(index)
     lo = span[0] if start is None else float(start)
     hi = span[1] if end is None else float(end)
     if not (np.isfinite(lo) and np.isfinite(hi)) or hi < lo:
         raise QueryError("end", f"window [{lo}, {hi}) is empty or not finite", "start ≤ end, finite numbers")
-    mask = (ends > lo) & (starts < hi) if hi > lo else (starts <= lo) & (ends >= lo)
-    hits = np.flatnonzero(mask)
-    if hits.size > limit:
-        hits = hits[np.argsort(starts[hits], kind="stable")[:limit]]
-    else:
-        hits = hits[np.argsort(starts[hits], kind="stable")]
-    total = int(mask.sum())
+    stored = parsed.stored(index)
+    hits = stored.window(lo, hi, ["start"]) if "segments" in stored.files else None
+    total = hits.num_rows if hits is not None else 0
+    rows = []
+    if total:
+        rows = store.to_records(stored.first_in_window(lo, hi, limit))
     return {
         "window": [lo, hi],
         "span": span,
         "total": total,
-        "truncated": total > hits.size,
-        "segments": [schedule[i] for i in hits.tolist()],
+        "truncated": total > len(rows),
+        "segments": rows,
     }
-
-
-def _sort_key(name):
-    """Numbers before text (records may mix them); missing values are kept apart."""
-
-    def key(job):
-        v = job[name]
-        return (0, v) if isinstance(v, (int, float)) else (1, str(v))
-
-    return key
 
 
 def jobs(parsed, index=0, offset=0, limit=100, order_by=None):
     """One page of run ``index``'s per-job records, optionally sorted by a field (``-field`` descending)."""
     offset = _bounded_int(offset, "offset", 0, 10**9)
     limit = _bounded_int(limit, "limit", 1, MAX_JOBS_PAGE)
-    records = parsed.run(index).get("jobs", [])
+    table = parsed.jobs_table(index)
+    if table is None:
+        return {"total": 0, "offset": offset, "limit": limit, "jobs": []}
     if order_by:
         name = order_by.lstrip("-")
-        fields = sorted(records[0]) if records else []
+        fields = sorted(table.column_names)
         if name not in fields:
             raise QueryError("order_by", f"unknown job field {name!r}", "one of " + (", ".join(fields) or "(no jobs)"))
-        records = _sorted_jobs(parsed, index, name, order_by.startswith("-"))
-    return {"total": len(records), "offset": offset, "limit": limit, "jobs": records[offset : offset + limit]}
-
-
-def _sorted_jobs(parsed, index, name, reverse):
-    def build():  # sorting 200k records costs ~0.2 s: do it once
-        records = parsed.run(index).get("jobs", [])
-        present = sorted((r for r in records if r.get(name) is not None), key=_sort_key(name), reverse=reverse)
-        return present + [r for r in records if r.get(name) is None]
-
-    return parsed.memo(("sorted_jobs", index, name, reverse), build)
+        order = "descending" if order_by.startswith("-") else "ascending"
+        indices = parsed.memo(
+            ("job_order", index, name, order),  # sorting 200k records: once
+            lambda: pc.sort_indices(table, sort_keys=[(name, order, "at_end")]),
+        )
+        page = table.take(indices.slice(offset, limit))
+    else:
+        page = table.slice(offset, limit)
+    return {"total": table.num_rows, "offset": offset, "limit": limit, "jobs": store.to_records(page)}
 
 
 def series(parsed, index=0, points=1000, names=None):
     """Run ``index``'s series downsampled to at most ``points`` samples each: ``{name: {"t", "v"}}``."""
     points = _bounded_int(points, "points", 2, MAX_SERIES_POINTS)
-    data = parsed.run(index).get("series", {})
+    data = parsed.series_of(index)
     t = data.get("t") or []
     available = sorted(k for k, v in data.items() if k != "t" and len(v) == len(t))
     if names:

@@ -182,7 +182,7 @@ def _execute(self, run_id):
     try:
         with _time_limit(limit_s), _heartbeat(run_id, attempt):
             result = schedulers.run(run.config, progress=_progress_writer(run_id, attempt))
-        run.store_result(result)
+        run.store_result(result, attempt)
         page_data = page.summarize(result)
     except Cancelled:
         return
@@ -211,6 +211,7 @@ def _execute(self, run_id):
         progress_message="done",
         summary=summary,
         result_blob=run.result_blob,
+        result_files=run.result_files,
         page=page_data,
         finished_at=timezone.now(),
     )

@@ -3,32 +3,47 @@
 Every function takes a :class:`~cloudsched_web.runs.queries.ParsedResult` (cached per
 run) and a window ``[t0, t1)``; per-run numpy indexes are memoised on it, so panning a
 200,000-segment schedule costs array masks, not a parse. Payloads are columnar and
-bounded (``MAX_BARS`` bars, ``MAX_RESOURCES`` rows, ``POINTS`` samples per line) and
-say when they were cut, so the page can say so on the chart.
+bounded without dropping anything: a Gantt pages through all its resources and turns
+into per-pixel occupancy when a window holds more than ``MAX_BARS`` bars; series come
+as ``POINTS`` samples per line.
 """
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from cloudsched_web.runs.queries import QueryError
 from schedulers.core.series import downsample, energy_j
 
 MAX_BARS = 2500
-MAX_RESOURCES = 40
+ROWS = 40
+MAX_ROWS = 200
+PIXELS = 1000
+MAX_PIXELS = 4000
 POINTS = 600
 EXTRA_KEYS = ("freq_ghz", "tier", "cloud", "host", "vm_type", "pm_type", "ended")
 
 
 def _resources(parsed, index):
-    """``(codes, names)``: each segment's resource as an index into ``names`` (natural order)."""
+    """Every resource of run ``index``'s schedule, in natural order (read once)."""
 
     def build():
-        schedule = parsed.run(index).get("schedule", [])
-        names = sorted({s["resource"] for s in schedule}, key=natural_key)
-        lookup = {n: k for k, n in enumerate(names)}
-        codes = np.fromiter((lookup[s["resource"]] for s in schedule), dtype=np.int32, count=len(schedule))
-        return codes, names
+        table = parsed.stored(index).table("segments", ["resource"])
+        if table is None:
+            return []
+        values = pc.unique(pc.cast(table["resource"], pa.string())).to_pylist()
+        return sorted((v for v in values if v is not None), key=natural_key)
 
     return parsed.memo(("resources", index), build)
+
+
+def _codes(column, names):
+    """Each segment's resource as an index into ``names``."""
+    return np.asarray(pc.index_in(pc.cast(column, pa.string()), value_set=pa.array(names, pa.string())), dtype=np.int64)
+
+
+def _floats(table, name):
+    return table[name].to_numpy() if table.num_rows else np.zeros(0)
 
 
 def natural_key(name):
@@ -49,65 +64,137 @@ def window(value_t0, value_t1, span):
 
 
 def span_of(parsed, index):
-    starts, ends = parsed.spans(index)
-    return [float(starts.min()), float(ends.max())] if starts.size else [0.0, 0.0]
+    return parsed.span(index)
 
 
-def gantt(parsed, index, t0=None, t1=None, max_resources=MAX_RESOURCES, max_bars=MAX_BARS):
-    """Bars of run ``index`` inside the window on its busiest resources, columnar.
+def gantt(parsed, index, t0=None, t1=None, row0=0, rows=ROWS, pixels=PIXELS, max_bars=MAX_BARS):
+    """Run ``index``'s Gantt for the window: one page of resource rows, as bars or as occupancy.
 
-    When more bars overlap the window than ``max_bars``, the longest are kept: at
-    that zoom the short ones are thinner than a pixel.
+    Every resource of the run has a row; ``row0``/``rows`` page through them in natural
+    order (hosts, clouds and tiers sort together). When the page's window holds at most
+    ``max_bars`` segments they come as bars, every one; past that, as **occupancy**: for
+    each row and each of ``pixels`` columns of the window, the fraction of the row's
+    capacity in use there (share × time / capacity × column width), so every resource and
+    every moment stays visible at any zoom and nothing is dropped. Zooming in brings the
+    bars back.
     """
     run = parsed.run(index)
-    schedule = run.get("schedule", [])
     span = span_of(parsed, index)
     lo, hi = window(t0, t1, span)
-    starts, ends = parsed.spans(index)
-    codes, names = _resources(parsed, index)
-    mask = (ends > lo) & (starts < hi) if hi > lo else (starts <= lo) & (ends >= lo)
-    hits = np.flatnonzero(mask)
-    overlap = np.minimum(ends[hits], hi) - np.maximum(starts[hits], lo)
-    busy = np.bincount(codes[hits], weights=overlap, minlength=len(names))
-    used = np.flatnonzero(np.bincount(codes[hits], minlength=len(names)))
-    keep = used[np.argsort(-busy[used], kind="stable")[:max_resources]]
-    keep_mask = np.zeros(len(names), dtype=bool)
-    keep_mask[keep] = True
-    on_kept = hits[keep_mask[codes[hits]]]
-    on_rows = int(on_kept.size)
-    if on_kept.size > max_bars:
-        lengths = np.minimum(ends[on_kept], hi) - np.maximum(starts[on_kept], lo)
-        on_kept = on_kept[np.argsort(-lengths, kind="stable")[:max_bars]]
-    on_kept = np.sort(on_kept)
-    shown_names = sorted((names[k] for k in keep), key=natural_key)
-    row = {n: i for i, n in enumerate(shown_names)}
-    segs = [schedule[i] for i in on_kept.tolist()]
-    extras = {k: [s.get(k) for s in segs] for k in EXTRA_KEYS if segs and any(k in s for s in segs[:200])}
-    return {
+    names = _resources(parsed, index)
+    row0 = _bounded(row0, "row0", 0, max(len(names) - 1, 0))
+    rows = _bounded(rows, "rows", 1, MAX_ROWS)
+    pixels = _bounded(pixels, "pixels", 2, MAX_PIXELS)
+    page = names[row0 : row0 + rows]
+    stored = parsed.stored(index)
+    schema = stored.schema("segments")
+    present = set(schema.names) if schema is not None else set()
+    base = [c for c in ("start", "end", "resource", "job", "task", "share", "kind") if c in present]
+    extra_keys = [k for k in EXTRA_KEYS if k in present]
+    table = None
+    if schema is not None and page:
+        wanted = stored.window(lo, hi, ["start", "end", "resource"] + (["share"] if "share" in present else []))
+        on_page = pc.is_in(pc.cast(wanted["resource"], pa.string()), value_set=pa.array(page, pa.string()))
+        count = int(pc.sum(on_page).as_py() or 0)
+        if count <= max_bars:
+            table = stored.window(lo, hi, base + extra_keys)
+            table = table.filter(pc.is_in(pc.cast(table["resource"], pa.string()), value_set=pa.array(page, pa.string())))
+            mode = "bars"
+        else:
+            table = wanted.filter(on_page)
+            mode = "occupancy"
+    else:
+        count, mode = 0, "bars"
+    out = {
         "index": index,
         "algorithm": run.get("algorithm", ""),
         "repetition": run.get("repetition", 0),
         "window": [lo, hi],
         "span": span,
-        "resources": shown_names,
+        "resources": page,
+        "row0": row0,
+        "rows": rows,
         "total_resources": len(names),
-        "window_resources": int(used.size),
-        "total_segments": len(schedule),
-        "window_segments": int(hits.size),
-        "row_segments": on_rows,
-        "truncated": bool(on_kept.size < on_rows),
+        "total_segments": parsed.info(index).get("segments", 0),
+        "window_segments": count,
+        "mode": mode,
         "recording_cut": recording_cut(run),
-        "bars": {
-            "r": [row[s["resource"]] for s in segs],
-            "s": [round(s["start"], 3) for s in segs],
-            "e": [round(s["end"], 3) for s in segs],
-            "job": [str(s.get("job", "")) for s in segs],
-            "task": [str(s.get("task", "")) for s in segs],
-            "share": [_num(s.get("share")) for s in segs],
-            "kind": [s.get("kind", "") for s in segs],
-            "extra": extras,
-        },
+        "bars": {"r": [], "s": [], "e": [], "job": [], "task": [], "share": [], "kind": [], "extra": {}},
     }
+    if table is None or not table.num_rows:
+        return out
+    row_of = {n: i for i, n in enumerate(page)}
+    if mode == "occupancy":
+        capacities = (run.get("extra") or {}).get("capacities") or {}
+        out["occupancy"] = _occupancy(table, page, capacities, lo, hi, pixels)
+        return out
+
+    def col(name, default):
+        if name not in table.column_names:
+            return [default] * table.num_rows
+        return table[name].to_pylist()
+
+    extras = {}
+    for key in extra_keys:
+        values = col(key, None)
+        if any(v is not None for v in values):
+            extras[key] = values
+    out["bars"] = {
+        "r": [row_of[str(r)] for r in col("resource", "")],
+        "s": [round(x, 3) for x in col("start", 0.0)],
+        "e": [round(x, 3) for x in col("end", 0.0)],
+        "job": [str(x if x is not None else "") for x in col("job", "")],
+        "task": [str(x if x is not None else "") for x in col("task", "")],
+        "share": [_num(x) for x in col("share", None)],
+        "kind": [x if x is not None else "" for x in col("kind", "")],
+        "extra": extras,
+    }
+    return out
+
+
+def _bounded(value, field, lo, hi):
+    try:
+        value = int(value)
+    except (TypeError, ValueError):
+        raise QueryError(field, f"{value!r} is not an integer", f"integer {lo}..{hi}") from None
+    if not lo <= value <= hi:
+        raise QueryError(field, f"{value} is out of range", f"integer {lo}..{hi}")
+    return value
+
+
+def _occupancy(table, page, capacities, lo, hi, pixels):
+    """Per row, the busy fraction of each of ``pixels`` equal columns of ``[lo, hi)``.
+
+    With F(x) = Σ share·|[start, end) ∩ [lo, x)|, a column's busy time is F(right) − F(left);
+    F is a sum of ramps, evaluated at every column edge from cumulative sums over the
+    segments sorted by start and by end (O(n log n) per row, no per-segment loop).
+    """
+    edges = np.linspace(lo, hi, pixels + 1)
+    width = (hi - lo) / pixels
+    starts, ends = np.maximum(_floats(table, "start"), lo), np.minimum(_floats(table, "end"), hi)
+    share = (
+        np.nan_to_num(np.asarray(table["share"].to_numpy(zero_copy_only=False), dtype=float), nan=1.0)
+        if "share" in table.column_names
+        else np.ones(table.num_rows)
+    )
+    codes = _codes(table["resource"], page)
+    grid = np.zeros((len(page), pixels))
+    for r in np.unique(codes):
+        m = codes == r
+        s, e, w = starts[m], ends[m], share[m]
+        busy = _ramp_sum(edges, s, w) - _ramp_sum(edges, e, w)
+        cap = float(capacities.get(page[r], 1.0) or 1.0)
+        grid[r] = np.clip(np.diff(busy) / (width * cap), 0.0, 1.0)
+    return {"columns": pixels, "t": [lo, hi], "rows": np.round(grid, 3).tolist()}
+
+
+def _ramp_sum(x, points, weights):
+    """Σ_i weights_i · max(0, x − points_i) at every x (points need not be sorted)."""
+    order = np.argsort(points, kind="stable")
+    p, w = points[order], weights[order]
+    cw, cwp = np.concatenate([[0.0], np.cumsum(w)]), np.concatenate([[0.0], np.cumsum(w * p)])
+    k = np.searchsorted(p, x, side="right")
+    return x * cw[k] - cwp[k]
 
 
 def recording_cut(run):
@@ -122,7 +209,7 @@ def _num(value):
 
 def _series_arrays(parsed, index):
     def build():
-        data = parsed.run(index).get("series", {})
+        data = parsed.series_of(index)
         t = np.asarray(data.get("t") or [], dtype=float)
         out = {k: np.asarray(v, dtype=float) for k, v in data.items() if k != "t" and len(v) == t.size}
         if t.size and "power_w" in out and "energy_j" not in out:
@@ -164,14 +251,18 @@ def frequency(parsed, index, lo, hi, points=POINTS, max_hosts=12):
     """DVFS: each host's highest running core frequency over time, when segments carry ``freq_ghz``."""
 
     def build():
-        schedule = parsed.run(index).get("schedule", [])
-        if not schedule or not any("freq_ghz" in s for s in schedule[:100]):
+        stored = parsed.stored(index)
+        schema = stored.schema("segments")
+        if schema is None or "freq_ghz" not in schema.names:
             return None
-        by_host = {}
-        for s in schedule:
-            if s.get("freq_ghz") is not None:
-                by_host.setdefault(s.get("host", s["resource"]), []).append((s["start"], s["end"], s["freq_ghz"]))
-        busiest = sorted(by_host, key=lambda h: -sum(e - b for b, e, _ in by_host[h]))[:max_hosts]
+        host = "host" if "host" in schema.names else "resource"
+        table = stored.table("segments", ["start", "end", "freq_ghz", host]).filter(pc.is_valid(pc.field("freq_ghz")))
+        if not table.num_rows:
+            return None
+        hosts = pc.cast(table[host], pa.string()).to_numpy(zero_copy_only=False)
+        arr = np.column_stack([_floats(table, "start"), _floats(table, "end"), _floats(table, "freq_ghz")])
+        by_host = {h: arr[hosts == h] for h in np.unique(hosts)}
+        busiest = sorted(by_host, key=lambda h: -float(np.sum(by_host[h][:, 1] - by_host[h][:, 0])))[:max_hosts]
         return {h: _max_level(by_host[h]) for h in sorted(busiest, key=natural_key)}
 
     hosts = parsed.memo(("freq", index), build)
@@ -197,19 +288,17 @@ def _job_table(parsed, index):
     """Per job: first start, last end, resource set (as a frozenset), built once per run."""
 
     def build():
-        out = {}
-        for s in parsed.run(index).get("schedule", []):
-            job = str(s.get("job", ""))
-            rec = out.get(job)
-            if rec is None:
-                out[job] = [s["start"], s["end"], {s["resource"]}]
-            else:
-                rec[0] = min(rec[0], s["start"])
-                rec[1] = max(rec[1], s["end"])
-                rec[2].add(s["resource"])
-        return out
+        table = parsed.stored(index).table("segments", ["job", "start", "end", "resource"])
+        if table is None or not table.num_rows:
+            return {}
+        table = table.set_column(3, "resource", pc.cast(table["resource"], pa.string()))
+        grouped = table.group_by("job").aggregate([("start", "min"), ("end", "max"), ("resource", "distinct")])
+        jobs = grouped["job"].to_pylist()
+        firsts, lasts = grouped["start_min"].to_pylist(), grouped["end_max"].to_pylist()
+        resources = grouped["resource_distinct"].to_pylist()
+        return {str(j): [s, e, frozenset(r)] for j, s, e, r in zip(jobs, firsts, lasts, resources, strict=True)}
 
-    return parsed.memo(("jobs", index), build)
+    return parsed.memo(("job_table", index), build)
 
 
 def _status(row):

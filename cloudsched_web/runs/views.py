@@ -9,7 +9,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 
-from cloudsched_web.runs import charts, checks, exports, page, queries, timeline
+from cloudsched_web.runs import charts, checks, exports, page, queries, store, timeline
 from cloudsched_web.runs.models import Run, Study
 from cloudsched_web.scenarios.views import clone_config
 
@@ -26,19 +26,16 @@ def _parsed(run):
     return queries.get_result(run) if run.status == Run.Status.SUCCEEDED else None
 
 
-def _validity(parsed):
-    return parsed.memo("validity", lambda: checks.validity(parsed.doc, parsed.spans))
-
-
 def _render_run(request, run, shared=False, token=None):
     stored = run.page if run.status == Run.Status.SUCCEEDED else None
     if stored:  # computed by the worker: no parse of the full result (see runs/page.py)
         doc, validity, can_swf = stored["header"], stored["validity"], stored["can_swf"]
-    else:  # runs stored before Run.page existed
-        parsed = _parsed(run)
-        doc = parsed.doc if parsed else None
-        validity = _validity(parsed) if parsed else None
-        can_swf = bool(doc) and page.has_jobs(doc)
+    else:  # runs stored before Run.page existed: read the whole result once
+        full = run.load_result() if run.status == Run.Status.SUCCEEDED else None
+        summary = page.summarize(full) if full else None
+        doc = summary["header"] if summary else None
+        validity = summary["validity"] if summary else None
+        can_swf = bool(summary) and summary["can_swf"]
     ctx = {
         "run": run,
         "shared": shared,
@@ -82,7 +79,10 @@ def _data(request, run):
     t0, t1 = request.GET.get("t0"), request.GET.get("t1")
     try:
         if kind == "gantt":
-            data = timeline.gantt(parsed, _int(request, "run"), t0, t1)
+            data = timeline.gantt(
+                parsed, _int(request, "run"), t0, t1, request.GET.get("row0", 0),
+                request.GET.get("rows", timeline.ROWS), request.GET.get("pixels", timeline.PIXELS),
+            )  # fmt: skip
         elif kind == "series":
             data = timeline.series(parsed, _int(request, "rep"), t0, t1)
         elif kind == "diff":
@@ -119,15 +119,16 @@ def _export(run, kind):
     doc = parsed.doc
     name = exports.filename(run.pk, kind)
     if kind == "json":
-        return _attachment(HttpResponse(json.dumps(doc), content_type="application/json"), name)
+        body = store.stream_json(doc, parsed.manifest)
+        return _attachment(StreamingHttpResponse(body, content_type="application/json"), name)
     if kind == "metrics":
         return _attachment(HttpResponse(exports.metrics_csv(doc), content_type="text/csv"), name)
     if kind == "summary":
         return _attachment(HttpResponse(exports.summary_csv(doc), content_type="text/csv"), name)
     if kind == "schedule":
-        return _attachment(StreamingHttpResponse(exports.schedule_csv(doc), content_type="text/csv"), name)
+        return _attachment(StreamingHttpResponse(exports.schedule_csv(parsed), content_type="text/csv"), name)
     if kind == "swf":
-        text = exports.workload_swf(doc)
+        text = exports.workload_swf(parsed)
         if text is None:
             raise Http404("this family's job records do not carry submit time, runtime and size")
         return _attachment(HttpResponse(text, content_type="text/plain"), name)
@@ -159,7 +160,7 @@ def _render_diff(request, run, token=None):
     if not (0 <= a < len(runs) and 0 <= b < len(runs)):
         a, b = 0, min(1, len(runs) - 1)
     ctx = {"run": run, "runs": runs, "a": a, "b": b, "token": token, "shared": token is not None}
-    ctx["time_unit"] = checks.time_unit(parsed.doc["runs"][0]) if runs else "s"
+    ctx["time_unit"] = checks.time_unit({"series": parsed.series_of(0)}) if runs else "s"
     return render(request, "runs/diff.html", ctx)
 
 
@@ -250,7 +251,7 @@ def _run_summary(run):
     key = f"run-summary:{run.pk}:{run.finished_at.timestamp() if run.finished_at else 0}"
     summary = cache.get(key)
     if summary is None:
-        doc = run.load_result() or {}
+        doc = run.load_header() or {}
         summary = doc.get("summary", {})
         cache.set(key, summary, 24 * 3600)
     return summary
@@ -313,5 +314,5 @@ def shared_study_clone(request, token):
 
 @login_required
 def studies(request):
-    rows = Study.objects.filter(scenario__owner=request.user).select_related("scenario")[:200]
+    rows = Study.objects.filter(scenario__owner=request.user).select_related("scenario").defer("scenario__config")[:200]
     return render(request, "runs/studies.html", {"studies": rows})

@@ -1,6 +1,9 @@
 import json
 
 from django.contrib import admin, messages
+from django.db.models import TextField
+from django.db.models.fields.json import KT
+from django.db.models.functions import Cast
 from django.utils.html import format_html
 
 from cloudsched_web.scenarios.models import Scenario
@@ -18,9 +21,16 @@ class ScenarioAdmin(admin.ModelAdmin):
     readonly_fields = ("created_at", "updated_at", "config_pretty")
     actions = ("duplicate",)
 
+    def get_queryset(self, request):
+        # The list reads the algorithms as an annotation, never a configuration (it may hold a big trace).
+        qs = super().get_queryset(request).select_related("owner")
+        if request.resolver_match and request.resolver_match.url_name.endswith("changelist"):
+            qs = qs.defer("config")
+        return qs.annotate(algorithms_json=Cast(KT("config__algorithms"), TextField()))
+
     @admin.display(description="algorithms")
     def algorithms(self, obj):
-        return ", ".join(obj.config.get("algorithms", []))[:80]
+        return ", ".join(json.loads(obj.algorithms_json or "[]"))[:80]
 
     @admin.display(description="configuration (formatted)")
     def config_pretty(self, obj):

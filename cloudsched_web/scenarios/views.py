@@ -3,7 +3,9 @@ from functools import cache
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.db.models import Max, Q
+from django.db.models import Max, OuterRef, Q, Subquery, TextField
+from django.db.models.fields.json import KT
+from django.db.models.functions import Cast
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
@@ -30,12 +32,14 @@ def home(request):
     q = request.GET.get("q", "").strip()
     family = request.GET.get("family", "")
     sort = request.GET.get("sort", "updated")
-    scenarios = Scenario.objects.filter(owner=request.user).annotate(last_run=Max("runs__created_at"))
+    scenarios = listing(Scenario.objects.filter(owner=request.user))
     if q:
         scenarios = scenarios.filter(Q(name__icontains=q) | Q(family__icontains=q))
     if family:
         scenarios = scenarios.filter(family=family)
-    scenarios = scenarios.order_by(SORTS.get(sort, "-updated_at"), "-pk").prefetch_related("runs")
+    scenarios = list(scenarios.order_by(SORTS.get(sort, "-updated_at"), "-pk"))
+    for s in scenarios:
+        s.algorithm_list = json.loads(s.algorithms_json) if s.algorithms_json else []
     ctx = {
         "scenarios": scenarios,
         "families": schedulers.all_families(),
@@ -45,6 +49,20 @@ def home(request):
         "sorts": list(SORTS),
     }
     return render(request, "scenarios/list.html", ctx)
+
+
+def listing(scenarios):
+    """Scenarios for a list page in one query: never their configuration (an uploaded trace can be
+    100 MB) nor any result; the algorithms and the latest run's id and status come as annotations."""
+    from cloudsched_web.runs.models import Run
+
+    latest = Run.objects.filter(scenario=OuterRef("pk")).order_by("-created_at", "-pk")
+    return scenarios.defer("config").annotate(
+        last_run=Max("runs__created_at"),
+        last_run_id=Subquery(latest.values("pk")[:1]),
+        last_run_status=Subquery(latest.values("status")[:1]),
+        algorithms_json=Cast(KT("config__algorithms"), TextField()),
+    )
 
 
 def _save(form, scenario):

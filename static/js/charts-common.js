@@ -69,18 +69,45 @@
     };
   }
   function ganttNote(g) {
-    const cut = g.truncated ? ` — the ${g.bars.s.length} longest of their ${g.row_segments} segments in this window; zoom in for the rest` : "";
-    const rows = g.window_resources > g.resources.length ? ` on the ${g.resources.length} busiest of ${g.window_resources} resources` : ` on ${g.resources.length} resources`;
-    const rec = g.recording_cut ? ` The family recorded only the first ${g.total_segments} segments of this run (its segment cap), up to t = ${fmt(g.span[1])}.` : "";
-    return `${g.algorithm} · repetition ${g.repetition}: ${g.bars.s.length} bars${rows}${cut} (${g.total_segments} segments in all).${rec}`;
+    const last = g.row0 + g.resources.length;
+    const rows = `rows ${g.resources.length ? g.row0 + 1 : 0}–${last} of ${g.total_resources} resources`;
+    const what = g.mode === "occupancy"
+      ? `${g.window_segments} segments in this window on these rows, drawn as occupancy (how busy each resource is in each pixel column; darker = busier); zoom in to see single bars`
+      : `${g.bars.s.length} bars, every segment of this window on these rows`;
+    const rec = g.recording_cut ? ` The family recorded only the first ${g.total_segments} segments of this run (its max_segments setting), up to t = ${fmt(g.span[1])}.` : "";
+    return `${g.algorithm} · repetition ${g.repetition}: ${rows}; ${what} (${g.total_segments} segments in all).${rec}`;
   }
 
-  // Said on the chart itself when the server cut the data (busiest resources, longest bars).
+  // Said on the chart itself: what it shows, truthfully.
   function ganttSubtitle(g) {
-    if (!g.bars.s.length && g.recording_cut) return { display: true, text: "no segments recorded in this window: the family capped its schedule recording", color: "#a60" };
-    const cut = g.truncated || g.window_resources > g.resources.length;
-    return { display: cut, text: cut ? `server-side cut: ${g.resources.length} busiest of ${g.window_resources} resources, ${g.bars.s.length} of their ${g.row_segments} bars in view — zoom in for more` : "", color: "#a60" };
+    if (!g.bars.s.length && g.mode !== "occupancy" && g.recording_cut) return { display: true, text: "no segments recorded in this window: the family capped its schedule recording", color: "#a60" };
+    if (g.mode === "occupancy") return { display: true, text: `occupancy per pixel column (${g.window_segments} segments): zoom in for single bars`, color: "#555" };
+    return { display: false, text: "" };
   }
+
+  // Occupancy mode: a heat strip per resource row, drawn under the (empty) bar dataset.
+  const occupancyPlugin = {
+    id: "csOccupancy",
+    beforeDatasetsDraw(chart) {
+      const g = chart.$g;
+      if (!g || g.mode !== "occupancy" || !g.occupancy) return;
+      const { ctx, chartArea, scales } = chart;
+      const occ = g.occupancy, [t0, t1] = occ.t, n = occ.columns, step = (t1 - t0) / n;
+      const band = scales.y.height / Math.max(1, g.resources.length);
+      ctx.save();
+      ctx.beginPath(); ctx.rect(chartArea.left, chartArea.top, chartArea.width, chartArea.height); ctx.clip();
+      occ.rows.forEach((row, r) => {
+        const yc = scales.y.getPixelForValue(r), y = yc - band * 0.45, h = band * 0.9;
+        row.forEach((v, k) => {
+          if (!v) return;
+          const x0 = scales.x.getPixelForValue(t0 + k * step), x1 = scales.x.getPixelForValue(t0 + (k + 1) * step);
+          ctx.fillStyle = `rgba(31, 92, 160, ${Math.min(1, 0.15 + 0.85 * v)})`;
+          ctx.fillRect(x0, y, Math.max(1, x1 - x0), h);
+        });
+      });
+      ctx.restore();
+    },
+  };
 
   async function getJson(url) {
     const r = await fetch(url, { credentials: "same-origin", headers: { Accept: "application/json" } });
@@ -120,5 +147,5 @@
     };
   }
 
-  window.cs = { palette, jobColour, errorBars, fmt, ganttData, ganttTooltip, ganttNote, ganttSubtitle, getJson, linkedTime };
+  window.cs = { palette, jobColour, errorBars, fmt, ganttData, ganttTooltip, ganttNote, ganttSubtitle, occupancyPlugin, getJson, linkedTime };
 })();

@@ -114,9 +114,16 @@
     const data = window.cs.ganttData(g, (job) => window.cs.jobColour(job));
     const holder = document.getElementById("gantt-box-" + g.index);
     holder.style.height = Math.max(160, 60 + 16 * g.resources.length) + "px";
+    const pager = document.getElementById("gantt-pager-" + g.index);
+    pager.dataset.row0 = String(g.row0);
+    pager.dataset.total = String(g.total_resources);
+    pager.querySelector(".rows").textContent = `rows ${g.resources.length ? g.row0 + 1 : 0}–${g.row0 + g.resources.length} of ${g.total_resources}`;
+    pager.querySelector(".prev").disabled = g.row0 <= 0;
+    pager.querySelector(".next").disabled = g.row0 + g.resources.length >= g.total_resources;
+    pager.hidden = g.total_resources <= g.rows;
     if (chart) { chart.$g = g; chart.data = data; chart.options.plugins.subtitle = window.cs.ganttSubtitle(g); chart.update("none"); return; }
     chart = new Chart(document.getElementById("gantt-" + g.index), {
-      type: "bar", data,
+      type: "bar", data, plugins: [window.cs.occupancyPlugin],
       options: {
         indexAxis: "y", animation: false, maintainAspectRatio: false,
         scales: { x: { ...timeAxis, min: g.window[0], max: g.window[1] }, y: { type: "category", ticks: { autoSkip: false, font: { size: 10 } } } },
@@ -139,7 +146,7 @@
       const runs = payload.runs.filter((r) => String(r.repetition) === String(rep));
       const [series, ...gantts] = await Promise.all([
         window.cs.getJson(`${dataUrl}?kind=series&rep=${rep}${win}`),
-        ...runs.map((r) => window.cs.getJson(`${dataUrl}?kind=gantt&run=${r.i}${win}`)),
+        ...runs.map((r) => window.cs.getJson(ganttUrl(r.i, win))),
       ]);
       if (gen !== generation) return;
       drawSeries(series);
@@ -155,6 +162,21 @@
     }
   }
 
+  const rowStart = {}; // per run: the first resource row shown (the pager's state)
+  const ROWS = 40;
+  function ganttUrl(i, win) {
+    const width = Math.max(200, Math.min(4000, Math.round(ganttHolder.clientWidth || 1000)));
+    return `${dataUrl}?kind=gantt&run=${i}&row0=${rowStart[i] || 0}&rows=${ROWS}&pixels=${width}${win}`;
+  }
+  async function page(i, delta) {
+    const pager = document.getElementById("gantt-pager-" + i);
+    const total = Number(pager.dataset.total || 0);
+    rowStart[i] = Math.max(0, Math.min(Math.max(0, total - 1), (rowStart[i] || 0) + delta * ROWS));
+    const w = link.window;
+    const win = w ? `&t0=${w[0]}&t1=${w[1]}` : "";
+    drawGantt(await window.cs.getJson(ganttUrl(i, win)));
+  }
+
   function ganttBoxes() {
     ganttHolder.innerHTML = "";
     Object.values(registry.gantt).forEach((c) => { link.remove(c); c.destroy(); });
@@ -164,12 +186,22 @@
       h.textContent = r.algorithm;
       const note = document.createElement("p");
       note.className = "help"; note.id = "gantt-note-" + r.i;
+      const pager = document.createElement("p");
+      pager.className = "pager"; pager.id = "gantt-pager-" + r.i; pager.hidden = true;
+      const prev = document.createElement("button"), next = document.createElement("button"), label = document.createElement("span");
+      prev.type = next.type = "button";
+      prev.className = "prev"; prev.textContent = "◀ previous rows";
+      next.className = "next"; next.textContent = "next rows ▶";
+      label.className = "rows";
+      prev.addEventListener("click", () => page(r.i, -1));
+      next.addEventListener("click", () => page(r.i, 1));
+      pager.append(prev, " ", label, " ", next);
       const div = document.createElement("div");
       div.className = "chart gantt"; div.id = "gantt-box-" + r.i;
       const canvas = document.createElement("canvas");
       canvas.id = "gantt-" + r.i;
       div.appendChild(canvas);
-      ganttHolder.append(h, note, div);
+      ganttHolder.append(h, note, pager, div);
     });
   }
   repSelect.addEventListener("change", () => { ganttBoxes(); const w = link.window; load(w && w[0], w && w[1]); });

@@ -8,6 +8,7 @@ from cloudsched_web.runs import exports
 from cloudsched_web.runs.queries import QueryError
 from schedulers.core.swf import read_swf
 from tests.api.factories import big_result
+from tests.api.factories import parsed as ParsedResult
 
 
 @pytest.fixture(scope="module")
@@ -37,28 +38,28 @@ def test_summary_csv_has_mean_and_ci(toy_result):
 
 
 def test_schedule_csv_holds_every_segment_of_the_chosen_run(toy_result):
-    rows = _rows("".join(exports.schedule_csv(toy_result, 1)))
+    rows = _rows("".join(exports.schedule_csv(ParsedResult(toy_result), 1)))
     assert len(rows) == len(toy_result["runs"][1]["schedule"])
     assert {r["algorithm"] for r in rows} == {"lpt"}
-    all_rows = _rows("".join(exports.schedule_csv(toy_result)))
+    all_rows = _rows("".join(exports.schedule_csv(ParsedResult(toy_result))))
     assert len(all_rows) == sum(len(r["schedule"]) for r in toy_result["runs"])
 
 
 def test_schedule_csv_adds_family_extras_as_columns():
     doc = {"runs": [{"algorithm": "a", "schedule": [{"job": "1", "start": 0, "end": 1, "freq_ghz": 2.4}]}]}
-    rows = _rows("".join(exports.schedule_csv(doc)))
+    rows = _rows("".join(exports.schedule_csv(ParsedResult(doc))))
     assert rows[0]["freq_ghz"] == "2.4"
     assert rows[0]["share"] == ""
 
 
 def test_schedule_csv_rejects_an_unknown_run(toy_result):
     with pytest.raises(QueryError):
-        list(exports.schedule_csv(toy_result, 9))
+        list(exports.schedule_csv(ParsedResult(toy_result), 9))
 
 
 def test_workload_swf_round_trips_through_the_reader():
     doc = big_result(n_jobs=300)
-    trace = read_swf(exports.workload_swf(doc))
+    trace = read_swf(exports.workload_swf(ParsedResult(doc)))
     assert len(trace) == 300
     assert trace.columns["run_time"].tolist() == [10.0] * 300
     assert trace.columns["req_time"][0] == 20.0
@@ -67,5 +68,5 @@ def test_workload_swf_round_trips_through_the_reader():
 
 
 def test_workload_swf_is_none_without_runtime_records(toy_result):
-    assert exports.workload_swf(toy_result) is None
-    assert exports.workload_swf({"runs": [{"repetition": 0, "jobs": [{"job": "1", "arrival": 0.0}]}]}) is None
+    assert exports.workload_swf(ParsedResult(toy_result)) is None
+    assert exports.workload_swf(ParsedResult({"runs": [{"repetition": 0, "jobs": [{"job": "1", "arrival": 0.0}]}]})) is None

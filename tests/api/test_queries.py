@@ -5,8 +5,9 @@ from django.utils import timezone
 
 from cloudsched_web.runs import queries
 from cloudsched_web.runs.models import Run
-from cloudsched_web.runs.queries import ParsedResult, QueryError
+from cloudsched_web.runs.queries import QueryError
 from tests.api.factories import big_blob, finished_run
+from tests.api.factories import parsed as ParsedResult
 
 
 def _doc():

@@ -1,7 +1,10 @@
 """Pure payload builders and schedule checks, on hand-made results."""
 
+import pytest
+
 from cloudsched_web.runs import charts, checks, timeline
-from cloudsched_web.runs.queries import ParsedResult
+from cloudsched_web.runs.queries import QueryError
+from tests.api.factories import parsed as ParsedResult
 
 
 def _seg(job, res, s, e, share=1.0, **extra):
@@ -51,14 +54,50 @@ def test_energy_check_reads_the_time_unit():
     assert not checks.validity(doc)["ok"]
 
 
-def test_gantt_keeps_the_busiest_resources_and_the_longest_bars():
+def test_gantt_pages_through_every_resource_and_drops_no_bar():
     schedule = [_seg(str(i), f"r{i % 50}", i, i + 1 + (i % 7)) for i in range(1000)]
     parsed = ParsedResult(_doc(schedule))
-    g = timeline.gantt(parsed, 0, max_resources=10, max_bars=100)
-    assert len(g["resources"]) == 10 and len(g["bars"]["s"]) == 100 and g["truncated"]
-    assert g["window_resources"] == 50 and g["total_segments"] == 1000
-    lengths = [e - s for s, e in zip(g["bars"]["s"], g["bars"]["e"], strict=True)]
-    assert min(lengths) >= 4  # the short bars (1-3 long) gave way
+    seen = []
+    for row0 in range(0, 50, 20):
+        g = timeline.gantt(parsed, 0, row0=row0, rows=20, max_bars=5000)
+        assert g["mode"] == "bars" and g["total_resources"] == 50
+        seen += [
+            (g["resources"][r], s, e) for r, s, e in zip(g["bars"]["r"], g["bars"]["s"], g["bars"]["e"], strict=True)
+        ]
+    assert len(seen) == 1000  # every segment on some page, none twice
+    assert sorted(seen) == sorted((s["resource"], s["start"], s["end"]) for s in schedule)
+    assert timeline.gantt(parsed, 0, rows=20)["resources"][:3] == ["r0", "r1", "r2"]  # natural order
+
+
+def test_past_the_bar_budget_the_gantt_shows_exact_occupancy():
+    # Row m0: busy with share 1 on [0, 10) and share 0.5 on [20, 40); row m1: [5, 6).
+    schedule = [_seg("1", "m0", 0, 10), _seg("2", "m0", 20, 40, share=0.5), _seg("3", "m1", 5, 6)]
+    g = timeline.gantt(ParsedResult(_doc(schedule)), 0, 0, 40, pixels=4, max_bars=2)
+    assert g["mode"] == "occupancy" and g["bars"]["s"] == [] and g["window_segments"] == 3
+    occ = g["occupancy"]
+    assert occ["columns"] == 4 and occ["t"] == [0.0, 40.0]
+    assert occ["rows"][0] == [1.0, 0.0, 0.5, 0.5]
+    assert occ["rows"][1] == [0.1, 0.0, 0.0, 0.0]
+    # Zoomed in, the same rows come back as bars.
+    zoom = timeline.gantt(ParsedResult(_doc(schedule)), 0, 0, 8, max_bars=2)
+    assert zoom["mode"] == "bars" and sorted(zoom["bars"]["s"]) == [0.0, 5.0]
+
+
+def test_occupancy_uses_the_capacity_the_family_reports():
+    doc = _doc([_seg("1", "h0", 0, 10, share=2), _seg("2", "h0", 0, 5, share=1), _seg("3", "h1", 0, 1)])
+    doc["runs"][0]["extra"] = {"capacities": {"h0": 4}}
+    g = timeline.gantt(ParsedResult(doc), 0, 0, 10, pixels=2, max_bars=1)
+    assert g["occupancy"]["rows"][0] == [0.75, 0.5]
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "field"), [({"row0": 5}, "row0"), ({"rows": 0}, "rows"), ({"pixels": "x"}, "pixels")]
+)
+def test_gantt_paging_arguments_are_checked(kwargs, field):
+    parsed = ParsedResult(_doc([_seg("1", "m0", 0, 1)]))
+    with pytest.raises(QueryError) as info:
+        timeline.gantt(parsed, 0, **kwargs)
+    assert info.value.field == field
 
 
 def test_series_window_and_dvfs_frequency():
@@ -92,7 +131,7 @@ def test_study_curves_sort_by_parameter():
 def test_a_run_without_schedule_or_series_gives_empty_charts_not_errors():
     parsed = ParsedResult(_doc([]))
     g = timeline.gantt(parsed, 0)
-    assert g["bars"]["s"] == [] and g["resources"] == [] and not g["truncated"]
+    assert g["bars"]["s"] == [] and g["resources"] == [] and g["mode"] == "bars"
     data = timeline.series(parsed, 0)
     assert data["series"] == {} and data["frequency"] is None
     assert checks.validity(parsed.doc)["ok"]

@@ -1,3 +1,5 @@
+import json
+
 import pytest
 
 import schedulers
@@ -39,7 +41,12 @@ def test_result_page_shows_summary_and_chart_payload(alice_client, finished_run)
 
 def test_result_json_download(alice_client, finished_run):
     response = alice_client.get(f"/runs/{finished_run.pk}/result.json")
-    assert response.json()["family"] == "toy"
+    doc = json.loads(b"".join(response.streaming_content))  # streamed from the stored columns
+    assert doc["family"] == "toy"
+    stored = finished_run.load_result()
+    assert [len(r["schedule"]) for r in doc["runs"]] == [len(r["schedule"]) for r in stored["runs"]]
+    assert doc["runs"][0]["schedule"] == stored["runs"][0]["schedule"] and doc["runs"][0]["schedule"]
+    assert doc["summary"] == stored["summary"]
 
 
 def test_other_users_get_404_everywhere(client, bob, finished_run):

@@ -1,6 +1,5 @@
 """Runs: status and progress, cancel, results (summary, jobs, segments, series), share links, exports."""
 
-import zlib
 from typing import Literal
 
 from django.http import HttpResponse, StreamingHttpResponse
@@ -22,7 +21,7 @@ from cloudsched_web.api.schemas import (
     SeriesOut,
     ShareOut,
 )
-from cloudsched_web.runs import exports, queries
+from cloudsched_web.runs import exports, queries, store
 from cloudsched_web.runs.models import Run
 
 router = Router(tags=["runs"])
@@ -160,17 +159,17 @@ def export(request, run_id: DbId, name: Literal[tuple(EXPORTS)], q: Query[Export
     parsed = _parsed(run)
     kind = {"result.json": "json", "workload.swf": "swf"}.get(name, name.split(".")[0])
     if name == "result.json":
-        response = StreamingHttpResponse(_inflate(bytes(run.result_blob)), content_type=EXPORTS[name])
+        response = StreamingHttpResponse(store.stream_json(parsed.doc, parsed.manifest), content_type=EXPORTS[name])
     elif name == "metrics.csv":
         response = HttpResponse(exports.metrics_csv(parsed.doc), content_type="text/csv")
     elif name == "summary.csv":
         response = HttpResponse(exports.summary_csv(parsed.doc), content_type="text/csv")
     elif name == "schedule.csv":
-        lines = exports.schedule_csv(parsed.doc, q.run)
+        lines = exports.schedule_csv(parsed, q.run)
         first = next(lines)  # raises QueryError (400) for an unknown run before streaming starts
         response = StreamingHttpResponse(_chain(first, lines), content_type="text/csv")
     else:
-        text = exports.workload_swf(parsed.doc, q.repetition)
+        text = exports.workload_swf(parsed, q.repetition)
         if text is None:
             raise ApiError(
                 404, "no_workload", "this result's job records have no submit time, runtime and size to write as SWF"
@@ -178,14 +177,6 @@ def export(request, run_id: DbId, name: Literal[tuple(EXPORTS)], q: Query[Export
         response = HttpResponse(text, content_type="text/plain")
     response["Content-Disposition"] = f'attachment; filename="{exports.filename(run.pk, kind)}"'
     return response
-
-
-def _inflate(blob, chunk=1 << 16):
-    """The stored (zlib) result, decompressed as it streams: a 200k-job result is ~50 MB of JSON."""
-    inflater = zlib.decompressobj()
-    for i in range(0, len(blob), chunk):
-        yield inflater.decompress(blob[i : i + chunk])
-    yield inflater.flush()
 
 
 def _chain(first, rest):

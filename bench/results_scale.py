@@ -1,0 +1,144 @@
+"""Benchmark: storing and serving a large result through the columnar store (runs.store).
+
+    .venv/bin/python bench/results_scale.py [--jobs 200000] [--algorithms easy,keasy,reasy,measy]
+                                           [--max-segments 5000000]
+
+Targets (results at full scale): the worker stores the result in < 5 s beyond the
+simulation; the Parquet files are ≤ 1/3 of the old compressed JSON blob of the same
+result; the result page's HTML < 300 ms; any Gantt or series window (whole run, 1 %,
+one job) < 500 ms cold and < 100 ms warm; every payload < 1 MB; the web process's RSS
+grows < 200 MB while serving them. Timed as wall time (printed with the machine's load);
+not a test.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import statistics
+import sys
+import tempfile
+import time
+import zlib
+from pathlib import Path
+
+import orjson
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from web_pages import _setup  # noqa: E402
+
+
+def _rss_mb():
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def _timed(client, url, params=None):
+    t0 = time.perf_counter()
+    response = client.get(url, params or {})
+    elapsed = time.perf_counter() - t0
+    assert response.status_code == 200, (url, response.status_code, response.content[:300])
+    return elapsed, len(response.content), response
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--jobs", type=int, default=200_000)
+    parser.add_argument("--algorithms", default="easy,keasy,reasy,measy")
+    parser.add_argument("--max-segments", type=int, default=5_000_000)
+    args = parser.parse_args()
+    print(f"load average at start: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
+    tmp = tempfile.mkdtemp(prefix="cloudsched-bench-")
+    _setup(tmp)
+    from django.conf import settings
+
+    # Serve static files from the finders: the bench needs no collectstatic.
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+    }
+    from django.contrib.auth import get_user_model
+    from django.test import Client
+    from django.utils import timezone
+
+    import schedulers
+    from cloudsched_web.runs import page, queries
+    from cloudsched_web.runs.models import Run
+    from cloudsched_web.scenarios.models import Scenario
+
+    config = {"family": "backfill", "name": "scale bench", "seed": 1, "algorithms": args.algorithms.split(","),
+              "datacenter": {"processors": 320},
+              "workload": {"kind": "generator", "model": "feitelson", "n_jobs": args.jobs, "load": 0.7},
+              "params": {"max_segments": args.max_segments}}  # fmt: skip
+    t0 = time.perf_counter()
+    result = schedulers.run(config)
+    sim = time.perf_counter() - t0
+    segments = [len(r["schedule"]) for r in result["runs"]]
+    t0 = time.perf_counter()
+    old_blob = zlib.compress(orjson.dumps(result), 1)
+    old_s = time.perf_counter() - t0
+    user = get_user_model().objects.create_user("bench", "", "bench-pass-123")
+    scenario = Scenario.objects.create(owner=user, family="backfill", name="bench", config=config)
+    run = Run.objects.create(scenario=scenario, config=config, status=Run.Status.SUCCEEDED, progress=1.0,
+                             started_at=timezone.now(), finished_at=timezone.now())  # fmt: skip
+    t0 = time.perf_counter()
+    run.store_result(result, "bench")
+    store_s = time.perf_counter() - t0
+    run.page = page.summarize(result)
+    run.save()
+    files = [f for info in run.result_files["runs"] for f in info["files"].values()]
+    from django.core.files.storage import default_storage
+
+    parquet = sum(default_storage.size(f) for f in files)
+    print(f"simulated {args.jobs} jobs × {len(segments)} algorithms in {sim:.1f} s; segments per run {segments}")
+    print(f"old blob: {len(old_blob) / 1e6:.1f} MB in {old_s:.2f} s | columnar: {parquet / 1e6:.1f} MB "
+          f"(+ header {len(run.result_blob) / 1e3:.0f} kB) in {store_s:.2f} s "
+          f"| ratio {parquet / len(old_blob):.2f} (target ≤ 0.33) | store {'ok' if store_s < 5 else 'SLOW'} (< 5 s)")  # fmt: skip
+    del result, old_blob
+
+    queries.clear_cache()
+    client = Client()
+    client.force_login(user)
+    base = f"/runs/{run.pk}"
+    rss0 = _rss_mb()
+    rows = []
+    cold, size, _ = _timed(client, f"{base}/")
+    warm = statistics.median(_timed(client, f"{base}/")[0] for _ in range(3))
+    rows.append(("result page HTML", cold, warm, size, 0.3))
+    span = run.result_files["runs"][0]["span"]
+    lo, hi = span
+    one = {"t0": lo + (hi - lo) * 0.5, "t1": lo + (hi - lo) * 0.5 + 600}
+    pct = {"t0": lo + (hi - lo) * 0.45, "t1": lo + (hi - lo) * 0.46}
+    calls = []
+    for i, alg in enumerate(config["algorithms"]):
+        calls += [(f"gantt {alg} whole run", {"kind": "gantt", "run": i}),
+                  (f"gantt {alg} 1 %", {"kind": "gantt", "run": i, **pct}),
+                  (f"gantt {alg} 10 min", {"kind": "gantt", "run": i, **one})]  # fmt: skip
+    calls += [("series whole run", {"kind": "series", "rep": 0}), ("series 1 %", {"kind": "series", "rep": 0, **pct})]
+    for label, params in calls:
+        c, size, _ = _timed(client, f"{base}/data.json", params)
+        w = statistics.median(_timed(client, f"{base}/data.json", params)[0] for _ in range(3))
+        rows.append((label, c, w, size, 0.5))
+    api = f"/api/v1/runs/{run.pk}/result/segments"
+    c, size, _ = _timed(client, api, {"run": 0, "start": pct["t0"], "end": pct["t1"], "limit": 5000})
+    w = statistics.median(_timed(client, api, {"run": 0, "start": pct["t0"], "end": pct["t1"], "limit": 5000})[0]
+                          for _ in range(3))  # fmt: skip
+    rows.append(("API segments 1 %", c, w, size, 0.5))
+    print(f"\n{'request':<28} {'cold s':>8} {'warm s':>8} {'bytes':>11}  verdict (cold target, warm < 0.1 s, < 1 MB)")
+    for label, c, w, size, target in rows:
+        ok = c < target and w < 0.1 and size < 1_000_000
+        print(f"{label:<28} {c:>8.3f} {w:>8.3f} {size:>11,}  {'ok' if ok else 'MISS'}")
+    grow = _rss_mb() - rss0
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"\nweb process RSS grew {grow:.0f} MB while serving (target < 200 MB); peak RSS {peak:.0f} MB")
+
+
+if __name__ == "__main__":
+    main()
