@@ -106,7 +106,7 @@ def test_the_data_migration_moves_a_legacy_blob_into_columns(alice, toy_scenario
     scenario = Scenario.objects.create(owner=alice, family="toy", name="t", config=toy_scenario)
     run = Run.objects.create(scenario=scenario, config=toy_scenario, status=Run.Status.SUCCEEDED,
                              result_blob=zlib.compress(orjson.dumps(result)))  # fmt: skip
-    migration = importlib.import_module("cloudsched_web.runs.migrations.0007_run_result_files")
+    migration = importlib.import_module("cloudsched_web.runs.migrations.0008_run_result_files")
     migration.to_columns(django_apps, None)
     run.refresh_from_db()
     assert run.result_files["runs"] and "schedule" not in run.load_header()["runs"][0]

@@ -39,7 +39,7 @@ def to_blob(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-    dependencies = [("runs", "0006_run_page")]
+    dependencies = [("runs", "0007_study_verdicts")]
 
     operations = [
         migrations.AddField(
