@@ -30,3 +30,15 @@ def _fresh_cache():
     from django.core.cache import cache
 
     cache.clear()
+
+
+def pytest_sessionfinish(session, exitstatus):
+    """Result files written by this session (runs.store) go with it."""
+    import shutil
+    from pathlib import Path
+
+    from django.conf import settings
+
+    root = Path(settings.MEDIA_ROOT)
+    if root.name.startswith("test-media-"):
+        shutil.rmtree(root, ignore_errors=True)
