@@ -2,7 +2,7 @@
 # Install what the tests need (Chromium, ChromeDriver, Redis, Python and npm packages) and run them all.
 source "$(dirname "$0")/scripts/common.sh"
 
-apt_ensure redis-server chromium chromium-driver
+apt_ensure redis-server chromium chromium-driver postgresql
 python_env
 node_env
 

@@ -69,7 +69,7 @@ class Worker:
         env = dict(os.environ, **extra_env)
         env.update(
             CELERY_BROKER_URL=broker_url,
-            DATABASE_URL=f"sqlite:///{db_path}",
+            DATABASE_URL=db_path if "://" in str(db_path) else f"sqlite:///{db_path}",
             DJANGO_SETTINGS_MODULE="cloudsched_web.test_settings",
             PYTHONPATH=str(ROOT),
         )
@@ -105,6 +105,40 @@ class Worker:
                 self.proc.kill()
                 self.proc.wait()
         self._log.close()
+
+
+def _pg_bin(name: str) -> str:
+    found = sorted(Path("/usr/lib/postgresql").glob(f"*/bin/{name}"))
+    if not found:
+        raise RuntimeError("PostgreSQL is not installed; ./test.sh installs Debian's postgresql")
+    return str(found[-1])
+
+
+@contextmanager
+def postgres_server():
+    """A throwaway PostgreSQL cluster on a free loopback port; yields its DATABASE_URL.
+
+    Debian's server binaries refuse to run as root, so when the tests run as root the cluster
+    belongs to the ``postgres`` user (``runuser``); its data lives in a fresh directory in /tmp.
+    """
+    import tempfile
+
+    root = Path(tempfile.mkdtemp(prefix="cloudsched-pg-"))
+    data, port = root / "data", free_port()
+    as_owner: list[str] = []
+    if os.geteuid() == 0:
+        shutil.chown(root, "postgres")
+        as_owner = ["runuser", "-u", "postgres", "--"]
+    run = lambda *cmd: subprocess.run([*as_owner, *cmd], check=True, capture_output=True, text=True)  # noqa: E731
+    run(_pg_bin("initdb"), "-D", str(data), "-A", "trust", "-U", "cloudsched", "--no-sync")
+    opts = f"-p {port} -k {root} -c listen_addresses=127.0.0.1 -c fsync=off"
+    run(_pg_bin("pg_ctl"), "-D", str(data), "-o", opts, "-l", str(root / "server.log"), "-w", "start")
+    try:
+        run(_pg_bin("createdb"), "-h", "127.0.0.1", "-p", str(port), "-U", "cloudsched", "cloudsched")
+        yield f"postgres://cloudsched@127.0.0.1:{port}/cloudsched"
+    finally:
+        subprocess.run([*as_owner, _pg_bin("pg_ctl"), "-D", str(data), "-m", "fast", "-w", "stop"], capture_output=True)
+        shutil.rmtree(root, ignore_errors=True)
 
 
 def launch_chromium(playwright):
