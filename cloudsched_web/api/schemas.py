@@ -197,8 +197,10 @@ class SegmentsOut(Schema):
 
 
 class SeriesData(Schema):
-    t: list[float]
-    v: list[float]
+    t: list[float] = Field(description="bucket starts (or the change points when there are few enough)")
+    v: list[float] = Field(description="time-weighted mean per bucket: Σ v × bucket width = the series' integral")
+    min: list[float] | None = Field(None, description="lowest level held in each bucket (absent when not bucketed)")
+    max: list[float] | None = Field(None, description="highest level held in each bucket (absent when not bucketed)")
 
 
 class SeriesOut(Schema):

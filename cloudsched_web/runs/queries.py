@@ -20,7 +20,7 @@ import pyarrow.compute as pc
 from django.conf import settings
 
 from cloudsched_web.runs import store
-from schedulers.core.series import downsample
+from schedulers.core.series import envelope
 
 MAX_SEGMENTS = 5000
 MAX_JOBS_PAGE = 1000
@@ -225,6 +225,8 @@ def series(parsed, index=0, points=1000, names=None):
         available = [n for n in available if n in names]
     out = {}
     for name in available:
-        ts, vs = downsample(t, data[name], points)
-        out[name] = {"t": ts, "v": vs}
+        env = envelope(t, data[name], points)
+        out[name] = {"t": env["t"], "v": env["v"]}
+        if not env["exact"]:  # bucket means keep the area; the band keeps the extremes
+            out[name].update(min=env["min"], max=env["max"])
     return {"points": points, "length": len(t), "series": out}

@@ -13,7 +13,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from cloudsched_web.runs.queries import QueryError
-from schedulers.core.series import downsample, energy_j
+from schedulers.core.series import energy_j, envelope
 
 MAX_BARS = 2500
 ROWS = 40
@@ -220,11 +220,13 @@ def _series_arrays(parsed, index):
 
 
 def _cut(t, v, lo, hi, points):
-    """Samples of the step function inside ``[lo, hi]`` (with the level holding at ``lo``)."""
-    a = max(0, int(np.searchsorted(t, lo, side="right")) - 1)
-    b = int(np.searchsorted(t, hi, side="right"))
-    ts, vs = downsample(t[a:b].tolist(), v[a:b].tolist(), points)
-    return {"t": [round(x, 3) for x in ts], "v": [_num(float(x)) for x in vs]}
+    """The step function inside ``[lo, hi]`` for display: bucket means (area kept) with a min/max band."""
+    env = envelope(t, v, points, lo, hi)
+    out = {"t": [round(x, 3) for x in env["t"]], "v": [_num(float(x)) for x in env["v"]]}
+    if not env["exact"]:
+        out["min"] = [_num(float(x)) for x in env["min"]]
+        out["max"] = [_num(float(x)) for x in env["max"]]
+    return out
 
 
 def series(parsed, repetition, t0=None, t1=None, points=POINTS):

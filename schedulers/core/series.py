@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterable, Mapping
 
 import numpy as np
 
-__all__ = ["downsample", "energy_j", "power_from_segments", "step_series", "usage_by_resource"]
+__all__ = ["downsample", "energy_j", "envelope", "power_from_segments", "step_series", "usage_by_resource"]
 
 
 def step_series(starts, ends, values) -> tuple[np.ndarray, np.ndarray]:
@@ -90,3 +90,46 @@ def downsample(t, values, points: int) -> tuple[list[float], list[float]]:
     np.maximum.at(out, bucket, v)
     keep = np.isfinite(out)
     return edges[:-1][keep].tolist(), out[keep].tolist()
+
+
+def envelope(t, values, points: int, lo: float | None = None, hi: float | None = None) -> dict[str, list[float]]:
+    """A step function over ``[lo, hi]`` in at most ``points`` equal buckets, for display.
+
+    Per bucket: the time-weighted **mean** (so the area, e.g. energy under power, is kept
+    exactly: Σ mean × width = ∫ over the window) and the **min** and **max** of the levels
+    held in it (so no spike or dip disappears). ``values[k]`` holds on ``[t[k], t[k+1])``;
+    the last level holds at ``t[-1]`` only. A series with no more change points than
+    ``points`` in the window comes back as it is (``min`` = ``max`` = ``v``).
+    """
+    t = np.asarray(t, dtype=float)
+    v = np.asarray(values, dtype=float)
+    if t.size == 0:
+        return {"t": [], "v": [], "min": [], "max": [], "exact": True}
+    lo = float(t[0]) if lo is None else float(lo)
+    hi = float(t[-1]) if hi is None else float(hi)
+    a = max(0, int(np.searchsorted(t, lo, side="right")) - 1)
+    b = int(np.searchsorted(t, hi, side="right"))
+    if b - a <= points or hi <= lo or points < 1:
+        tt, vv = t[a:b], v[a:b]
+        return {"t": tt.tolist(), "v": vv.tolist(), "min": vv.tolist(), "max": vv.tolist(), "exact": True}
+    edges = np.linspace(lo, hi, points + 1)
+    dt = np.diff(t)
+    cum = np.concatenate([[0.0], np.cumsum(v[:-1] * dt)])  # ∫ from t[0] to t[k]
+
+    def integral(x):
+        i = np.clip(np.searchsorted(t, x, side="right") - 1, 0, t.size - 1)
+        inside = x >= t[0]
+        return np.where(inside, cum[i] + v[i] * np.minimum(x - t[i], np.where(i < t.size - 1, np.inf, 0.0)), 0.0)
+
+    width = (hi - lo) / points
+    mean = np.diff(integral(edges)) / width
+    first = np.clip(np.searchsorted(t, edges[:-1], side="right") - 1, 0, t.size - 1)  # level at a bucket's start
+    last = np.clip(np.searchsorted(t, edges[1:], side="left") - 1, first, t.size - 1)  # last level started inside
+    idx = np.empty(2 * points, dtype=np.int64)
+    idx[0::2], idx[1::2] = first, np.minimum(last + 1, t.size - 1)
+    lows = np.minimum.reduceat(v, idx)[0::2]
+    highs = np.maximum.reduceat(v, idx)[0::2]
+    tail = last + 1 == t.size  # reduceat stops one short when a bucket runs to the last level
+    lows = np.where(tail, np.minimum(lows, v[-1]), lows)
+    highs = np.where(tail, np.maximum(highs, v[-1]), highs)
+    return {"t": edges[:-1].tolist(), "v": mean.tolist(), "min": lows.tolist(), "max": highs.tolist(), "exact": False}

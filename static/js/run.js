@@ -73,15 +73,21 @@
   const lineOptions = (title) => ({
     animation: false, maintainAspectRatio: false, parsing: false, normalized: true,
     scales: { x: { ...timeAxis }, y: { title: { display: true, text: title } } },
-    plugins: { zoom: link.zoomOptions, legend: { position: "bottom" }, title: { display: true, text: title } },
+    plugins: { zoom: link.zoomOptions, title: { display: true, text: title },
+      legend: { position: "bottom", labels: { filter: (item, data) => !/ max$/.test(data.datasets[item.datasetIndex].label) } } },
     interaction: { mode: "nearest", intersect: false },
   });
 
   function lineChart(key, title, lines, holder, registryKey) {
-    const datasets = Object.entries(lines).map(([label, s], i) => ({
-      label, data: s.t.map((t, k) => ({ x: t, y: s.v[k] })), stepped: true, pointRadius: 0, borderWidth: 1.5,
-      borderColor: registryKey === "freq" ? palette[i % palette.length] : algColour(label),
-    }));
+    const datasets = [];
+    Object.entries(lines).forEach(([label, s], i) => {
+      const colour = registryKey === "freq" ? palette[i % palette.length] : algColour(label);
+      if (s.min && s.max) { // bucketed: the band of levels held in each bucket, under the mean
+        datasets.push({ label: label + " max", band: true, data: s.t.map((t, k) => ({ x: t, y: s.max[k] })), stepped: true, pointRadius: 0, borderWidth: 0, fill: false });
+        datasets.push({ label: label + " min–max", band: true, data: s.t.map((t, k) => ({ x: t, y: s.min[k] })), stepped: true, pointRadius: 0, borderWidth: 0, fill: "-1", backgroundColor: colour + "33" });
+      }
+      datasets.push({ label: s.min ? label + " (mean)" : label, data: s.t.map((t, k) => ({ x: t, y: s.v[k] })), stepped: true, pointRadius: 0, borderWidth: 1.5, borderColor: colour });
+    });
     let chart = registryKey === "freq" ? registry.freq : registry.series[key];
     if (chart) { chart.data.datasets = datasets; chart.update("none"); return chart; }
     const div = document.createElement("div");

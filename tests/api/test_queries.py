@@ -78,7 +78,9 @@ def test_jobs_reject_unknown_sort_field_listing_the_allowed_ones():
 def test_series_are_downsampled_and_skip_mismatched_lengths():
     out = queries.series(ParsedResult(_doc()), 0, points=2)
     assert list(out["series"]) == ["power_w"]
-    assert out["series"]["power_w"]["v"] == [5.0, 2.0]  # bucket maxima keep the peak
+    power = out["series"]["power_w"]
+    assert power["t"] == [0.0, 1.5] and power["max"] == [5.0, 5.0] and power["min"] == [1.0, 2.0]  # the band keeps the peak
+    assert sum(power["v"]) * 1.5 == pytest.approx(1.0 + 5.0 + 2.0)  # bucket means keep the integral
     with pytest.raises(QueryError, match="names"):
         queries.series(ParsedResult(_doc()), 0, names=["bad"])
 

@@ -97,3 +97,20 @@ def test_metric_helpers():
     assert s["mean"] == 2.0 and s["ci"] == pytest.approx(4.302652729911275 * 1 / math.sqrt(3))
     assert batch_means_ci(list(range(100)), batches=10)["n"] == 10
     assert bounded_slowdown([5.0, 100.0], [1.0, 50.0]).tolist() == [1.0, 2.0]
+
+
+def test_envelope_keeps_the_area_and_the_extremes():
+    from schedulers.core.series import envelope
+
+    t, v = np.array([0.0, 1.0, 2.0, 3.0, 10.0]), np.array([1.0, 5.0, 2.0, 0.0, 0.0])
+    env = envelope(t, v, 2, 0, 4)
+    assert env == {"t": [0.0, 2.0], "v": [3.0, 1.0], "min": [1.0, 0.0], "max": [5.0, 2.0], "exact": False}
+    rng = np.random.default_rng(0)
+    t = np.cumsum(rng.exponential(1.0, 5000))
+    v = rng.uniform(0.0, 100.0, 5000)
+    env = envelope(t, v, 97)
+    width = (t[-1] - t[0]) / 97
+    assert np.isclose(np.sum(env["v"]) * width, np.sum(v[:-1] * np.diff(t)), rtol=1e-12)
+    assert max(env["max"]) == v[:-1].max() and min(env["min"]) == v.min()
+    few = envelope(t[:10], v[:10], 97)
+    assert few["exact"] and few["v"] == v[:10].tolist()
