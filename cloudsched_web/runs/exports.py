@@ -12,6 +12,7 @@ import csv
 import io
 
 import numpy as np
+import pyarrow.parquet as pq
 
 from cloudsched_web.runs.queries import QueryError
 from schedulers.core.swf import SwfTrace, write_swf
@@ -81,23 +82,42 @@ def schedule_csv(parsed, index=None):
     (``freq_ghz``, ``tier``, ``cloud``…) that any chosen run's schedule has. Rows
     stream from the Parquet columns a batch at a time.
     """
+    return table_csv(parsed, "segments", index, SEGMENT_COLUMNS)
+
+
+def table_csv(parsed, kind, index=None, first=()):
+    """Lines of a CSV of run ``index``'s (all runs' when None) ``segments``, ``jobs`` or ``series``.
+
+    Columns: run, algorithm, repetition, ``first``, then every other column any chosen run
+    has, in name order. Streamed a batch at a time from the stored columns.
+    """
     chosen = _selected_runs(parsed, index)
-    extras = set()
+    names = set()
     for i, _ in chosen:
-        schema = parsed.stored(i).schema("segments")
-        extras.update(n for n in (schema.names if schema is not None else []) if n not in SEGMENT_COLUMNS)
-    extras = sorted(extras)
-    columns = [*SEGMENT_COLUMNS, *extras]
+        schema = parsed.stored(i).schema(kind)
+        names.update(schema.names if schema is not None else [])
+    columns = [*first, *sorted(names - set(first))]
     yield _csv_line(["run", "algorithm", "repetition", *columns])
     for i, r in chosen:
         head = [i, r.get("algorithm", ""), r.get("repetition", 0)]
-        for batch in parsed.stored(i).batches("segments", 5000):
+        for batch in parsed.stored(i).batches(kind, 5000):
             present = [batch.column(c).to_pylist() if c in batch.schema.names else None for c in columns]
             buf = io.StringIO()
             writer = csv.writer(buf, lineterminator="\n")
             for n in range(batch.num_rows):
                 writer.writerow(head + [_cell(col[n]) if col is not None else "" for col in present])
             yield buf.getvalue()
+
+
+def table_parquet(parsed, kind, index=0):
+    """Run ``index``'s ``segments``, ``jobs`` or ``series`` as one Parquet file (bytes), as read back."""
+    _selected_runs(parsed, index)
+    table = parsed.stored(index).table(kind)
+    if table is None:
+        return None
+    buf = io.BytesIO()
+    pq.write_table(table, buf, compression="zstd")
+    return buf.getvalue()
 
 
 def _pick(names, available):
@@ -142,6 +162,8 @@ def workload_swf(parsed, repetition=0):
 
 
 def filename(run_id, kind):
+    if kind.endswith(".parquet") or kind in ("jobs", "series"):
+        return f"run-{run_id}-{kind}" + ("" if kind.endswith(".parquet") else ".csv")
     return {
         "json": f"run-{run_id}.json",
         "metrics": f"run-{run_id}-metrics.csv",

@@ -104,10 +104,12 @@ def _attachment(response, name):
     return response
 
 
-EXPORTS = ("scenario", "json", "metrics", "summary", "schedule", "swf")
+EXPORTS = ("scenario", "json", "metrics", "summary", "schedule", "swf", "jobs", "series",
+           "schedule.parquet", "jobs.parquet", "series.parquet")  # fmt: skip
+TABLES = {"schedule": "segments", "jobs": "jobs", "series": "series"}
 
 
-def _export(run, kind):
+def _export(run, kind, index=0):
     if kind not in EXPORTS:
         raise Http404("unknown export")
     if kind == "scenario":
@@ -127,6 +129,16 @@ def _export(run, kind):
         return _attachment(HttpResponse(exports.summary_csv(doc), content_type="text/csv"), name)
     if kind == "schedule":
         return _attachment(StreamingHttpResponse(exports.schedule_csv(parsed), content_type="text/csv"), name)
+    if kind in ("jobs", "series"):
+        return _attachment(StreamingHttpResponse(exports.table_csv(parsed, kind), content_type="text/csv"), name)
+    if kind.endswith(".parquet"):
+        try:
+            body = exports.table_parquet(parsed, TABLES[kind.split(".")[0]], index)
+        except queries.QueryError as exc:
+            raise Http404(str(exc)) from None
+        if body is None:
+            raise Http404("this run has no such table")
+        return _attachment(HttpResponse(body, content_type="application/vnd.apache.parquet"), name)
     if kind == "swf":
         text = exports.workload_swf(parsed)
         if text is None:
@@ -137,7 +149,7 @@ def _export(run, kind):
 
 @login_required
 def export(request, pk, kind):
-    return _export(_get_run_for_user(request, pk), kind)
+    return _export(_get_run_for_user(request, pk), kind, _int_or(request, "run", 0))
 
 
 @login_required

@@ -133,7 +133,13 @@ EXPORTS = {
     "summary.csv": "text/csv",
     "schedule.csv": "text/csv",
     "workload.swf": "text/plain",
+    "jobs.csv": "text/csv",
+    "series.csv": "text/csv",
+    "schedule.parquet": "application/vnd.apache.parquet",
+    "jobs.parquet": "application/vnd.apache.parquet",
+    "series.parquet": "application/vnd.apache.parquet",
 }
+TABLES = {"schedule": "segments", "jobs": "jobs", "series": "series"}
 EXPORT_DOC = {
     "responses": {
         "200": {
@@ -142,6 +148,7 @@ EXPORT_DOC = {
                 "application/json": {"schema": {"type": "object"}},
                 "text/csv": {"schema": {"type": "string"}},
                 "text/plain": {"schema": {"type": "string"}},
+                "application/vnd.apache.parquet": {"schema": {"type": "string", "format": "binary"}},
             },
         }
     }
@@ -149,7 +156,9 @@ EXPORT_DOC = {
 
 
 class ExportQuery(Schema):
-    run: int | None = NField(None, ge=0, le=10**6, description="schedule.csv: one run only (default: all)")
+    run: int | None = NField(
+        None, ge=0, le=10**6, description="CSV: one run only (default: all); Parquet: which run (default 0)"
+    )
     repetition: int = NField(0, ge=0, le=10**6, description="workload.swf: which repetition's workload")
 
 
@@ -157,13 +166,24 @@ class ExportQuery(Schema):
 def export(request, run_id: DbId, name: Literal[tuple(EXPORTS)], q: Query[ExportQuery]):  # type: ignore[valid-type]
     run = get_run_for_user(request, run_id)
     parsed = _parsed(run)
-    kind = {"result.json": "json", "workload.swf": "swf"}.get(name, name.split(".")[0])
+    kind = {"result.json": "json", "workload.swf": "swf"}.get(
+        name, name if name.endswith(".parquet") else name.split(".")[0]
+    )
     if name == "result.json":
         response = StreamingHttpResponse(store.stream_json(parsed.doc, parsed.manifest), content_type=EXPORTS[name])
     elif name == "metrics.csv":
         response = HttpResponse(exports.metrics_csv(parsed.doc), content_type="text/csv")
     elif name == "summary.csv":
         response = HttpResponse(exports.summary_csv(parsed.doc), content_type="text/csv")
+    elif name in ("jobs.csv", "series.csv"):
+        lines = exports.table_csv(parsed, name.split(".")[0], q.run)
+        first = next(lines)
+        response = StreamingHttpResponse(_chain(first, lines), content_type="text/csv")
+    elif name.endswith(".parquet"):
+        body = exports.table_parquet(parsed, TABLES[name.split(".")[0]], q.run or 0)
+        if body is None:
+            raise ApiError(404, "no_table", f"this run has no {name.split('.')[0]}")
+        response = HttpResponse(body, content_type=EXPORTS[name])
     elif name == "schedule.csv":
         lines = exports.schedule_csv(parsed, q.run)
         first = next(lines)  # raises QueryError (400) for an unknown run before streaming starts
