@@ -27,7 +27,28 @@ from scipy.sparse import coo_matrix
 from schedulers.vm_reservations.bound import Axis, Placement, min_machines, power_on_slots
 from schedulers.vm_reservations.ffd import ffd
 
-__all__ = ["exact"]
+__all__ = ["Rows", "exact"]
+
+
+class Rows:
+    """Sparse MILP rows ``low ≤ Σ coef · x[col] ≤ high``, added one at a time."""
+
+    def __init__(self) -> None:
+        self.rows: list[int] = []
+        self.cols: list[int] = []
+        self.vals: list[float] = []
+        self.lo: list[float] = []
+        self.hi: list[float] = []
+
+    def add(self, entries, low: float, high: float) -> None:
+        r = len(self.lo)
+        for c, v in entries:
+            self.rows.append(r), self.cols.append(c), self.vals.append(v)
+        self.lo.append(low), self.hi.append(high)
+
+    def constraint(self, n_vars: int) -> LinearConstraint:
+        a = coo_matrix((self.vals, (self.rows, self.cols)), shape=(len(self.lo), n_vars)).tocsr()
+        return LinearConstraint(a, self.lo, self.hi)
 
 
 def exact(s, e, d, g, time_limit_s: float = 30.0) -> tuple[Placement, bool]:
@@ -72,14 +93,8 @@ def _solve(s, e, d, g, time_limit_s: float) -> tuple[np.ndarray, bool]:
     cost = np.zeros(len(xs) + len(ys))
     for (_m, k), i in yi.items():
         cost[i] = seg[k]
-    rows, cols, vals, lo, hi = [], [], [], [], []
-
-    def row(entries, low, high):
-        r = len(lo)
-        for c, v in entries:
-            rows.append(r), cols.append(c), vals.append(v)
-        lo.append(low), hi.append(high)
-
+    rows = Rows()
+    row = rows.add
     for j in range(n):  # every request on exactly one PM
         row([(xi[j, m], 1.0) for m in range(j + 1)], 1.0, 1.0)
     for (m, k), i in yi.items():  # capacity, and PM m on in k when it hosts anything there
@@ -89,10 +104,9 @@ def _solve(s, e, d, g, time_limit_s: float) -> tuple[np.ndarray, bool]:
             row([(xi[j, m], 1.0), (i, -1.0)], -np.inf, 0.0)
     for k in range(seg.size):  # Theorem 1 per segment: a valid cut
         row([(yi[m, k], 1.0) for m in range(n) if (m, k) in yi], float(need[k]), np.inf)
-    a = coo_matrix((vals, (rows, cols)), shape=(len(lo), cost.size)).tocsr()
     res = milp(
         cost,
-        constraints=LinearConstraint(a, lo, hi),
+        constraints=rows.constraint(cost.size),
         integrality=np.ones(cost.size),
         bounds=Bounds(0, 1),
         options={"time_limit": float(time_limit_s)},

@@ -34,10 +34,10 @@ from __future__ import annotations
 import time
 
 import numpy as np
-from scipy.optimize import Bounds, LinearConstraint, milp
-from scipy.sparse import coo_matrix
+from scipy.optimize import Bounds, milp
 
 from schedulers.vm_reservations.bound import Axis, Placement, min_machines, power_on_slots
+from schedulers.vm_reservations.exact import Rows
 from schedulers.vm_reservations.opt_min_migration import merge_pieces, opt_min_migration
 
 __all__ = ["min_migration"]
@@ -91,14 +91,8 @@ def _solve(s, e, d, g, time_limit_s: float) -> tuple[Placement, bool]:
     for (_m, k), i in yi.items():
         cost[i] = big * float(seg[k])
     cost[len(xs) + len(ys) :] = 1.0
-    rows, cols, vals, lo, hi = [], [], [], [], []
-
-    def row(entries, low, high):
-        r = len(lo)
-        for c, v in entries:
-            rows.append(r), cols.append(c), vals.append(v)
-        lo.append(low), hi.append(high)
-
+    rows = Rows()
+    row = rows.add
     for k in range(n_seg):
         for j in active[k]:
             row([(xi[j, m, k], 1.0) for m in range(pms)], 1.0, 1.0)
@@ -112,11 +106,10 @@ def _solve(s, e, d, g, time_limit_s: float) -> tuple[Placement, bool]:
     for (j, k), i in wi.items():
         for m in range(pms):
             row([(i, 1.0), (xi[j, m, k], -1.0), (xi[j, m, k + 1], 1.0)], 0.0, np.inf)
-    a = coo_matrix((vals, (rows, cols)), shape=(len(lo), cost.size)).tocsr()
     integrality = np.concatenate([np.ones(len(xs) + len(ys)), np.zeros(len(ws))])
     res = milp(
         cost,
-        constraints=LinearConstraint(a, lo, hi),
+        constraints=rows.constraint(cost.size),
         integrality=integrality,
         bounds=Bounds(0, np.concatenate([np.ones(len(xs) + len(ys)), np.full(len(ws), np.inf)])),
         options={"time_limit": float(time_limit_s)},
