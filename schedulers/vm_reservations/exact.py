@@ -46,7 +46,8 @@ class Rows:
             self.rows.append(r), self.cols.append(c), self.vals.append(v)
         self.lo.append(low), self.hi.append(high)
 
-    def constraint(self, n_vars: int) -> LinearConstraint:
+    def constraint(self, n_vars: int):
+        """The rows as a ``scipy.optimize.LinearConstraint`` over ``n_vars`` variables."""
         a = coo_matrix((self.vals, (self.rows, self.cols)), shape=(len(self.lo), n_vars)).tocsr()
         return LinearConstraint(a, self.lo, self.hi)
 

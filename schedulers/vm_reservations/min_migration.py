@@ -34,7 +34,6 @@ from __future__ import annotations
 import time
 
 import numpy as np
-from scipy.optimize import Bounds, milp
 
 from schedulers.vm_reservations.bound import Axis, Placement, min_machines, power_on_slots
 from schedulers.vm_reservations.exact import Rows
@@ -106,6 +105,8 @@ def _solve(s, e, d, g, time_limit_s: float) -> tuple[Placement, bool]:
     for (j, k), i in wi.items():
         for m in range(pms):
             row([(i, 1.0), (xi[j, m, k], -1.0), (xi[j, m, k + 1], 1.0)], 0.0, np.inf)
+    from scipy.optimize import Bounds, milp  # on first use: start-up time
+
     integrality = np.concatenate([np.ones(len(xs) + len(ys)), np.zeros(len(ws))])
     res = milp(
         cost,
