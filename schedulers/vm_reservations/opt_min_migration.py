@@ -41,7 +41,7 @@ from scipy.optimize import linear_sum_assignment
 from schedulers.vm_reservations.bound import Axis, Placement, min_machines
 from schedulers.vm_reservations.ffd import Progress
 
-__all__ = ["merge_pieces", "opt_min_migration"]
+__all__ = ["opt_min_migration"]
 
 
 class _Sweep:
