@@ -27,29 +27,7 @@ from scipy.sparse import coo_matrix
 from schedulers.vm_reservations.bound import Axis, Placement, min_machines, power_on_slots
 from schedulers.vm_reservations.ffd import ffd
 
-__all__ = ["Rows", "exact"]
-
-
-class Rows:
-    """Sparse MILP rows ``low ≤ Σ coef · x[col] ≤ high``, added one at a time."""
-
-    def __init__(self) -> None:
-        self.rows: list[int] = []
-        self.cols: list[int] = []
-        self.vals: list[float] = []
-        self.lo: list[float] = []
-        self.hi: list[float] = []
-
-    def add(self, entries, low: float, high: float) -> None:
-        r = len(self.lo)
-        for c, v in entries:
-            self.rows.append(r), self.cols.append(c), self.vals.append(v)
-        self.lo.append(low), self.hi.append(high)
-
-    def constraint(self, n_vars: int):
-        """The rows as a ``scipy.optimize.LinearConstraint`` over ``n_vars`` variables."""
-        a = coo_matrix((self.vals, (self.rows, self.cols)), shape=(len(self.lo), n_vars)).tocsr()
-        return LinearConstraint(a, self.lo, self.hi)
+__all__ = ["exact"]
 
 
 def exact(s, e, d, g, time_limit_s: float = 30.0) -> tuple[Placement, bool]:
@@ -94,8 +72,9 @@ def _solve(s, e, d, g, time_limit_s: float) -> tuple[np.ndarray, bool]:
     cost = np.zeros(len(xs) + len(ys))
     for (_m, k), i in yi.items():
         cost[i] = seg[k]
-    rows = Rows()
-    row = rows.add
+    builder = Rows()
+    row = builder.add
+    rows, cols, vals, lo, hi = builder.rows, builder.cols, builder.vals, builder.lo, builder.hi
     for j in range(n):  # every request on exactly one PM
         row([(xi[j, m], 1.0) for m in range(j + 1)], 1.0, 1.0)
     for (m, k), i in yi.items():  # capacity, and PM m on in k when it hosts anything there
@@ -105,9 +84,10 @@ def _solve(s, e, d, g, time_limit_s: float) -> tuple[np.ndarray, bool]:
             row([(xi[j, m], 1.0), (i, -1.0)], -np.inf, 0.0)
     for k in range(seg.size):  # Theorem 1 per segment: a valid cut
         row([(yi[m, k], 1.0) for m in range(n) if (m, k) in yi], float(need[k]), np.inf)
+    a = coo_matrix((vals, (rows, cols)), shape=(len(lo), cost.size)).tocsr()
     res = milp(
         cost,
-        constraints=rows.constraint(cost.size),
+        constraints=LinearConstraint(a, lo, hi),
         integrality=np.ones(cost.size),
         bounds=Bounds(0, 1),
         options={"time_limit": float(time_limit_s)},
@@ -122,3 +102,28 @@ def _solve(s, e, d, g, time_limit_s: float) -> tuple[np.ndarray, bool]:
     if res.status != 0 and power_on_slots(fallback) < power_on_slots(candidate):
         return fallback.pm, False
     return pm, bool(res.status == 0)
+
+
+class Rows:
+    """Sparse MILP rows ``low ≤ Σ coef · x[col] ≤ high``, added one at a time."""
+
+    def __init__(self) -> None:
+        self.rows: list[int] = []
+        self.cols: list[int] = []
+        self.vals: list[float] = []
+        self.lo: list[float] = []
+        self.hi: list[float] = []
+
+    def add(self, entries, low: float, high: float) -> None:
+        r = len(self.lo)
+        for c, v in entries:
+            self.rows.append(r), self.cols.append(c), self.vals.append(v)
+        self.lo.append(low), self.hi.append(high)
+
+    def constraint(self, n_vars: int):
+        """The rows as a ``scipy.optimize.LinearConstraint`` over ``n_vars`` variables."""
+        from scipy.optimize import LinearConstraint  # on first use: start-up time
+        from scipy.sparse import coo_matrix
+
+        a = coo_matrix((self.vals, (self.rows, self.cols)), shape=(len(self.lo), n_vars)).tocsr()
+        return LinearConstraint(a, self.lo, self.hi)
