@@ -3,13 +3,15 @@
     .venv/bin/python bench/dvfs_bot.py            # performance target: (4.25, 7.86) day on 800 VMs, median of 3
     .venv/bin/python bench/dvfs_bot.py --paper 1  # the 12 workloads of Table II / Fig. 2, N repetitions each
 
-Target (issue 4): one 24-hour (4.25, 7.86) workload on 800 VMs in ≤ 60 s per algorithm; jobs/s reported.
-Not part of the test suite.
+Target (issue 17): one 24-hour (4.25, 7.86) workload on 800 VMs in ≤ 5 s per algorithm (issue 4 asked
+≤ 60 s). CPU time is the primary figure (the machine may be shared); wall time and the load average at start
+are printed beside it. Not part of the test suite.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import resource
 import statistics
 import sys
@@ -25,38 +27,43 @@ from schedulers.dvfs_bot import prepare, simulate
 from schedulers.dvfs_bot.model import DvfsScenario, check
 from schedulers.dvfs_bot.presets import TABLE2_REJECTION, WORKLOADS, scenario
 
-TARGET_S = 60.0
+TARGET_S = 5.0
 
 
-def _run(sc: dict, algorithm: str, rep: int) -> tuple[float, dict]:
+def _timed(sc: dict, algorithm: str, rep: int) -> tuple[float, float, dict]:
+    """(CPU s, wall s, metrics) of one simulation (workload generation excluded)."""
     cfg = DvfsScenario.model_validate(sc)
     check(cfg)
     inst = prepare(cfg, rngmod.stream(cfg.seed, rep, "workload"))
-    t0 = time.perf_counter()
+    c0, t0 = time.process_time(), time.perf_counter()
     out = simulate(cfg, inst, algorithm, rngmod.stream(cfg.seed, rep, "algorithm:" + algorithm), lambda *a: None)
-    return time.perf_counter() - t0, out.metrics
+    return time.process_time() - c0, time.perf_counter() - t0, out.metrics
+
+
+def _run(sc: dict, algorithm: str, rep: int) -> tuple[float, dict]:
+    _cpu, wall, metrics = _timed(sc, algorithm, rep)
+    return wall, metrics
 
 
 def performance() -> None:
     preset = scenario(4.25, 7.86, 0.2, repetitions=1)
     plain = {**preset, "workload": {"iat_shape": 4.25, "iat_scale_s": 7.86}, "params": {"record_schedule": False}}
     print("dvfs_bot: one 24 h (4.25, 7.86) workload, 20% urgent, 200 hosts x 4 cores = 800 VMs, median of 3")
-    print(f"{'workload':<38} {'algorithm':<12} {'measured s':>10} {'target s':>9} {'jobs':>6} {'jobs/s':>8} "
-          f"{'tasks/s':>8}  ok")  # fmt: skip
+    print(f"load average at start: {' '.join(f'{x:.2f}' for x in os.getloadavg())} on {os.cpu_count()} CPUs")
+    print(f"{'workload':<38} {'algorithm':<12} {'CPU s':>7} {'wall s':>7} {'target s':>9} {'jobs':>6} "
+          f"{'jobs/s':>8} {'tasks/s':>8}  ok")  # fmt: skip
     for label, sc in (("preset (24 h horizon, x in [-20,20])", preset), ("generator default (x in [-6,8])", plain)):
         for alg in ("cloud_aware", "baseline"):
-            times, metrics = [], {}
-            for _ in range(3):
-                t, metrics = _run(sc, alg, 0)
-                times.append(t)
-            med = statistics.median(times)
+            runs = [_timed(sc, alg, 0) for _ in range(3)]
+            cpu, wall = statistics.median(r[0] for r in runs), statistics.median(r[1] for r in runs)
+            metrics = runs[-1][2]
             jobs, tasks = metrics["jobs"], metrics["tasks_run"]
             print(
-                f"{label:<38} {alg:<12} {med:>10.2f} {TARGET_S:>9.0f} {jobs:>6} {jobs / med:>8.0f} {tasks / med:>8.0f}"
-                f"  {'yes' if med <= TARGET_S else 'NO'}"
+                f"{label:<38} {alg:<12} {cpu:>7.2f} {wall:>7.2f} {TARGET_S:>9.0f} {jobs:>6} {jobs / cpu:>8.0f} "
+                f"{tasks / cpu:>8.0f}  {'yes' if cpu <= TARGET_S else 'NO'}"
             )
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(f"peak RSS {peak_mb:.0f} MB (tasks/s counts accepted tasks)")
+    print(f"peak RSS {peak_mb:.0f} MB (jobs/s and tasks/s per CPU second; tasks/s counts accepted tasks)")
 
 
 def paper(reps: int) -> None:

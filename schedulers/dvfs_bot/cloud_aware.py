@@ -58,15 +58,17 @@ def queue_terms(
     run_deadline: np.ndarray,
     qwork: np.ndarray,
     qdead: np.ndarray,
+    qcum: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The parts of lines 10–12 that do not change while one job's tasks are placed elsewhere.
 
     For rows of VMs (``head`` = estimated remaining work of the running task, 0 when
     idle; ``qwork``/``qdead`` the waiting tasks, padded with work 0 and deadline
-    +inf) returns ``(position, ahead, worst, s_run)``: the queue position of a new
-    task (work ``work``, deadline ``deadline``), the work ahead of it, the largest
-    ``W_k / (d_k − now)`` over the waiting tasks with it inserted, and the running
-    task's own need. ``inf`` marks a deadline already passed.
+    +inf; ``qcum`` = ``np.cumsum(qwork, axis=1)``, which the simulator keeps up to
+    date instead of recomputing) returns ``(position, ahead, worst, s_run)``: the
+    queue position of a new task (work ``work``, deadline ``deadline``), the work
+    ahead of it, the largest ``W_k / (d_k − now)`` over the waiting tasks with it
+    inserted, and the running task's own need. ``inf`` marks a deadline already passed.
     """
     with np.errstate(divide="ignore", invalid="ignore"):
         run_slack = run_deadline - now
@@ -74,14 +76,20 @@ def queue_terms(
     if qwork.shape[1] == 0:
         zeros = np.zeros(head.size)
         return np.zeros(head.size, dtype=np.int64), head.astype(float), zeros, s_run
-    before = qdead <= deadline
+    if qcum is None:
+        qcum = np.cumsum(qwork, axis=1)
+    before = qdead <= deadline  # a prefix of each row: queues are deadline-ordered
     position = before.sum(axis=1)
-    cum = head[:, None] + np.cumsum(qwork, axis=1)
+    cum = head[:, None] + qcum
     num = np.where(before, cum, cum + work)
-    slack = qdead - now
-    ratio = np.divide(num, slack, out=np.full(num.shape, np.inf), where=slack > 0)
-    ahead = head + np.where(before, qwork, 0.0).sum(axis=1)
-    return position, ahead, ratio.max(axis=1), s_run
+    with np.errstate(divide="ignore", invalid="ignore"):
+        worst = (num / (qdead - now)).max(axis=1)
+    # A passed deadline (slack ≤ 0) makes the queue infeasible; the earliest deadline is column 0.
+    worst[qdead[:, 0] - now <= 0] = np.inf
+    # Work ahead of the new task: the running task and the queue prefix, W at position − 1.
+    at = cum[np.arange(cum.shape[0]), np.maximum(position - 1, 0)]
+    ahead = np.where(position > 0, at, head)
+    return position, ahead, worst, s_run
 
 
 def speed_from_terms(

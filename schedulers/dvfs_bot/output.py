@@ -67,7 +67,7 @@ def _metrics(wl: Workload, res: SimResult, energy_j: float, dc: Datacenter, t_en
 def _segments(wl: Workload, res: SimResult, dc: Datacenter) -> list[dict[str, Any]]:
     task_job = np.repeat(np.arange(wl.n_jobs), wl.ntasks)
     task_index = np.arange(task_job.size) - wl.first[task_job]
-    jobs = task_job[res.seg_task]
+    jobs = wl.job_ids[task_job[res.seg_task]]
     idx = task_index[res.seg_task]
     hosts = dc.vm_host[res.seg_vm]
     types = dc.vm_type[res.seg_vm]
@@ -99,10 +99,15 @@ def _segments(wl: Workload, res: SimResult, dc: Datacenter) -> list[dict[str, An
 
 
 def _jobs(wl: Workload, res: SimResult) -> list[dict[str, Any]]:
+    """One record per job, in the user's order and under the user's id.
+
+    ``deadline_s`` counts from submission, as in the input; ``due_s`` is the absolute deadline.
+    """
     finish = np.where(res.accepted, res.job_finish, np.nan)
     rows = []
-    for j, (s, d, n, rt, u, a, f) in enumerate(
+    for j, s, d, n, rt, u, a, f in sorted(
         zip(
+            wl.job_ids.tolist(),
             wl.submit.tolist(),
             wl.deadline.tolist(),
             wl.ntasks.tolist(),
@@ -117,7 +122,8 @@ def _jobs(wl: Workload, res: SimResult) -> list[dict[str, Any]]:
             {
                 "job": str(j),
                 "submit_s": s,
-                "deadline_s": d,
+                "deadline_s": d - s,
+                "due_s": d,
                 "tasks": n,
                 "runtime_s": rt,
                 "urgent": u,

@@ -22,12 +22,22 @@ Readings chosen where the paper is silent:
 
 from __future__ import annotations
 
+import bisect
 import heapq
+import itertools
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from schedulers.dvfs_bot.cloud_aware import feasible_levels, queue_terms, score_vms, select_vm, speed_from_terms
+from schedulers.dvfs_bot.cloud_aware import (
+    BASE_SCORES,
+    SPEED_TOL,
+    feasible_levels,
+    queue_terms,
+    score_vms,
+    select_vm,
+    speed_from_terms,
+)
 from schedulers.dvfs_bot.datacenter import Datacenter
 from schedulers.dvfs_bot.workloads import Workload
 
@@ -50,7 +60,13 @@ class SimResult:
 
 
 class _Vms:
-    """Per-VM state as arrays; waiting queues are rows of padded matrices."""
+    """Per-VM state as arrays.
+
+    Each waiting queue is a Python list of ``(work, actual, deadline, task)``; the
+    columns that Alg. 1 reads for every VM at once (work, deadline and the running
+    sum of work) are mirrored in rows of padded matrices (work 0, deadline +inf,
+    sum 0 beyond the queue).
+    """
 
     def __init__(self, dc: Datacenter, width: int = 8):
         n = dc.n_vms
@@ -65,10 +81,10 @@ class _Vms:
         self.seg_start = np.zeros(n)
         self.version = np.zeros(n, dtype=np.int64)
         self.qlen = np.zeros(n, dtype=np.int64)
+        self.queue: list[list[tuple[float, float, float, int]]] = [[] for _ in range(n)]
         self.qwork = np.zeros((n, width))
-        self.qact = np.zeros((n, width))
+        self.qcum = np.zeros((n, width))  # np.cumsum of each qwork row over its queue, 0 beyond
         self.qdead = np.full((n, width), np.inf)
-        self.qtask = np.full((n, width), -1, dtype=np.int64)
         self.host_busy = np.zeros(dc.n_hosts, dtype=np.int64)
         self.speed_table = np.zeros((n, max(s.size for s in dc.speeds)))
         for i, sp in enumerate(dc.speeds):
@@ -91,26 +107,28 @@ class _Vms:
     def _grow(self) -> None:
         n, w = self.qwork.shape
         self.qwork = np.hstack([self.qwork, np.zeros((n, w))])
-        self.qact = np.hstack([self.qact, np.zeros((n, w))])
+        self.qcum = np.hstack([self.qcum, np.zeros((n, w))])
         self.qdead = np.hstack([self.qdead, np.full((n, w), np.inf)])
-        self.qtask = np.hstack([self.qtask, np.full((n, w), -1, dtype=np.int64)])
+
+    def _mirror(self, v: int, pad: int) -> None:
+        """Copy queue v into the matrices, plus ``pad`` emptied slots after it."""
+        queue = self.queue[v]
+        k = len(queue)
+        works = [q[0] for q in queue]
+        self.qwork[v, : k + pad] = works + [0.0] * pad
+        self.qdead[v, : k + pad] = [q[2] for q in queue] + [np.inf] * pad
+        self.qcum[v, : k + pad] = list(itertools.accumulate(works)) + [0.0] * pad  # as np.cumsum
+        self.qlen[v] = k
 
     def insert(self, v: int, pos: int, work: float, act: float, deadline: float, task: int) -> None:
-        k = int(self.qlen[v])
-        if k == self.qwork.shape[1]:
+        if len(self.queue[v]) == self.qwork.shape[1]:
             self._grow()
-        for arr, val in ((self.qwork, work), (self.qact, act), (self.qdead, deadline), (self.qtask, task)):
-            arr[v, pos + 1 : k + 1] = arr[v, pos:k]
-            arr[v, pos] = val
-        self.qlen[v] = k + 1
+        self.queue[v].insert(pos, (work, act, deadline, task))
+        self._mirror(v, 0)
 
     def remove(self, v: int, pos: int) -> tuple[float, float, float, int]:
-        k = int(self.qlen[v])
-        out = (float(self.qwork[v, pos]), float(self.qact[v, pos]), float(self.qdead[v, pos]), int(self.qtask[v, pos]))
-        for arr, pad in ((self.qwork, 0.0), (self.qact, 0.0), (self.qdead, np.inf), (self.qtask, -1)):
-            arr[v, pos : k - 1] = arr[v, pos + 1 : k]
-            arr[v, k - 1] = pad
-        self.qlen[v] = k - 1
+        out = self.queue[v].pop(pos)
+        self._mirror(v, 1)
         return out
 
     def start(self, v: int, now: float, level: int, work: float, act: float, deadline: float, task: int) -> None:
@@ -142,6 +160,11 @@ class _Sim:
         self.seq = 0
         self.segs: list[tuple[int, int, float, float, int]] = []
         self.horizon = np.inf
+        self.host_vms = [[] for _ in range(dc.n_hosts)]  # VM indices of each host, ascending
+        for v, h in enumerate(dc.vm_host.tolist()):
+            self.host_vms[h].append(v)
+        self.speed_lists = [sp.tolist() for sp in dc.speeds]
+        self.vm_type, self.vm_rank = dc.vm_type.tolist(), dc.vm_rank.tolist()
 
     # --- events -----------------------------------------------------------------------------
     def _push(self, v: int, now: float) -> None:
@@ -172,6 +195,14 @@ class _Sim:
 
     # --- Alg. 1 for one job -----------------------------------------------------------------
     def _schedule_job(self, j: int, now: float) -> None:
+        """Alg. 1 for every task of job j at its submission instant.
+
+        The first task scores every VM with numpy. Placing a task changes the inputs
+        of the score only on the chosen VM (its queue, level, busy flag) and on the
+        VMs of its host (host on/off, line 24), so later tasks rescore just those VMs
+        with the scalar twin of the vector code (``_rescore``: the same IEEE
+        operations in the same order, hence the same scores).
+        """
         vms, dc, wl = self.vms, self.dc, self.wl
         vms.advance(now)
         work, deadline = float(wl.runtime[j]), float(wl.deadline[j])
@@ -180,12 +211,12 @@ class _Sim:
         first = int(self.first[j])
         log: list[tuple[int, int, int, int]] = []  # (vm, queue position or −1 if started, old level, task)
         terms = self._terms(now, work, deadline, np.flatnonzero(vms.busy))
+        position = terms[0]
+        s_star = speed_from_terms(now, work, deadline, vms.busy, *terms[1:])
+        level = feasible_levels(s_star, dc.vm_type, dc.speeds)
+        host_on = vms.host_busy[dc.vm_host] > 0
+        scores = score_vms(level, vms.busy, vms.level, host_on, dc.vm_rank, self.cloud_aware)
         for task in range(first, first + int(wl.ntasks[j])):
-            position, ahead, worst, s_run = terms
-            s_star = speed_from_terms(now, work, deadline, vms.busy, ahead, worst, s_run)
-            level = feasible_levels(s_star, dc.vm_type, dc.speeds)
-            host_on = vms.host_busy[dc.vm_host] > 0
-            scores = score_vms(level, vms.busy, vms.level, host_on, dc.vm_rank, self.cloud_aware)
             v = select_vm(scores)
             if v < 0:
                 self._rollback(log)
@@ -198,14 +229,62 @@ class _Sim:
             else:
                 log.append((v, -1, -1, task))
                 vms.start(v, now, int(level[v]), work, act, deadline, task)
-            width = int(vms.qlen[v])
-            row = queue_terms(
-                now, work, deadline, vms.rem_est[v : v + 1], vms.run_deadline[v : v + 1],
-                vms.qwork[v : v + 1, :width], vms.qdead[v : v + 1, :width],
-            )  # fmt: skip
+            row = self._row_terms(v, now, work, deadline)
             for full, part in zip(terms, row, strict=True):
-                full[v] = part[0]
+                full[v] = part
+            self._rescore(self.host_vms[int(dc.vm_host[v])], now, work, deadline, terms, level, scores)
         self._commit(j, log, now)
+
+    def _row_terms(self, v: int, now: float, work: float, deadline: float) -> tuple[int, float, float, float]:
+        """``queue_terms`` for the one VM ``v`` in scalars (same operations and order)."""
+        vms = self.vms
+        head, run_deadline = float(vms.rem_est[v]), float(vms.run_deadline[v])
+        run_slack = run_deadline - now
+        s_run = (head / run_slack if run_slack > 0 else np.inf) if head > 0 else 0.0
+        width = int(vms.qlen[v])
+        if width == 0:
+            return 0, head, 0.0, s_run
+        position, ahead, worst = 0, head, -np.inf
+        prefix = 0.0
+        for w, _act, d, _task in vms.queue[v]:
+            prefix += w  # as np.cumsum
+            cum = head + prefix
+            before = d <= deadline
+            if before:
+                position += 1
+                ahead = cum
+            num = cum if before else cum + work
+            slack = d - now
+            worst = max(worst, num / slack if slack > 0 else np.inf)
+        return position, ahead, worst, s_run
+
+    def _rescore(self, vms_of_host, now, work, deadline, terms, level, scores) -> None:
+        """``speed_from_terms``, ``feasible_levels`` and ``score_vms`` for a few VMs, in scalars."""
+        vms, dc = self.vms, self.dc
+        _, ahead, worst, s_run = terms
+        horizon = deadline - now
+        host_on = int(vms.host_busy[dc.vm_host[vms_of_host[0]]]) > 0
+        for u in vms_of_host:
+            busy = bool(vms.busy[u])
+            if horizon <= 0:
+                s = np.inf
+            elif busy:
+                s = max(max(float(s_run[u]), (float(ahead[u]) + work) / horizon), float(worst[u]))
+            else:
+                s = work / horizon
+            speeds = self.speed_lists[self.vm_type[u]]
+            lv = bisect.bisect_left(speeds, s * (1.0 - SPEED_TOL))
+            lv = lv if lv < len(speeds) else -1
+            level[u] = lv
+            rank = self.vm_rank[u]
+            if lv < 0:
+                scores[u] = -1
+            elif busy:
+                scores[u] = (BASE_SCORES[1] if lv > vms.level[u] else BASE_SCORES[0]) - lv - rank
+            elif self.cloud_aware and not host_on:
+                scores[u] = BASE_SCORES[3] - rank
+            else:
+                scores[u] = BASE_SCORES[2] - rank
 
     def _terms(self, now: float, work: float, deadline: float, rows: np.ndarray) -> list[np.ndarray]:
         """Per-VM queue terms of the job's task (see ``queue_terms``); idle VMs get zeros.
@@ -214,22 +293,16 @@ class _Sim:
         the other rows do not change while the job's tasks are placed.
         """
         vms, n = self.vms, self.vms.busy.size
-        terms = [np.zeros(n, dtype=np.int64), np.zeros(n), np.zeros(n), np.zeros(n)]
         if rows.size == 0:
-            return terms
-        width = int(vms.qlen[rows].max())
+            return [np.zeros(n, dtype=np.int64), np.zeros(n), np.zeros(n), np.zeros(n)]
+        # Every VM at once: an idle VM has no queue and no running work, so its terms are zeros.
+        width = int(vms.qlen.max())
+        cols = slice(0, width)
         part = queue_terms(
-            now,
-            work,
-            deadline,
-            vms.rem_est[rows],
-            vms.run_deadline[rows],
-            vms.qwork[rows, :width],
-            vms.qdead[rows, :width],
-        )
-        for full, p in zip(terms, part, strict=True):
-            full[rows] = p
-        return terms
+            now, work, deadline, vms.rem_est, vms.run_deadline,
+            vms.qwork[:, cols], vms.qdead[:, cols], vms.qcum[:, cols],
+        )  # fmt: skip
+        return list(part)
 
     def _rollback(self, log: list[tuple[int, int, int, int]]) -> None:
         vms = self.vms

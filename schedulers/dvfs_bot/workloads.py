@@ -50,7 +50,12 @@ __all__ = ["Workload", "build_workload", "expected_jobs", "from_inline", "genera
 
 @dataclass
 class Workload:
-    """Jobs as columns (sorted by submission); tasks of job j are ``first[j] : first[j] + ntasks[j]``."""
+    """Jobs as columns (sorted by submission); tasks of job j are ``first[j] : first[j] + ntasks[j]``.
+
+    ``ids[j]`` is the job's own identifier: its index in the user's inline list
+    (which need not be sorted by submission), or its arrival rank for generated
+    workloads. Results name jobs by it, never by the sorted position.
+    """
 
     submit: np.ndarray  # s
     deadline: np.ndarray  # absolute, s
@@ -58,6 +63,11 @@ class Workload:
     runtime: np.ndarray  # estimated task runtime at top frequency, s
     urgent: np.ndarray  # bool
     actual: np.ndarray  # per task, actual runtime at top frequency, s
+    ids: np.ndarray | None = None  # int per job; None = 0, 1, 2, … (already in the user's order)
+
+    @property
+    def job_ids(self) -> np.ndarray:
+        return np.arange(self.submit.size) if self.ids is None else self.ids
 
     @property
     def first(self) -> np.ndarray:
@@ -123,15 +133,21 @@ def generate_iosup(wl: GeneratorWorkload, rng: np.random.Generator) -> Workload:
 
 
 def from_inline(wl: JobsWorkload) -> Workload:
-    """An inline job list (deadlines relative to submission), stably sorted by submission time."""
-    jobs = sorted(wl.jobs, key=lambda j: j.submit_s)
+    """An inline job list (deadlines relative to submission), stably sorted by submission time.
+
+    The simulation needs jobs in submission order; ``ids`` keeps each job's index
+    in the user's list so that results refer to the jobs as given.
+    """
+    order = sorted(range(len(wl.jobs)), key=lambda i: wl.jobs[i].submit_s)
+    jobs = [wl.jobs[i] for i in order]
     submit = np.array([j.submit_s for j in jobs], dtype=float)
     ntasks = np.array([j.tasks for j in jobs], dtype=np.int64)
     runtime = np.array([j.runtime_s for j in jobs], dtype=float)
     actual_job = np.array([j.actual_runtime_s or j.runtime_s for j in jobs], dtype=float)
     deadline = submit + np.array([j.deadline_s for j in jobs], dtype=float)
     urgent = np.array([j.urgent for j in jobs], dtype=bool)
-    return Workload(submit, deadline, ntasks, runtime, urgent, np.repeat(actual_job, ntasks))
+    ids = np.array(order, dtype=np.int64)
+    return Workload(submit, deadline, ntasks, runtime, urgent, np.repeat(actual_job, ntasks), ids)
 
 
 def build_workload(wl: GeneratorWorkload | JobsWorkload, rng: np.random.Generator) -> Workload:

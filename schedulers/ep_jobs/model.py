@@ -41,6 +41,8 @@ __all__ = [
     "move_times",
     "optra",
     "ratios",
+    "static_shares",
+    "static_view",
 ]
 
 # relative tolerance for "equal JCT" and "within the energy limit" comparisons
@@ -155,6 +157,40 @@ def optra(inst: Instance, server: np.ndarray) -> tuple[np.ndarray, np.ndarray, f
     et = _server_times(inst.platform, r)[server]
     c = inst.leq[np.arange(server.size), server] / et
     return c, et, float(r.max()) if r.size else 0.0
+
+
+def static_shares(plat: Platform) -> np.ndarray:
+    """Fixed vCPUs per server: ``C_sj · min_{k ∋ j} B_k / Σ_j' A_kj' C_sj'``.
+
+    Every server gets the same fraction of its capacity as every constraint it is
+    in allows when all servers draw their share at once, so the shares meet eq. 4
+    whatever the placement — a *static* allocation, decided before tasks are placed.
+    """
+    full = plat.A @ plat.capacity
+    theta = np.divide(plat.B, full, out=np.ones_like(plat.B), where=full > 0)
+    return plat.capacity * np.minimum.reduceat(theta[plat.nnz_con], plat.AT.indptr[:-1])
+
+
+def static_view(inst: Instance) -> Instance:
+    """The job on its platform with static per-server shares (the baselines' allocation).
+
+    Section 2 of the paper: the baselines' approaches [10], [11] "consider the
+    computing resources allocated to each task as static"; Sec. 6.1.4 credits TaPRA's
+    advantage to eq. 16, which it uses "to optimally allocate resource for any given
+    task placement plan". Reading: a baseline's server offers a fixed share
+    (:func:`static_shares`), split among the tasks placed there in proportion to
+    their equivalent loads (so they end together). That is OptRA on a platform with
+    one constraint per server, ``c_sj ≤ share_j``, so every algorithm runs unchanged
+    on the returned instance and reports that allocation.
+    """
+    plat = inst.platform
+    m = plat.n_servers
+    shares = static_shares(plat)
+    static = Platform(
+        capacity=plat.capacity, A=sp.identity(m, format="csr"), B=shares,
+        servers=plat.servers, constraint_names=list(plat.servers),
+    )  # fmt: skip
+    return Instance(static, inst.loads, inst.lam, inst.alpha, inst.e_max, inst.job)
 
 
 def energy(inst: Instance, server: np.ndarray) -> float:

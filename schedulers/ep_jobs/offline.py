@@ -15,7 +15,7 @@ from schedulers.core.series import downsample, step_series
 from schedulers.ep_jobs.genetic import GaParams, gsa, mm_ga
 from schedulers.ep_jobs.lp import solve_relax_lp
 from schedulers.ep_jobs.minmin import min_min
-from schedulers.ep_jobs.model import RTOL, Instance
+from schedulers.ep_jobs.model import RTOL, Instance, static_view
 from schedulers.ep_jobs.tapra import Schedule, tapra, tapra_fast
 from schedulers.registry import RunOutput
 
@@ -35,13 +35,23 @@ def ga_params(prm) -> GaParams:
     )
 
 
+BASELINES = ("min_min", "mm_ga", "gsa")
+
+
 def solve(inst: Instance, name: str, prm, rng: np.random.Generator, progress=None) -> Schedule:
-    """Run per-job algorithm ``name`` (a key of :data:`.scenario.OFFLINE`) on ``inst``."""
+    """Run per-job algorithm ``name`` (a key of :data:`.scenario.OFFLINE`) on ``inst``.
+
+    The baselines place tasks for, and are scored with, the allocation of
+    ``params.baseline_allocation``: static per-server shares (default, see
+    :func:`.model.static_view`) or OptRA's eq. 16 like TaPRA.
+    """
     moves = prm.max_moves or None
     if name == "tapra":
         return tapra(inst, prm.lp_form, moves)
     if name == "tapra_fast":
         return tapra_fast(inst, moves)
+    if name in BASELINES and prm.baseline_allocation == "static":
+        inst = static_view(inst)
     if name == "min_min":
         return min_min(inst)
     if name == "mm_ga":

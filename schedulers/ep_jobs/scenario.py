@@ -139,6 +139,11 @@ class Params(StrictModel):
     sa_steps: int = Field(default=10, ge=0, le=1000, description="GSA annealing steps per offspring")
     sa_t0: float = Field(default=0.05, gt=0, le=10, description="GSA initial relative temperature")
     sa_cooling: float = Field(default=0.95, gt=0, le=1, description="GSA temperature factor per generation")
+    baseline_allocation: Literal["static", "optra"] = Field(
+        default="static",
+        description="Resources of Min-Min, MM-GA and GSA: fixed per-server shares (the paper's baselines, Sec. 2) "
+        "or OptRA's eq. 16 (as TaPRA)",
+    )
     record_schedule: bool = Field(default=True, description="Emit schedule segments (off for huge runs)")
 
 

@@ -2,8 +2,10 @@
 
 MinTEC: place interval requests [start, end, demand] on PMs of capacity g so
 that the total energy α·T + β·L (eq. 11) is minimal. Algorithms: the Theorem 1
-lower bound reached with migrations (OPT-Min-Migration, Alg. 2.1), LLIF
-(Alg. 3.1), FFD, EST, MFFDE, and an exact MILP for small instances.
+lower bound reached with migrations (OPT-Min-Migration, Alg. 2.1, a greedy
+migration count; min_migration, the exact fewest migrations for small
+instances), LLIF (Alg. 3.1), FFD, EST, MFFDE, and an exact MILP without
+migration for small instances.
 """
 
 from __future__ import annotations

@@ -73,14 +73,9 @@ def _solve(s, e, d, g, time_limit_s: float) -> tuple[np.ndarray, bool]:
     cost = np.zeros(len(xs) + len(ys))
     for (_m, k), i in yi.items():
         cost[i] = seg[k]
-    rows, cols, vals, lo, hi = [], [], [], [], []
-
-    def row(entries, low, high):
-        r = len(lo)
-        for c, v in entries:
-            rows.append(r), cols.append(c), vals.append(v)
-        lo.append(low), hi.append(high)
-
+    builder = Rows()
+    row = builder.add
+    rows, cols, vals, lo, hi = builder.rows, builder.cols, builder.vals, builder.lo, builder.hi
     for j in range(n):  # every request on exactly one PM
         row([(xi[j, m], 1.0) for m in range(j + 1)], 1.0, 1.0)
     for (m, k), i in yi.items():  # capacity, and PM m on in k when it hosts anything there
@@ -108,3 +103,28 @@ def _solve(s, e, d, g, time_limit_s: float) -> tuple[np.ndarray, bool]:
     if res.status != 0 and power_on_slots(fallback) < power_on_slots(candidate):
         return fallback.pm, False
     return pm, bool(res.status == 0)
+
+
+class Rows:
+    """Sparse MILP rows ``low ≤ Σ coef · x[col] ≤ high``, added one at a time."""
+
+    def __init__(self) -> None:
+        self.rows: list[int] = []
+        self.cols: list[int] = []
+        self.vals: list[float] = []
+        self.lo: list[float] = []
+        self.hi: list[float] = []
+
+    def add(self, entries, low: float, high: float) -> None:
+        r = len(self.lo)
+        for c, v in entries:
+            self.rows.append(r), self.cols.append(c), self.vals.append(v)
+        self.lo.append(low), self.hi.append(high)
+
+    def constraint(self, n_vars: int):
+        """The rows as a ``scipy.optimize.LinearConstraint`` over ``n_vars`` variables."""
+        from scipy.optimize import LinearConstraint  # on first use: start-up time
+        from scipy.sparse import coo_matrix
+
+        a = coo_matrix((self.vals, (self.rows, self.cols)), shape=(len(self.lo), n_vars)).tocsr()
+        return LinearConstraint(a, self.lo, self.hi)

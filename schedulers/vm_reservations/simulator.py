@@ -19,6 +19,7 @@ from schedulers.vm_reservations.bound import Placement, busy_intervals, lower_bo
 from schedulers.vm_reservations.exact import exact
 from schedulers.vm_reservations.ffd import est, ffd, mffde
 from schedulers.vm_reservations.llif import llif
+from schedulers.vm_reservations.min_migration import min_migration
 from schedulers.vm_reservations.model import Scenario, kwh
 from schedulers.vm_reservations.opt_min_migration import opt_min_migration
 from schedulers.vm_reservations.workloads import Instance, Pool
@@ -43,6 +44,9 @@ def place(cfg: Scenario, pool: Pool, algorithm: str, progress) -> tuple[Placemen
         return mffde(s, e, d, g, progress), {}
     if algorithm == "exact":
         placement, optimal = exact(s, e, d, g, cfg.params.exact_time_limit_s)
+        return placement, {"exact_optimal": float(optimal)}
+    if algorithm == "min_migration":
+        placement, optimal = min_migration(s, e, d, g, cfg.params.exact_time_limit_s)
         return placement, {"exact_optimal": float(optimal)}
     raise ValueError(f"unknown algorithm {algorithm!r}")
 

@@ -95,7 +95,7 @@ def _reference(now, work, deadline, busy, head, run_dead, queues):
         st.tuples(
             st.booleans(),
             st.floats(0, 100),
-            st.lists(st.tuples(st.floats(1, 100), st.floats(50, 1000)), max_size=4),
+            st.lists(st.tuples(st.floats(1, 100), st.floats(0, 1000)), max_size=4),  # some already due
         ),
         min_size=1,
         max_size=6,
@@ -144,3 +144,38 @@ def test_hand_worked_schedule_walks_through_all_four_branches(run_family):
     assert ("3", "vm1", 0.0, 100.0 / 0.75, 1.5) in _placements(result, "baseline")
     ca, base = (next(r for r in result["runs"] if r["algorithm"] == a)["metrics"] for a in ("cloud_aware", "baseline"))
     assert ca["energy_kwh"] < base["energy_kwh"]
+
+
+def test_one_vm_terms_equal_the_all_vm_terms_exactly():
+    """The simulator rescores the VM that took a task with scalars; they must equal the numpy terms bit for bit.
+
+    Random queues on 12 VMs, some holding a task whose deadline has passed (no level can
+    then meet the queue: worst = inf, line 12).
+    """
+    from schedulers.dvfs_bot.datacenter import build_datacenter
+    from schedulers.dvfs_bot.model import DatacenterModel
+    from schedulers.dvfs_bot.simulator import _Sim
+    from schedulers.dvfs_bot.workloads import Workload
+
+    dc = build_datacenter(DatacenterModel.model_validate({"host_types": [{"count": 3, "cores": 4}]}))
+    empty = np.zeros(0)
+    wl = Workload(empty, empty, np.zeros(0, np.int64), empty, np.zeros(0, bool), empty)
+    rng = np.random.default_rng(7)
+    passed = 0
+    for _ in range(40):
+        sim = _Sim(dc, wl, True, lambda f: None)
+        vms, now = sim.vms, 100.0
+        for v in range(dc.n_vms):
+            if rng.random() < 0.3:
+                continue
+            vms.start(v, 0.0, 0, float(rng.uniform(0, 50)), 1.0, float(rng.uniform(50, 400)), -1)
+            for _k in range(int(rng.integers(0, 12))):
+                d = float(rng.choice([rng.uniform(20, 400), 150.0]))
+                pos = sum(1 for q in vms.queue[v] if q[2] <= d)
+                vms.insert(v, pos, float(rng.uniform(1, 60)), 1.0, d, -1)
+            passed += any(q[2] <= now for q in vms.queue[v])
+        work, deadline = float(rng.uniform(1, 40)), float(rng.choice([150.0, rng.uniform(101, 500)]))
+        full = sim._terms(now, work, deadline, np.flatnonzero(vms.busy))
+        for v in range(dc.n_vms):
+            assert sim._row_terms(v, now, work, deadline) == tuple(x[v].item() for x in full), v
+    assert passed > 0

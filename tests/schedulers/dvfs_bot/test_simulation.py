@@ -43,7 +43,7 @@ def _check_schedule(run):
     for rec in run["jobs"]:
         if rec["accepted"]:
             assert rec["job"] in ran
-            assert rec["finish_s"] <= rec["deadline_s"] * (1 + 1e-9)
+            assert rec["finish_s"] <= rec["due_s"] * (1 + 1e-9)
             assert not rec["violated"]
         else:
             assert rec["job"] not in ran
@@ -159,7 +159,7 @@ def test_underestimated_runtimes_cause_violations_not_crashes(run_family):
     assert all(r["metrics"]["deadline_violation_rate"] > 0 for r in runs.values())
     for r in runs.values():
         late = [j for j in r["jobs"] if j["violated"]]
-        assert all(j["finish_s"] > j["deadline_s"] for j in late)
+        assert all(j["finish_s"] > j["due_s"] for j in late)
 
 
 def test_same_scenario_gives_the_same_result_and_it_is_json(run_family):
@@ -243,3 +243,34 @@ def test_the_baseline_never_looks_at_hosts(run_family):
     assert strip[0] == strip[1]
     assert runs[0]["metrics"]["rejection_rate"] == runs[1]["metrics"]["rejection_rate"]
     assert runs[0]["metrics"]["energy_kwh"] != runs[1]["metrics"]["energy_kwh"]
+
+
+def test_inline_jobs_keep_the_users_ids_and_times(run_family):
+    """../shared/cases/dvfs_unsorted.json: results name jobs by their place in the user's list.
+
+    Job 0 is submitted at 500 s and job 1 at 0 s; the simulation runs them in
+    submission order, but job "0" must stay the one the user wrote first.
+    """
+    scenario = {
+        "family": "dvfs_bot",
+        "seed": 1,
+        "algorithms": ["cloud_aware"],
+        "datacenter": {"host_types": [{"count": 1, "cores": 2}]},
+        "workload": {
+            "kind": "jobs",
+            "jobs": [
+                {"submit_s": 500, "tasks": 1, "runtime_s": 10, "deadline_s": 100},
+                {"submit_s": 0, "tasks": 2, "runtime_s": 999, "deadline_s": 5000},
+            ],
+        },
+    }
+    run = run_family(scenario)["runs"][0]
+    first, second = run["jobs"]
+    assert (first["job"], first["submit_s"], first["deadline_s"], first["tasks"]) == ("0", 500.0, 100.0, 1)
+    assert (second["job"], second["submit_s"], second["deadline_s"], second["tasks"]) == ("1", 0.0, 5000.0, 2)
+    assert first["due_s"] == 600.0 and second["due_s"] == 5000.0
+    assert first["accepted"] and 500.0 < first["finish_s"] <= 600.0
+    tasks = {seg["task"]: seg for seg in run["schedule"]}
+    assert set(tasks) == {"0.0", "1.0", "1.1"}
+    assert tasks["0.0"]["start"] >= 500.0 and tasks["1.0"]["start"] == 0.0
+    assert all(seg["job"] == seg["task"].split(".")[0] for seg in run["schedule"])

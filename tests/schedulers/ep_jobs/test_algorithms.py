@@ -139,3 +139,81 @@ def test_lazy_min_min_equals_the_full_rescan(n, pods, seed):
     inst = random_instance(n, pods, seed)
     lazy, full = min_min_placement(inst), min_min_placement(inst, lazy=False)
     assert optra(inst, lazy)[2] == pytest.approx(optra(inst, full)[2], rel=1e-12)
+
+
+def _crowded_rack(n: int, pricing_energy: bool) -> Instance:
+    """Every task's 8 most efficient servers share one tight rack: the LP must price in others.
+
+    24 servers of 10 vCPUs; servers 0–7 (λ = 1) sit in a rack limited to 8 vCPUs in
+    all, servers 8–23 have λ = 0.9 (0.8 for odd tasks). Column generation starts from
+    servers 0–7 only, so its first restricted optimum is far from the full one. With
+    ``pricing_energy`` the energy limit binds too (its dual y_E enters the pricing).
+    """
+    from schedulers.ep_jobs.model import Platform
+
+    m = 24
+    rows = [np.eye(m)[j] for j in range(m)] + [np.r_[np.ones(8), np.zeros(16)], np.ones(m)]
+    names = [f"s{j}" for j in range(m)]
+    plat = Platform(
+        capacity=np.full(m, 10.0), A=np.array(rows), B=np.r_[np.full(m, 10.0), 8.0, 240.0],
+        servers=names, constraint_names=[*names, "rack0", "dc"],
+    )  # fmt: skip
+    lam = np.ones((n, m))
+    lam[:, 8:] = np.where(np.arange(n)[:, None] % 2, 0.8, 0.9)
+    loads = 100.0 + 10.0 * np.arange(n)
+    e_min = float(loads.sum())
+    return Instance(plat, loads, lam, 1.0, e_min * (1.12 if pricing_energy else 10.0))
+
+
+@pytest.mark.parametrize("pricing_energy", [False, True])
+def test_column_generation_prices_columns_it_did_not_start_with(pricing_energy):
+    """The restricted LP on the first 8 columns per task is far worse; pricing (y_E, y_k/B_k, π_i) fixes it.
+
+    Dropping any dual term from the reduced cost stops column generation early and
+    leaves T above the full optimum (checked by breaking each term on purpose).
+    """
+    inst = _crowded_rack(6, pricing_energy)
+    full = solve_relax_lp(inst, "reduced")
+    literal = solve_relax_lp(inst, "literal")
+    col = solve_relax_lp(inst, "colgen")
+    assert col.t == pytest.approx(full.t, rel=1e-9) and literal.t == pytest.approx(full.t, rel=1e-7)
+    assert col.load_split[:, 8:].sum() > 0.5 * inst.loads.sum()  # most load left the crowded rack
+    # the restricted problem alone (servers 0–7) is much worse: extra columns were needed
+    first = inst.loads.sum() / 8.0
+    assert full.t < 0.5 * first
+    if pricing_energy:  # the energy row binds: odd tasks (λ 0.8) pay more energy off-rack
+        used = (inst.ecost / inst.loads[:, None] * col.load_split).sum()
+        assert used == pytest.approx(inst.e_limit, rel=1e-6)
+
+
+def test_static_shares_and_the_baselines_allocation():
+    """Baselines get fixed per-server shares (paper Sec. 2: static resources); TaPRA keeps eq. 16.
+
+    Two servers of 10 vCPUs in one rack limited to 10: each server's static share is
+    5 (half the rack), whatever the placement. Two tasks of equivalent load 100 on
+    server 0 end at 200/5 = 40 s statically, and at 200/10 = 20 s under OptRA, which
+    gives the loaded server the whole rack.
+    """
+    from types import SimpleNamespace
+
+    from schedulers.ep_jobs.model import Platform, static_shares, static_view
+    from schedulers.ep_jobs.offline import solve
+
+    plat = Platform(
+        capacity=np.array([10.0, 10.0]), A=np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]),
+        B=np.array([10.0, 10.0, 10.0]), servers=["a", "b"], constraint_names=["a", "b", "rack"],
+    )  # fmt: skip
+    assert static_shares(plat).tolist() == [5.0, 5.0]
+    inst = Instance(plat, np.array([100.0, 100.0]), np.array([[1.0, 0.5], [1.0, 0.5]]), 1.0, 1e9)
+    both_on_a = np.array([0, 0])
+    assert optra(inst, both_on_a)[2] == pytest.approx(20.0)
+    c, _et, jct = optra(static_view(inst), both_on_a)
+    assert jct == pytest.approx(40.0) and c.tolist() == pytest.approx([2.5, 2.5])
+    prm = SimpleNamespace(max_moves=0, baseline_allocation="static")
+    static = solve(inst, "min_min", prm, np.random.default_rng(0))
+    # λ = 0.5 on b doubles a task's load there: the second task ties (a: 200/5, b: 200/5 = 40 s)
+    # and takes the lower index; statically the rack's other 5 vCPUs stay unused.
+    assert static.server.tolist() == [0, 0] and static.jct == pytest.approx(40.0)
+    assert static.c.sum() == pytest.approx(5.0)
+    optra_prm = SimpleNamespace(max_moves=0, baseline_allocation="optra")
+    assert solve(inst, "min_min", optra_prm, np.random.default_rng(0)).jct == pytest.approx(20.0)
