@@ -3,7 +3,7 @@
 Metrics (DESIGN.md): ``avg_app_execution_time_s`` — from submission to the end of the
 application's last task (Section 6.1), over the applications that were not rejected —
 ``energy_kwh`` (active and idle servers, Section 3.3), ``preemptions`` (best-effort
-stints ended by an AR task), plus rejections, makespan, the share of tasks run away
+stints that an AR task cut short after they had run), plus rejections, makespan, the share of tasks run away
 from their home cloud and the per-cloud load ``load_<cloud>`` (busy VM-seconds over
 VM-seconds available until the last completion).
 """

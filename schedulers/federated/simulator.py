@@ -17,7 +17,13 @@ Readings where the paper is silent:
   begins exactly at its required start.
 * A preempted best-effort task is suspended as a whole (all its VMs), keeps its
   remaining work, and resumes on the same cloud before any waiting best-effort task,
-  reloading its image. Victims are the most recently started best-effort tasks.
+  reloading its image. An AR task preempts only the VMs it lacks: victims are the most
+  recently started best-effort tasks, minus any it does not need (:func:`choose_victims`).
+  A preemption is counted (metric ``preemptions``) only when the victim loses time, i.e.
+  it had been running (image load included) before the AR task's start; the AR task pays
+  the image store ``S_i/b`` only then.
+* Every event of one instant is handled before any cloud dispatches best-effort work,
+  so no best-effort stint is started and preempted at the same instant.
 * A task is ready on cloud ``c`` once the dataset is there (home: at arrival, other
   clouds: ``M_s/S_c`` after the arrival) and every predecessor has finished, plus the
   edge transfer for predecessors on other clouds.
@@ -38,9 +44,35 @@ from schedulers.federated.model import FederatedScenario
 from schedulers.federated.planner import Planner
 from schedulers.federated.workloads import Instance
 
-__all__ = ["Simulation"]
+__all__ = ["Simulation", "choose_victims"]
 
 FINISH, AR_START, READY, ARRIVAL = 0, 1, 2, 3
+
+
+def choose_victims(running_be: dict[int, int], short: int) -> list[int]:
+    """The best-effort tasks an AR lease preempts when it is ``short`` VMs short (Alg. 4 line 7).
+
+    ``running_be`` maps the running best-effort tasks, in start order, to their VMs. The
+    latest started are taken first until the AR lease fits, then every victim whose VMs
+    the lease does not need is spared (checked latest started first): no victim can be
+    left out, so none could resume at the instant it is preempted.
+    """
+    if short <= 0:
+        return []
+    victims: list[int] = []
+    freed = 0
+    for task in reversed(running_be):  # latest started first
+        if freed >= short:
+            break
+        victims.append(task)
+        freed += running_be[task]
+    kept: list[int] = []
+    for task in victims:
+        if freed - running_be[task] >= short:
+            freed -= running_be[task]
+        else:
+            kept.append(task)
+    return kept
 
 
 class _Cloud:
@@ -184,19 +216,16 @@ class Simulation:
     def _start_ar(self, c: int, t: int, now: float) -> None:
         cl = self.clouds[c]
         w = self.vms[t]
-        victims: list[int] = []
-        short = w - cl.total_free
-        for victim in reversed(cl.running_be):  # latest started first
-            if short <= 0:
-                break
-            victims.append(victim)
-            short -= cl.running_be[victim]
-        preempted = bool(victims)
+        victims = choose_victims(cl.running_be, w - cl.total_free)
+        preempted = False
         for victim in victims:
+            lost = self.stint[victim][0] < now  # a lease started at ``now`` loses nothing
             self.events.cancel(self.stint[victim][3])
             self._end_stint(c, victim, now, "preempted")
             cl.resume.append(victim)
-            self.preemptions += 1
+            if lost:
+                self.preemptions += 1
+                preempted = True
         self._account(c, now)
         if self.el:
             alloc = energy_aware(cl.free, cl.capacity, [(t, w)], ar=True)
@@ -267,23 +296,27 @@ class Simulation:
         step = max(1, inst.n_apps // 100)
         arrived = 0
         while len(events):
-            batch = events.pop_simultaneous()
-            now = events.now
+            now = events.peek_time()
             dirty: set[int] = set()
-            for ev in batch:
-                if ev.kind == "finish":
-                    self._finish(ev.data, now, dirty)
-                elif ev.kind == "ar_start":
-                    c = self.planner.cloud[ev.data]
-                    self._start_ar(c, ev.data, now)
-                    dirty.add(c)
-                elif ev.kind == "ready":
-                    self._ready(ev.data, dirty)
-                else:
-                    self._arrival(ev.data, now, dirty)
-                    arrived += 1
-                    if arrived % step == 0:
-                        self.progress(0.95 * arrived / inst.n_apps)
+            # every event at ``now``, also those scheduled at ``now`` while handling the batch
+            # (a successor ready at its predecessor's finish, a zero-notice AR start), is handled
+            # before any cloud dispatches: a best-effort task never starts at an instant at
+            # which an AR task then takes its VMs (no zero-length stints).
+            while events.peek_time() == now:
+                for ev in events.pop_simultaneous():
+                    if ev.kind == "finish":
+                        self._finish(ev.data, now, dirty)
+                    elif ev.kind == "ar_start":
+                        c = self.planner.cloud[ev.data]
+                        self._start_ar(c, ev.data, now)
+                        dirty.add(c)
+                    elif ev.kind == "ready":
+                        self._ready(ev.data, dirty)
+                    else:
+                        self._arrival(ev.data, now, dirty)
+                        arrived += 1
+                        if arrived % step == 0:
+                            self.progress(0.95 * arrived / inst.n_apps)
             for c in sorted(dirty):
                 self._dispatch(c, now)
         end = max([0.0, *(cl.last_t for cl in self.clouds), float(np.nanmax(self.app_finish, initial=0.0))])
