@@ -28,7 +28,7 @@ Readings where the paper is silent:
   clouds: ``M_s/S_c`` after the arrival) and every predecessor has finished, plus the
   edge transfer for predecessors on other clouds.
 * Servers are active while they hold at least one stint (image transfers included) and
-  idle otherwise; energy counts every server from time 0 to the last completion.
+  idle otherwise; energy counts every server from the first arrival to the last completion.
 """
 
 from __future__ import annotations
@@ -76,7 +76,7 @@ def choose_victims(running_be: dict[int, int], short: int) -> list[int]:
 
 
 class _Cloud:
-    def __init__(self, spec, vms: int):
+    def __init__(self, spec, vms: int, origin: float):
         self.capacity = int(spec.server_capacity)
         self.free = np.full(spec.servers, self.capacity, dtype=np.int64)
         self.total_free = int(vms)
@@ -88,7 +88,7 @@ class _Cloud:
         self.active = 0
         self.active_s = 0.0  # server-seconds active
         self.busy_vm_s = 0.0
-        self.last_t = 0.0
+        self.last_t = origin
 
 
 class Simulation:
@@ -105,7 +105,10 @@ class Simulation:
             feedback=algorithm in ("dcls", "dcmms"),
             negative_feedback=cfg.params.negative_feedback,
         )
-        self.clouds = [_Cloud(spec, int(v)) for spec, v in zip(cfg.datacenter.clouds, inst.cloud_vms, strict=True)]
+        origin = inst.origin
+        self.clouds = [
+            _Cloud(spec, int(v), origin) for spec, v in zip(cfg.datacenter.clouds, inst.cloud_vms, strict=True)
+        ]
         self.p_idle = np.array([c.p_idle_w for c in cfg.datacenter.clouds])
         self.p_gap = np.array([c.p_active_w - c.p_idle_w for c in cfg.datacenter.clouds])
         self.n_servers = np.array([c.servers for c in cfg.datacenter.clouds], dtype=float)
@@ -130,7 +133,7 @@ class Simulation:
         self.segments: list[tuple] = []
         self.n_segments = 0
         self.truncated = False
-        self.power_t: list[float] = [0.0]
+        self.power_t: list[float] = [origin]
         self.power_w: list[float] = [float((self.p_idle * self.n_servers).sum())]
         self.busy_vms: list[int] = [0]
         self.events = EventQueue()
@@ -319,7 +322,7 @@ class Simulation:
                             self.progress(0.95 * arrived / inst.n_apps)
             for c in sorted(dirty):
                 self._dispatch(c, now)
-        end = max([0.0, *(cl.last_t for cl in self.clouds), float(np.nanmax(self.app_finish, initial=0.0))])
+        end = max([inst.origin, *(cl.last_t for cl in self.clouds), float(np.nanmax(self.app_finish, initial=0.0))])
         for c in range(len(self.clouds)):
             self._account(c, end)
         self.end_time = end
