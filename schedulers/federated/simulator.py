@@ -118,6 +118,7 @@ class Simulation:
         self.preds_left = np.diff(inst.pred_ptr).astype(np.int64).tolist()
         self.vms = self.planner.vms
         self.etm = self.planner.etm
+        self.actual = inst.actual.tolist()
         self.preds = self.planner.preds
         self.succ: list[list[int]] = [[] for _ in range(n)]
         for t, ps in enumerate(self.preds):
@@ -202,7 +203,7 @@ class Simulation:
             return
         for t in range(int(inst.app_ptr[app]), int(inst.app_ptr[app + 1])):
             c = planner.cloud[t]
-            self.rem[t] = self.etm[t][c]
+            self.rem[t] = self.actual[t][c]
             if not planner.is_entry[t]:
                 continue
             if planner.is_ar[t]:
