@@ -81,7 +81,7 @@ def energy_aware(free: np.ndarray, capacity: int, tasks: list[tuple[int, int]], 
         whole, m = divmod(w, capacity)
         idle = np.flatnonzero(free == capacity)[:whole]
         free[idle] = 0
-        out[t].extend((int(s), capacity) for s in idle)
+        out[t].extend([(s, capacity) for s in idle.tolist()])
         _pack(free, (whole - idle.size) * capacity, out[t])
         if m:
             marginal[t] = m

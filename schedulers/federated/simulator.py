@@ -176,8 +176,12 @@ class Simulation:
         cl = self.clouds[c]
         self._account(c, now)
         w = self.vms[t]
-        for s, v in servers:
-            cl.free[s] += v
+        if len(servers) > 8:  # one vectorised update (servers are distinct within a stint)
+            idx, vms = zip(*servers, strict=True)
+            cl.free[list(idx)] += vms
+        else:
+            for s, v in servers:
+                cl.free[s] += v
         cl.total_free += w
         cl.busy_vm_s += w * (now - start)
         if self.record:
