@@ -138,6 +138,7 @@ class Simulation:
         self.power_w: list[float] = [float((self.p_idle * self.n_servers).sum())]
         self.busy_vms: list[int] = [0]
         self.events = EventQueue()
+        self.changed: set[int] = set()  # clouds whose servers changed at the current instant
 
     # --- bookkeeping ---------------------------------------------------------------------
     def _account(self, c: int, now: float) -> None:
@@ -145,9 +146,15 @@ class Simulation:
         cl.active_s += cl.active * (now - cl.last_t)
         cl.last_t = now
 
-    def _refresh(self, c: int, now: float) -> None:
-        cl = self.clouds[c]
-        cl.active = int(np.count_nonzero(cl.free < cl.capacity))
+    def _refresh(self, changed: set[int], now: float) -> None:
+        """Active servers of the clouds whose servers changed at ``now``, and the power/busy series.
+
+        Done once per instant, after every change of that instant: ``_account`` calls within the
+        instant add zero-length intervals, so the active counts they would read may be stale.
+        """
+        for c in changed:
+            cl = self.clouds[c]
+            cl.active = int(np.count_nonzero(cl.free < cl.capacity))
         watts = self.idle_w
         busy = 0
         for k, other in enumerate(self.clouds):
@@ -241,7 +248,7 @@ class Simulation:
             alloc = striping(cl.free, cl.capacity, [(t, w)])
         cl.total_free -= w
         self._start(c, t, now, alloc[t], preempted)
-        self._refresh(c, now)
+        self.changed.add(c)
 
     def _finish(self, t: int, now: float, dirty: set[int]) -> None:
         inst, planner = self.inst, self.planner
@@ -249,7 +256,7 @@ class Simulation:
         self._end_stint(c, t, now, "finish")
         self.finish[t] = now
         planner.observe(t, now)
-        self._refresh(c, now)
+        self.changed.add(c)
         dirty.add(c)
         app = planner.task_app[t]
         self.app_left[app] -= 1
@@ -295,7 +302,7 @@ class Simulation:
         for t, w in batch:
             cl.total_free -= w
             self._start(c, t, now, alloc[t], False)
-        self._refresh(c, now)
+        self.changed.add(c)
 
     def run(self) -> None:
         inst, events = self.inst, self.events
@@ -327,6 +334,9 @@ class Simulation:
                             self.progress(0.95 * arrived / inst.n_apps)
             for c in sorted(dirty):
                 self._dispatch(c, now)
+            if self.changed:
+                self._refresh(self.changed, now)
+                self.changed.clear()
         end = max([inst.origin, *(cl.last_t for cl in self.clouds), float(np.nanmax(self.app_finish, initial=0.0))])
         for c in range(len(self.clouds)):
             self._account(c, end)
