@@ -1,20 +1,23 @@
-"""Benchmark of the federated family (issue 6) and a quick check of the paper's Section 6 trends.
+"""Benchmark of the federated family (issues 6 and 17) and a quick check of the paper's Section 6 trends.
 
-    .venv/bin/python bench/federated.py                 # target: full LLNL-Thunder log, 3 clouds, median of 3
+    .venv/bin/python bench/federated.py                 # target: full LLNL-Thunder log, 3 clouds, best of 3
     .venv/bin/python bench/federated.py --quick         # one repetition each
     .venv/bin/python bench/federated.py --trends 20000  # Tables 3-5 / Figs. 9-10 trends on the first N jobs
 
-Target (issue 6): an LLNL-sized experiment (the real log grouped into applications, three
-clouds of Table 2) in ≤ 60 s per algorithm; tasks scheduled per second reported. Timed:
-``simulate`` (assignment, event loop, metrics; segments off); ``prepare`` (reading the log,
-grouping, random DAGs) is reported separately. Not part of the test suite.
+Target (issue 17): the slowest algorithm (CMMS/DCMMS) on the full LLNL-Thunder log (the
+real log grouped into applications, three clouds of Table 2) in ≤ 8 s (it was 14.7 s on a
+quiet machine; issue 6 asked for ≤ 60 s). Timed: ``simulate`` (assignment, event loop,
+metrics; segments off); ``prepare`` (reading the log, grouping, random DAGs) is reported
+separately. The machine may be shared: CPU time (``time.process_time``) is the primary
+figure, wall time and the load average at start are printed beside it. Not part of the
+test suite.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import resource
-import statistics
 import sys
 import time
 from pathlib import Path
@@ -26,7 +29,7 @@ from schedulers.federated import prepare, simulate
 from schedulers.federated.model import ALGORITHMS, FederatedScenario
 from schedulers.federated.presets import trace_path
 
-TARGET_S = 60.0
+TARGET_S = 8.0  # CPU seconds per algorithm, full LLNL-Thunder (issue 17)
 
 
 def _cfg(trace: str, divisor: float, max_jobs: int = 300000, **extra) -> FederatedScenario:
@@ -47,34 +50,37 @@ def _cfg(trace: str, divisor: float, max_jobs: int = 300000, **extra) -> Federat
     return FederatedScenario.model_validate({"family": "federated", "workload": workload, "params": params})
 
 
-def _run(cfg, inst, algorithm: str) -> tuple[float, dict]:
-    t0 = time.perf_counter()
+def _run(cfg, inst, algorithm: str) -> tuple[float, float, dict]:
+    """(CPU s, wall s, metrics) of one ``simulate`` call."""
+    c0, w0 = time.process_time(), time.perf_counter()
     metrics = simulate(cfg, inst, algorithm, None, lambda *a: None).metrics
-    return time.perf_counter() - t0, metrics
+    return time.process_time() - c0, time.perf_counter() - w0, metrics
 
 
 def targets(reps: int) -> None:
+    print(f"load average at start: {' '.join(f'{x:.2f}' for x in os.getloadavg())} ({os.cpu_count()} CPUs)")
     for trace, divisor in (("thunder", 100.0), ("thunder", 1.0)):
         cfg = _cfg(trace, divisor)
-        t0 = time.perf_counter()
+        t0 = time.process_time()
         inst = prepare(cfg, rngmod.stream(cfg.seed, 0, "workload"))
-        prep = time.perf_counter() - t0
+        prep = time.process_time() - t0
         label = "tight" if divisor > 1 else "loose"
         print(
             f"\nLLNL-{trace} ({label}, gaps / {divisor:g}): {inst.n_tasks} tasks in {inst.n_apps} applications; "
-            f"prepare {prep:.1f} s"
+            f"prepare {prep:.1f} CPU s"
         )
         print(
-            f"{'algorithm':<12} {'median s':>9} {'target s':>9} {'ok':>3} {'tasks/s':>9} {'avg app exec s':>15} "
-            f"{'energy kWh':>11} {'preempt':>8}"
+            f"{'algorithm':<12} {'CPU s':>7} {'wall s':>7} {'target':>7} {'ok':>3} {'tasks/CPU s':>11} "
+            f"{'avg app exec s':>15} {'energy kWh':>11} {'preempt':>8}"
         )
         for alg in ALGORITHMS:
             runs = [_run(cfg, inst, alg) for _ in range(reps)]
-            wall = statistics.median(r[0] for r in runs)
-            m = runs[-1][1]
+            cpu = min(r[0] for r in runs)
+            wall = min(r[1] for r in runs)
+            m = runs[-1][2]
             print(
-                f"{alg:<12} {wall:9.2f} {TARGET_S:9.0f} {'yes' if wall <= TARGET_S else 'NO':>3} "
-                f"{inst.n_tasks / wall:9.0f} {m['avg_app_execution_time_s']:15.0f} {m['energy_kwh']:11.0f} "
+                f"{alg:<12} {cpu:7.2f} {wall:7.2f} {TARGET_S:7.0f} {'yes' if cpu <= TARGET_S else 'NO':>3} "
+                f"{inst.n_tasks / cpu:11.0f} {m['avg_app_execution_time_s']:15.0f} {m['energy_kwh']:11.0f} "
                 f"{m['preemptions']:8d}"
             )
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
@@ -86,7 +92,7 @@ def trends(n_jobs: int) -> None:
 
     def avg(cfg, algs):
         inst = prepare(cfg, rngmod.stream(cfg.seed, 0, "workload"))
-        return {a: _run(cfg, inst, a)[1] for a in algs}
+        return {a: _run(cfg, inst, a)[2] for a in algs}
 
     print(f"\nTable 3 (feedback improvement, α = 1), first {n_jobs} jobs")
     print(f"{'gaps /':>7} {'CLS':>10} {'DCLS':>10} {'impr %':>7} {'CMMS':>10} {'DCMMS':>10} {'impr %':>7}")
@@ -120,7 +126,7 @@ def trends(n_jobs: int) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--quick", action="store_true", help="one repetition instead of three")
+    parser.add_argument("--quick", action="store_true", help="one repetition instead of three (best of)")
     parser.add_argument("--trends", type=int, metavar="N", help="check the paper's trends on the first N jobs")
     args = parser.parse_args()
     if args.trends:

@@ -5,9 +5,13 @@ mappable task find the cloud with the earliest estimated finish (lines 4-8), ass
 task-cloud pair with the overall earliest finish (lines 9-11), update the set (line 12).
 CMMS ranks by eq. 5, DCMMS by eq. 8 with the feedback factor.
 
-Readings: ties go to the lower task index, then the lower cloud index. Only the chosen
-cloud's slot table changes in a step, so the other clouds' estimates are cached (the
-result is the same as recomputing every pair every step).
+Readings: ties go to the lower task index, then the lower cloud index.
+
+Implementation: a mappable task's input-ready time and its ``(1 + fd)(S_l/b + ETM)`` do
+not change while its application is assigned; only the chosen cloud's slot tables do. So
+each step redoes, for every mappable task, only the chosen cloud's slot-table look-up, and
+keeps each task's best cloud so that the pair with the earliest finish is one ``min`` over
+the tasks. The result is that of recomputing every pair every step, bit for bit.
 """
 
 from __future__ import annotations
@@ -19,10 +23,20 @@ from schedulers.federated.planner import Planner
 __all__ = ["cmms_assign"]
 
 
+def _lead(t: int, row: list[tuple[float, float]]) -> tuple[float, int, int]:
+    """(τ, t, c) of the cloud with the earliest τ of task ``t`` (the lowest cloud on ties)."""
+    c_best = 0
+    for c in range(1, len(row)):
+        if row[c][0] < row[c_best][0]:
+            c_best = c
+    return row[c_best][0], t, c_best
+
+
 def cmms_assign(planner: Planner, app: int) -> None:
     """Alg. 3 on the application's unplaced tasks."""
     inst = planner.inst
     n_clouds = inst.n_clouds
+    clouds = range(n_clouds)
     lo, hi = int(inst.app_ptr[app]), int(inst.app_ptr[app + 1])
     succs: dict[int, list[int]] = {}
     missing: dict[int, int] = {}
@@ -33,28 +47,57 @@ def cmms_assign(planner: Planner, app: int) -> None:
         missing[t] = len(ps)
         for p in ps:
             succs.setdefault(p, []).append(t)
-    # cache[t] = [(tau, erat) per cloud]
+    is_ar, vms = planner.is_ar, planner.vms
+    # per mappable task: [(tau, erat) per cloud], and the parts that stay fixed: ready, cost
     cache: dict[int, list[tuple[float, float]]] = {}
+    lead: dict[int, tuple[float, int, int]] = {}  # per mappable task: (its earliest tau, task, cloud)
+    fixed: dict[int, tuple[list[float], list[float]]] = {}
+
+    tables = planner.ar_frontiers, planner.frontiers
+    fd_rows, image_s = planner.fd, planner.image_s
 
     def add(t: int) -> None:
-        cache[t] = [planner.estimate(t, c)[::-1] for c in range(n_clouds)]
+        """``planner.estimate(t, c)`` for every cloud, keeping its parts that stay fixed."""
+        fd, etm, table = fd_rows[planner.task_home[t]], planner.etm[t], tables[0 if is_ar[t] else 1]
+        ready = [planner.ready_est(t, c) for c in clouds]
+        cost = [(1.0 + fd[c]) * (image_s + etm[c]) for c in clouds]
+        row = []
+        for c in clouds:
+            if etm[c] == np.inf:
+                row.append((np.inf, np.inf))
+                continue
+            free = table[c].kth(vms[t])
+            erat = free if free > ready[c] else ready[c]
+            row.append((erat + cost[c], erat))
+        cache[t] = row
+        fixed[t] = ready, cost
+        lead[t] = _lead(t, row)
 
     for t, m in missing.items():
         if m == 0:
             add(t)
     while cache:
-        best_t, best_c, best = -1, -1, (np.inf, np.inf)
-        for t in sorted(cache):
-            row = cache[t]
-            for c in range(n_clouds):
-                if row[c][0] < best[0]:
-                    best_t, best_c, best = t, c, row[c]
+        _, best_t, best_c = min(lead.values())  # earliest finish, then lowest task, then cloud
+        best = cache[best_t][best_c]
         planner.commit(best_t, best_c, best[1])
-        del cache[best_t]
-        ar_changed = planner.is_ar[best_t]
-        for t in cache:  # only the chosen cloud's slot tables changed
-            if ar_changed or not planner.is_ar[t]:
-                cache[t][best_c] = planner.estimate(t, best_c)[::-1]
+        del cache[best_t], fixed[best_t], lead[best_t]
+        ar_changed = is_ar[best_t]
+        be_table, ar_table = planner.frontiers[best_c], planner.ar_frontiers[best_c]
+        for t, row in cache.items():  # only the chosen cloud's slot tables changed
+            ready, cost = fixed[t]
+            if cost[best_c] == np.inf or (is_ar[t] and not ar_changed):
+                continue
+            free = (ar_table if is_ar[t] else be_table).kth(vms[t])
+            erat = ready[best_c]
+            if free > erat:
+                erat = free
+            tau = erat + cost[best_c]
+            row[best_c] = (tau, erat)
+            old_tau, _, old_c = lead[t]
+            if old_c == best_c:
+                lead[t] = _lead(t, row)
+            elif tau < old_tau or (tau == old_tau and best_c < old_c):
+                lead[t] = (tau, t, best_c)
         for s in succs.get(best_t, ()):
             missing[s] -= 1
             if missing[s] == 0:

@@ -79,10 +79,11 @@ def energy_aware(free: np.ndarray, capacity: int, tasks: list[tuple[int, int]], 
     marginal: dict[int, int] = {}
     for t, w in tasks:  # lines 1-4 (Alg. 4 lines 1-9)
         whole, m = divmod(w, capacity)
-        idle = np.flatnonzero(free == capacity)[:whole]
-        free[idle] = 0
-        out[t].extend((int(s), capacity) for s in idle)
-        _pack(free, (whole - idle.size) * capacity, out[t])
+        if whole:
+            idle = np.flatnonzero(free == capacity)[:whole]
+            free[idle] = 0
+            out[t].extend([(s, capacity) for s in idle.tolist()])
+            _pack(free, (whole - idle.size) * capacity, out[t])
         if m:
             marginal[t] = m
     l_d = sorted(marginal, key=lambda t: (-marginal[t], t))

@@ -15,6 +15,13 @@ Readings where the paper is silent (all configurable):
 * Intermediate results between dependent tasks on different clouds cross the
   inter-cloud link (``edge_data_gb / S_c``); the paper only models the dataset, so
   the default edge size is small (1 GB, 8 s at 1 Gbps).
+* What the feedback of DCLS/DCMMS (eqs. 6-8) is for — finish times later than eq. 5
+  estimated — comes from AR preemption and two inputs the managers cannot see (both off
+  by default): a cloud's hidden ``contention`` (best-effort tasks there run ``1 +
+  contention`` times their ETM, e.g. other tenants' load) and inaccurate runtime
+  estimates (``workload.runtime_error`` σ of a mean-one log-normal factor, or an inline
+  task's ``actual_runtime_s``). AR leases run exactly their reserved time (an AR lease
+  includes its required execution time, Section 3.2), so neither applies to AR tasks.
 """
 
 from __future__ import annotations
@@ -60,6 +67,13 @@ class Cloud(StrictModel):
     )
     p_active_w: float = Field(default=400.0, ge=0, le=100000, description="Power of an active server (W)")
     p_idle_w: float = Field(default=120.0, ge=0, le=100000, description="Power of an idle server (W)")
+    contention: float = Field(
+        default=0.0,
+        ge=0,
+        le=100,
+        title="Hidden contention",
+        description="Best-effort tasks here run (1 + this) × their ETM; the managers' estimates (eq. 5) do not know it",
+    )
 
 
 def _table2_clouds() -> list[Cloud]:
@@ -111,6 +125,13 @@ class _WorkloadCommon(StrictModel):
     max_preds: int = Field(default=3, ge=1, le=16, description="Random DAG: most immediate predecessors per task")
     entry_prob: float = Field(default=0.1, ge=0, le=1, description="Random DAG: chance a task is an extra entry task")
     window: int = Field(default=8, ge=1, le=64, description="Random DAG: predecessors come from the last N tasks")
+    runtime_error: float = Field(
+        default=0.0,
+        ge=0,
+        le=3,
+        title="Runtime estimate error (σ)",
+        description="A best-effort task's actual runtime is its estimate × exp(σZ − σ²/2), Z standard normal",
+    )
 
 
 class GeneratorWorkload(_WorkloadCommon):
@@ -133,6 +154,12 @@ class InlineTask(StrictModel):
     type: int | None = Field(default=None, ge=0, description="Task type (row of the ETM) instead of a runtime")
     vms: int = Field(default=1, ge=1, le=1000000, description="VMs required")
     preds: list[int] = Field(default_factory=list, description="Indices of immediate predecessors in this app")
+    actual_runtime_s: float | None = Field(
+        default=None,
+        gt=0,
+        le=1e8,
+        description="What a best-effort task really runs at perf 1 (s); runtime_s is then only the estimate",
+    )
 
 
 class InlineApp(StrictModel):
@@ -252,6 +279,12 @@ def check(cfg: FederatedScenario) -> None:
                     bad(f"{where}.preds", "predecessors must be earlier tasks", earlier)
                 elif len(set(task.preds)) != len(task.preds):
                     bad(f"{where}.preds", "a predecessor is listed more than once", "distinct task indices")
+                if app.ar and task.actual_runtime_s is not None:
+                    bad(
+                        f"{where}.actual_runtime_s",
+                        "an AR lease runs exactly its reserved time",
+                        "omit it in AR applications",
+                    )
                 if task.type is not None and task.type >= n_types:
                     rows = f"0..{n_types - 1}" if n_types else "none (datacenter.etm is not given)"
                     bad(f"{where}.type", "no such ETM row", rows)

@@ -37,6 +37,8 @@ Readings where the paper is silent:
 
 from __future__ import annotations
 
+from bisect import bisect_left
+
 import numpy as np
 
 from schedulers.federated.workloads import Instance
@@ -45,52 +47,85 @@ __all__ = ["ArBook", "Frontier", "Planner"]
 
 
 class Frontier:
-    """Sorted run-length multiset of per-VM planned free times of one cloud."""
+    """Sorted run-length multiset of per-VM planned free times of one cloud.
+
+    Kept as two Python lists, the distinct times and the cumulative VM counts up to each
+    (a cloud's table holds a few hundred runs; list slices and :func:`bisect` beat numpy's
+    per-call overhead at that size).
+    """
 
     def __init__(self, vms: int):
-        self.times = np.zeros(1)
-        self.counts = np.array([int(vms)], dtype=np.int64)
-        self.cum = self.counts.copy()
+        self._times: list[float] = [0.0]
+        self._cum: list[int] = [int(vms)]
 
-    def kth(self, w) -> np.ndarray | float:
-        """Time at which ``w`` VMs are planned free (vectorised over ``w``)."""
-        idx = np.searchsorted(self.cum, w)
-        return self.times[idx]
+    @property
+    def times(self) -> np.ndarray:
+        return np.array(self._times)
+
+    @property
+    def counts(self) -> np.ndarray:
+        return np.diff(np.array(self._cum, dtype=np.int64), prepend=0)
+
+    def kth(self, w: int) -> float:
+        """Time at which ``w`` VMs are planned free."""
+        return self._times[bisect_left(self._cum, w)]
 
     def take(self, w: int, start: float, duration: float, shift: bool) -> None:
         """Plan ``w`` VMs (the earliest free) for ``duration`` from ``start``.
 
         ``shift`` (AR): VMs planned busy past ``start`` are pushed back by ``duration``.
         """
-        i = int(np.searchsorted(self.cum, w))
-        used_last = w - (int(self.cum[i - 1]) if i else 0)
-        rest_t = self.times[i:]
-        rest_n = self.counts[i:].copy()
-        rest_n[0] -= used_last
-        if rest_n[0] == 0:
-            rest_t, rest_n = rest_t[1:], rest_n[1:]
-        if not shift:
-            t_new = start + duration
-            k = int(np.searchsorted(rest_t, t_new))
-            if k < rest_t.size and rest_t[k] == t_new:
-                rest_n[k] += w
-                times, counts = rest_t, rest_n
-            else:
-                times = np.concatenate([rest_t[:k], [t_new], rest_t[k:]])
-                counts = np.concatenate([rest_n[:k], [w], rest_n[k:]])
+        times, cum = self._times, self._cum
+        i = bisect_left(cum, w)
+        if shift:
+            self._take_shift(w, i, start, duration)
+            return
+        j0 = i + 1 if cum[i] == w else i  # first run with VMs left
+        t_new = start + duration
+        k = bisect_left(times, t_new, j0)
+        # runs before the new one lose the w VMs taken; from the new one on the counts are as before
+        head = [c - w for c in cum[j0:k]]
+        if k < len(times) and times[k] == t_new:
+            self._times = times[j0:]
+            self._cum = head + cum[k:]
         else:
-            head_n = self.counts[: i + 1].copy()
-            head_n[-1] = used_last
-            new_t = np.maximum(self.times[: i + 1], start) + duration
-            times = np.concatenate([new_t, rest_t])
-            counts = np.concatenate([head_n, rest_n])
-            order = np.argsort(times, kind="stable")
-            times, counts = times[order], counts[order]
-            first = np.concatenate([[True], times[1:] != times[:-1]])
-            starts = np.flatnonzero(first)
-            times, counts = times[starts], np.add.reduceat(counts, starts)
-        self.times, self.counts = times, counts
-        self.cum = np.cumsum(counts)
+            self._times = [*times[j0:k], t_new, *times[k:]]
+            self._cum = [*head, cum[k - 1] if k > j0 else w, *cum[k:]]
+
+    def _take_shift(self, w: int, i: int, start: float, duration: float) -> None:
+        """AR: the ``w`` earliest VMs (runs ``0..i``) become free at ``max(t, start) + duration``."""
+        times, cum = self._times, self._cum
+        head: list[list] = []  # [new time, VMs], times ascending and distinct
+        prev = 0
+        for j in range(i + 1):
+            c = cum[j] if j < i else w
+            t = times[j]
+            nt = (t if t > start else start) + duration
+            if head and head[-1][0] == nt:
+                head[-1][1] += c - prev
+            else:
+                head.append([nt, c - prev])
+            prev = c
+        # merge the shifted runs into the untouched ones (which hold cum - w VMs until then)
+        pos = i + 1 if cum[i] == w else i
+        out_t: list[float] = []
+        out_c: list[int] = []
+        acc = 0
+        for nt, n in head:
+            k = bisect_left(times, nt, pos)
+            out_t.extend(times[pos:k])
+            out_c.extend([c - w + acc for c in cum[pos:k]])
+            acc += n
+            out_t.append(nt)
+            if k < len(times) and times[k] == nt:
+                out_c.append(cum[k] - w + acc)
+                pos = k + 1
+            else:
+                out_c.append((out_c[-1] if out_c else 0) + n)
+                pos = k
+        out_t.extend(times[pos:])
+        out_c.extend(cum[pos:])  # every shifted VM is before these: cum − w + w
+        self._times, self._cum = out_t, out_c
 
 
 class ArBook:
@@ -187,7 +222,7 @@ class Planner:
         erat = self.ready_est(t, c)
         # a zero-notice AR task preempts best-effort work: only planned AR work delays it
         table = self.ar_frontiers[c] if self.is_ar[t] else self.frontiers[c]
-        free = float(table.kth(self.vms[t]))
+        free = table.kth(self.vms[t])
         if free > erat:
             erat = free
         return erat, erat + (1.0 + self.fd[self.task_home[t]][c]) * (self.image_s + etm)

@@ -3,9 +3,12 @@
 Metrics (DESIGN.md): ``avg_app_execution_time_s`` — from submission to the end of the
 application's last task (Section 6.1), over the applications that were not rejected —
 ``energy_kwh`` (active and idle servers, Section 3.3), ``preemptions`` (best-effort
-stints ended by an AR task), plus rejections, makespan, the share of tasks run away
+stints that an AR task cut short after they had run), plus rejections, makespan, the share of tasks run away
 from their home cloud and the per-cloud load ``load_<cloud>`` (busy VM-seconds over
-VM-seconds available until the last completion).
+VM-seconds available from the first arrival to the last completion). Energy, loads and
+``makespan_s`` count from the first arrival (0 for generated and trace workloads; inline
+applications keep the user's times). Records and segments name applications by their
+index in the user's list (``job``) and tasks as ``<job>.<index in the app>``.
 """
 
 from __future__ import annotations
@@ -39,8 +42,9 @@ def metrics(sim: Simulation) -> dict[str, float]:
     done = ~np.isnan(sim.app_finish)
     exec_time = sim.app_finish - inst.app_arrival
     end = sim.end_time
+    span = end - inst.origin
     energy_j = sum(
-        float(sim.p_idle[c] * sim.n_servers[c] * end + sim.p_gap[c] * cl.active_s) for c, cl in enumerate(sim.clouds)
+        float(sim.p_idle[c] * sim.n_servers[c] * span + sim.p_gap[c] * cl.active_s) for c, cl in enumerate(sim.clouds)
     )
     placed = ~np.isnan(np.asarray(sim.finish, dtype=float))
     home = inst.app_home[inst.task_app]
@@ -54,12 +58,12 @@ def metrics(sim: Simulation) -> dict[str, float]:
         "rejected_apps": int(sim.app_rejected.sum()),
         "completed_apps": int(done.sum()),
         "rejection_rate": float(sim.app_rejected.mean()) if inst.n_apps else 0.0,
-        "makespan_s": float(end),
+        "makespan_s": float(span),
         "remote_task_share": float(remote.sum() / max(1, placed.sum())),
         "schedule_truncated": int(sim.truncated),
     }
     for c, cl in enumerate(sim.clouds):
-        denom = float(inst.cloud_vms[c]) * end
+        denom = float(inst.cloud_vms[c]) * span
         out[f"load_{_slug(inst.cloud_names[c])}"] = float(cl.busy_vm_s / denom) if denom > 0 else 0.0
     return out
 

@@ -17,12 +17,18 @@ Readings where the paper is silent:
   begins exactly at its required start.
 * A preempted best-effort task is suspended as a whole (all its VMs), keeps its
   remaining work, and resumes on the same cloud before any waiting best-effort task,
-  reloading its image. Victims are the most recently started best-effort tasks.
+  reloading its image. An AR task preempts only the VMs it lacks: victims are the most
+  recently started best-effort tasks, minus any it does not need (:func:`choose_victims`).
+  A preemption is counted (metric ``preemptions``) only when the victim loses time, i.e.
+  it had been running (image load included) before the AR task's start; the AR task pays
+  the image store ``S_i/b`` only then.
+* Every event of one instant is handled before any cloud dispatches best-effort work,
+  so no best-effort stint is started and preempted at the same instant.
 * A task is ready on cloud ``c`` once the dataset is there (home: at arrival, other
   clouds: ``M_s/S_c`` after the arrival) and every predecessor has finished, plus the
   edge transfer for predecessors on other clouds.
 * Servers are active while they hold at least one stint (image transfers included) and
-  idle otherwise; energy counts every server from time 0 to the last completion.
+  idle otherwise; energy counts every server from the first arrival to the last completion.
 """
 
 from __future__ import annotations
@@ -38,13 +44,39 @@ from schedulers.federated.model import FederatedScenario
 from schedulers.federated.planner import Planner
 from schedulers.federated.workloads import Instance
 
-__all__ = ["Simulation"]
+__all__ = ["Simulation", "choose_victims"]
 
 FINISH, AR_START, READY, ARRIVAL = 0, 1, 2, 3
 
 
+def choose_victims(running_be: dict[int, int], short: int) -> list[int]:
+    """The best-effort tasks an AR lease preempts when it is ``short`` VMs short (Alg. 4 line 7).
+
+    ``running_be`` maps the running best-effort tasks, in start order, to their VMs. The
+    latest started are taken first until the AR lease fits, then every victim whose VMs
+    the lease does not need is spared (checked latest started first): no victim can be
+    left out, so none could resume at the instant it is preempted.
+    """
+    if short <= 0:
+        return []
+    victims: list[int] = []
+    freed = 0
+    for task in reversed(running_be):  # latest started first
+        if freed >= short:
+            break
+        victims.append(task)
+        freed += running_be[task]
+    kept: list[int] = []
+    for task in victims:
+        if freed - running_be[task] >= short:
+            freed -= running_be[task]
+        else:
+            kept.append(task)
+    return kept
+
+
 class _Cloud:
-    def __init__(self, spec, vms: int):
+    def __init__(self, spec, vms: int, origin: float):
         self.capacity = int(spec.server_capacity)
         self.free = np.full(spec.servers, self.capacity, dtype=np.int64)
         self.total_free = int(vms)
@@ -56,7 +88,7 @@ class _Cloud:
         self.active = 0
         self.active_s = 0.0  # server-seconds active
         self.busy_vm_s = 0.0
-        self.last_t = 0.0
+        self.last_t = origin
 
 
 class Simulation:
@@ -73,7 +105,10 @@ class Simulation:
             feedback=algorithm in ("dcls", "dcmms"),
             negative_feedback=cfg.params.negative_feedback,
         )
-        self.clouds = [_Cloud(spec, int(v)) for spec, v in zip(cfg.datacenter.clouds, inst.cloud_vms, strict=True)]
+        origin = inst.origin
+        self.clouds = [
+            _Cloud(spec, int(v), origin) for spec, v in zip(cfg.datacenter.clouds, inst.cloud_vms, strict=True)
+        ]
         self.p_idle = np.array([c.p_idle_w for c in cfg.datacenter.clouds])
         self.p_gap = np.array([c.p_active_w - c.p_idle_w for c in cfg.datacenter.clouds])
         self.n_servers = np.array([c.servers for c in cfg.datacenter.clouds], dtype=float)
@@ -83,6 +118,7 @@ class Simulation:
         self.preds_left = np.diff(inst.pred_ptr).astype(np.int64).tolist()
         self.vms = self.planner.vms
         self.etm = self.planner.etm
+        self.actual = inst.actual.tolist()
         self.preds = self.planner.preds
         self.succ: list[list[int]] = [[] for _ in range(n)]
         for t, ps in enumerate(self.preds):
@@ -98,10 +134,11 @@ class Simulation:
         self.segments: list[tuple] = []
         self.n_segments = 0
         self.truncated = False
-        self.power_t: list[float] = [0.0]
+        self.power_t: list[float] = [origin]
         self.power_w: list[float] = [float((self.p_idle * self.n_servers).sum())]
         self.busy_vms: list[int] = [0]
         self.events = EventQueue()
+        self.changed: set[int] = set()  # clouds whose servers changed at the current instant
 
     # --- bookkeeping ---------------------------------------------------------------------
     def _account(self, c: int, now: float) -> None:
@@ -109,9 +146,15 @@ class Simulation:
         cl.active_s += cl.active * (now - cl.last_t)
         cl.last_t = now
 
-    def _refresh(self, c: int, now: float) -> None:
-        cl = self.clouds[c]
-        cl.active = int(np.count_nonzero(cl.free < cl.capacity))
+    def _refresh(self, changed: set[int], now: float) -> None:
+        """Active servers of the clouds whose servers changed at ``now``, and the power/busy series.
+
+        Done once per instant, after every change of that instant: ``_account`` calls within the
+        instant add zero-length intervals, so the active counts they would read may be stale.
+        """
+        for c in changed:
+            cl = self.clouds[c]
+            cl.active = int(np.count_nonzero(cl.free < cl.capacity))
         watts = self.idle_w
         busy = 0
         for k, other in enumerate(self.clouds):
@@ -140,8 +183,12 @@ class Simulation:
         cl = self.clouds[c]
         self._account(c, now)
         w = self.vms[t]
-        for s, v in servers:
-            cl.free[s] += v
+        if len(servers) > 8:  # one vectorised update (servers are distinct within a stint)
+            idx, vms = zip(*servers, strict=True)
+            cl.free[list(idx)] += vms
+        else:
+            for s, v in servers:
+                cl.free[s] += v
         cl.total_free += w
         cl.busy_vm_s += w * (now - start)
         if self.record:
@@ -167,7 +214,7 @@ class Simulation:
             return
         for t in range(int(inst.app_ptr[app]), int(inst.app_ptr[app + 1])):
             c = planner.cloud[t]
-            self.rem[t] = self.etm[t][c]
+            self.rem[t] = self.actual[t][c]
             if not planner.is_entry[t]:
                 continue
             if planner.is_ar[t]:
@@ -184,19 +231,16 @@ class Simulation:
     def _start_ar(self, c: int, t: int, now: float) -> None:
         cl = self.clouds[c]
         w = self.vms[t]
-        victims: list[int] = []
-        short = w - cl.total_free
-        for victim in reversed(cl.running_be):  # latest started first
-            if short <= 0:
-                break
-            victims.append(victim)
-            short -= cl.running_be[victim]
-        preempted = bool(victims)
+        victims = choose_victims(cl.running_be, w - cl.total_free)
+        preempted = False
         for victim in victims:
+            lost = self.stint[victim][0] < now  # a lease started at ``now`` loses nothing
             self.events.cancel(self.stint[victim][3])
             self._end_stint(c, victim, now, "preempted")
             cl.resume.append(victim)
-            self.preemptions += 1
+            if lost:
+                self.preemptions += 1
+                preempted = True
         self._account(c, now)
         if self.el:
             alloc = energy_aware(cl.free, cl.capacity, [(t, w)], ar=True)
@@ -204,7 +248,7 @@ class Simulation:
             alloc = striping(cl.free, cl.capacity, [(t, w)])
         cl.total_free -= w
         self._start(c, t, now, alloc[t], preempted)
-        self._refresh(c, now)
+        self.changed.add(c)
 
     def _finish(self, t: int, now: float, dirty: set[int]) -> None:
         inst, planner = self.inst, self.planner
@@ -212,7 +256,7 @@ class Simulation:
         self._end_stint(c, t, now, "finish")
         self.finish[t] = now
         planner.observe(t, now)
-        self._refresh(c, now)
+        self.changed.add(c)
         dirty.add(c)
         app = planner.task_app[t]
         self.app_left[app] -= 1
@@ -258,7 +302,7 @@ class Simulation:
         for t, w in batch:
             cl.total_free -= w
             self._start(c, t, now, alloc[t], False)
-        self._refresh(c, now)
+        self.changed.add(c)
 
     def run(self) -> None:
         inst, events = self.inst, self.events
@@ -267,26 +311,33 @@ class Simulation:
         step = max(1, inst.n_apps // 100)
         arrived = 0
         while len(events):
-            batch = events.pop_simultaneous()
-            now = events.now
+            now = events.peek_time()
             dirty: set[int] = set()
-            for ev in batch:
-                if ev.kind == "finish":
-                    self._finish(ev.data, now, dirty)
-                elif ev.kind == "ar_start":
-                    c = self.planner.cloud[ev.data]
-                    self._start_ar(c, ev.data, now)
-                    dirty.add(c)
-                elif ev.kind == "ready":
-                    self._ready(ev.data, dirty)
-                else:
-                    self._arrival(ev.data, now, dirty)
-                    arrived += 1
-                    if arrived % step == 0:
-                        self.progress(0.95 * arrived / inst.n_apps)
+            # every event at ``now``, also those scheduled at ``now`` while handling the batch
+            # (a successor ready at its predecessor's finish, a zero-notice AR start), is handled
+            # before any cloud dispatches: a best-effort task never starts at an instant at
+            # which an AR task then takes its VMs (no zero-length stints).
+            while events.peek_time() == now:
+                for ev in events.pop_simultaneous():
+                    if ev.kind == "finish":
+                        self._finish(ev.data, now, dirty)
+                    elif ev.kind == "ar_start":
+                        c = self.planner.cloud[ev.data]
+                        self._start_ar(c, ev.data, now)
+                        dirty.add(c)
+                    elif ev.kind == "ready":
+                        self._ready(ev.data, dirty)
+                    else:
+                        self._arrival(ev.data, now, dirty)
+                        arrived += 1
+                        if arrived % step == 0:
+                            self.progress(0.95 * arrived / inst.n_apps)
             for c in sorted(dirty):
                 self._dispatch(c, now)
-        end = max([0.0, *(cl.last_t for cl in self.clouds), float(np.nanmax(self.app_finish, initial=0.0))])
+            if self.changed:
+                self._refresh(self.changed, now)
+                self.changed.clear()
+        end = max([inst.origin, *(cl.last_t for cl in self.clouds), float(np.nanmax(self.app_finish, initial=0.0))])
         for c in range(len(self.clouds)):
             self._account(c, end)
         self.end_time = end

@@ -18,7 +18,9 @@ Readings where the paper is silent:
   uniform random by default, round robin, or one fixed cloud (e.g. the cluster a
   trace was recorded on: Section 6.1 runs each LLNL log "separately").
 * "Loose"/"tight" (Section 6.1): gaps between adjacent application arrivals are
-  divided by ``gap_divisor``; the first arrival is moved to 0.
+  divided by ``gap_divisor``. Generated and trace workloads start at 0 (a trace's first
+  application arrives at 0); inline applications keep the user's list order as their ids
+  and the user's times (the earliest arrival stays where it is).
 * AR applications (share ``ar_share``) need their entry tasks to start at the required
   time, uniform in [arrival, arrival + ``ar_notice_max_s``] (or = arrival for the
   ``zero_notice_share`` of them).
@@ -54,6 +56,7 @@ class Instance:
     task_app: np.ndarray
     task_vms: np.ndarray
     etm: np.ndarray  # (tasks, clouds) seconds; inf where the task does not fit the cloud
+    actual: np.ndarray  # (tasks, clouds) what a task really runs; = etm unless estimates are off
     pred_ptr: np.ndarray
     pred_idx: np.ndarray  # global task indices
     image_s: float  # S_i / b
@@ -64,6 +67,11 @@ class Instance:
     @property
     def n_apps(self) -> int:
         return int(self.app_arrival.size)
+
+    @property
+    def origin(self) -> float:
+        """The first arrival: energy, loads and the makespan count from here (0 unless inline)."""
+        return float(self.app_arrival.min()) if self.app_arrival.size else 0.0
 
     @property
     def n_tasks(self) -> int:
@@ -141,14 +149,20 @@ def _generator(wl: GeneratorWorkload, n_clouds: int, n_types: int, rng: np.rando
     vms = 2 ** rng.integers(0, max_exp + 1, n)
     types = rng.integers(0, n_types, n) if n_types else None
     dags = random_dags(sizes, rng, wl.max_preds, wl.entry_prob, wl.window)
-    return arrival, homes, ar, start, sizes, runtime, vms, types, dags
+    return arrival, homes, ar, start, sizes, runtime, vms, types, dags, None
 
 
 def _inline(wl: InlineWorkload):
-    apps = sorted(range(len(wl.jobs)), key=lambda a: wl.jobs[a].arrival)
-    jobs = [wl.jobs[a] for a in apps]
-    arrival = _compress_gaps(np.array([j.arrival for j in jobs], dtype=float), wl.gap_divisor)
-    shift = arrival - np.array([j.arrival for j in jobs], dtype=float)
+    """The user's applications in the user's order (app ``a`` is ``workload.jobs[a]``) at the user's times.
+
+    ``gap_divisor`` scales every arrival's distance from the earliest one (the same as dividing
+    the gaps between adjacent arrivals); an AR application keeps its notice.
+    """
+    jobs = wl.jobs
+    given = np.array([j.arrival for j in jobs], dtype=float)
+    first = float(given.min())
+    arrival = first + (given - first) / wl.gap_divisor
+    shift = arrival - given
     homes = np.array([j.home for j in jobs], dtype=int)
     ar = np.array([j.ar for j in jobs], dtype=bool)
     start = np.array(
@@ -160,12 +174,13 @@ def _inline(wl: InlineWorkload):
     sizes = np.array([len(j.tasks) for j in jobs], dtype=int)
     tasks = [t for j in jobs for t in j.tasks]
     runtime = np.array([t.runtime_s for t in tasks], dtype=float)
+    given_error = np.array([(t.actual_runtime_s or t.runtime_s) / t.runtime_s for t in tasks])
     vms = np.array([t.vms for t in tasks], dtype=int)
     types = np.array([t.type if t.type is not None else -1 for t in tasks], dtype=int)
     counts = np.array([len(t.preds) for t in tasks], dtype=np.int64)
     flat = np.array([p for t in tasks for p in sorted(t.preds)], dtype=np.int64)
     dags = (counts, flat)
-    return arrival, homes, ar, start, sizes, runtime, vms, types, dags
+    return arrival, homes, ar, start, sizes, runtime, vms, types, dags, given_error
 
 
 @lru_cache(maxsize=4)
@@ -220,7 +235,7 @@ def _trace(wl: TraceWorkload, n_clouds: int, rng: np.random.Generator):
     homes = _homes(sizes.size, n_clouds, wl, rng)
     ar, start = _ar_flags(sizes.size, wl, arrival, rng)
     dags = random_dags(sizes, rng, wl.max_preds, wl.entry_prob, wl.window)
-    return arrival, homes, ar, start, sizes, runtime, vms, None, dags
+    return arrival, homes, ar, start, sizes, runtime, vms, None, dags, None
 
 
 def build_instance(cfg: FederatedScenario, rng: np.random.Generator) -> Instance:
@@ -230,11 +245,11 @@ def build_instance(cfg: FederatedScenario, rng: np.random.Generator) -> Instance
     etm_table = np.asarray(dc.etm, dtype=float) if dc.etm else None
     n_types = 0 if etm_table is None else etm_table.shape[0]
     if isinstance(wl, GeneratorWorkload):
-        arrival, homes, ar, start, sizes, runtime, vms, types, dags = _generator(wl, n_clouds, n_types, rng)
+        arrival, homes, ar, start, sizes, runtime, vms, types, dags, error = _generator(wl, n_clouds, n_types, rng)
     elif isinstance(wl, InlineWorkload):
-        arrival, homes, ar, start, sizes, runtime, vms, types, dags = _inline(wl)
+        arrival, homes, ar, start, sizes, runtime, vms, types, dags, error = _inline(wl)
     else:
-        arrival, homes, ar, start, sizes, runtime, vms, types, dags = _trace(wl, n_clouds, rng)
+        arrival, homes, ar, start, sizes, runtime, vms, types, dags, error = _trace(wl, n_clouds, rng)
     perf = np.array([c.perf for c in dc.clouds], dtype=float)
     cloud_vms = np.array([c.servers * c.server_capacity for c in dc.clouds], dtype=np.int64)
     etm = runtime[:, None] / perf[None, :]
@@ -242,6 +257,14 @@ def build_instance(cfg: FederatedScenario, rng: np.random.Generator) -> Instance
         typed = types >= 0
         etm[typed] = etm_table[types[typed]]
     etm = np.where(vms[:, None] <= cloud_vms[None, :], etm, np.inf)
+    task_ar = np.repeat(np.asarray(ar, dtype=bool), sizes)
+    if error is None:
+        error = np.ones(etm.shape[0])
+    if wl.runtime_error > 0:  # drawn last: the rest of the instance does not depend on it
+        sigma = wl.runtime_error
+        error = error * np.exp(sigma * rng.standard_normal(etm.shape[0]) - sigma**2 / 2)
+    slow = 1.0 + np.array([c.contention for c in dc.clouds], dtype=float)
+    actual = np.where(task_ar[:, None], etm, etm * error[:, None] * slow[None, :])
     app_ptr = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
     task_app = np.repeat(np.arange(sizes.size), sizes)
     pred_counts, pred_local = dags
@@ -260,6 +283,7 @@ def build_instance(cfg: FederatedScenario, rng: np.random.Generator) -> Instance
         task_app=task_app.astype(np.int64),
         task_vms=np.asarray(vms, dtype=np.int64),
         etm=etm,
+        actual=actual,
         pred_ptr=pred_ptr,
         pred_idx=pred_idx,
         image_s=wl.image_size_gb / dc.intra_cloud_gbytes_s,

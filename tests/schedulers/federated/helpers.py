@@ -72,7 +72,8 @@ def check_schedule(result_run: dict, inst, capacities: dict[str, int]) -> None:
             assert len({s[4] for s in ss}) == 1, "a task stays on its cloud"
             cloud = names.index(ss[0][4])
             work = sum(max(0.0, e - s - o) for s, e, o, _, _ in ss)
-            assert abs(work - inst.etm[t, cloud]) <= 1e-6 * max(1.0, inst.etm[t, cloud]), "work lost or invented"
+            need = inst.actual[t, cloud]
+            assert abs(work - need) <= 1e-6 * max(1.0, need), "work lost or invented"
             finish[t] = (ss[-1][1], ss[-1][4])
             first_start[t] = (ss[0][0], ss[0][4])
             if inst.app_ar[app]:
