@@ -6,7 +6,7 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
-from cloudsched_web.scenarios.models import Scenario
+from cloudsched_web.scenarios.models import Scenario, Trashable
 
 MISSED_BEATS = 3  # a run whose worker missed this many heartbeats is abandoned and requeued
 SILENT_BEATS = 2  # after this many missed beats its page says the worker stopped answering
@@ -50,7 +50,7 @@ class Shareable(models.Model):
         self.save(update_fields=["share_token"])
 
 
-class Study(Shareable):
+class Study(Shareable, Trashable):
     """A set of runs of one base scenario: a parameter sweep or a paper preset.
 
     Each point is a full scenario (kept on its run); ``axes`` names the scenario
@@ -91,7 +91,7 @@ class Study(Shareable):
         return counts[Run.Status.QUEUED] + counts[Run.Status.RUNNING] == 0
 
 
-class Run(Shareable):
+class Run(Shareable, Trashable):
     """One execution of a scenario. This row, not Celery's result backend, is the truth."""
 
     class Status(models.TextChoices):

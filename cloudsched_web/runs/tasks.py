@@ -198,8 +198,11 @@ def run_simulation(self, run_id):
 
 @shared_task
 def sweep_queued_runs():
-    """Periodic sweep (Celery beat): requeue abandoned runs, resend runs that never reached the broker."""
+    """Periodic sweep (Celery beat): requeue abandoned runs, resend runs that never reached the broker,
+    and purge what has been in the trash longer than ``TRASH_KEEP_DAYS``."""
+    from cloudsched_web.runs import trash
     from cloudsched_web.runs.services import requeue_abandoned, requeue_stale
 
     requeue_abandoned(stale_after_s())
+    trash.purge()
     return requeue_stale()

@@ -30,7 +30,9 @@ def home(request):
     q = request.GET.get("q", "").strip()
     family = request.GET.get("family", "")
     sort = request.GET.get("sort", "updated")
-    scenarios = Scenario.objects.filter(owner=request.user).annotate(last_run=Max("runs__created_at"))
+    scenarios = Scenario.objects.filter(owner=request.user).annotate(
+        last_run=Max("runs__created_at", filter=Q(runs__trashed_at=None))
+    )
     if q:
         scenarios = scenarios.filter(Q(name__icontains=q) | Q(family__icontains=q))
     if family:
@@ -147,9 +149,11 @@ def clone_config(owner, config, name):
 @login_required
 @require_POST
 def delete(request, pk):
+    from cloudsched_web.runs import trash
+
     scenario = _get_scenario_for_user(request, pk)
-    scenario.delete()
-    messages.success(request, f"Deleted scenario “{scenario.name}”.")
+    trash.trash(scenario)
+    messages.success(request, trash.moved_message(f"scenario “{scenario.name}” with its runs and studies"))
     return redirect("home")
 
 

@@ -1,0 +1,74 @@
+"""DELETE on the API moves to the trash: gone from every list, detail, export and share link; restorable."""
+
+import pytest
+
+from cloudsched_web.runs import trash
+from cloudsched_web.runs.models import Run, Study
+from cloudsched_web.scenarios.models import Scenario
+from tests.api.factories import finished_run
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def world(scenario):
+    run = finished_run(scenario)
+    run.share()
+    study = Study.objects.create(scenario=scenario, name="a sweep")
+    point = finished_run(scenario)
+    Run.objects.filter(pk=point.pk).update(study=study)
+    return {"scenario": scenario, "run": run, "study": study, "point": point}
+
+
+def _visible(api, client, world):
+    s, r, st, p = world["scenario"], world["run"], world["study"], world["point"]
+    return {
+        "scenario": api.get(f"/scenarios/{s.pk}").status_code,
+        "run": api.get(f"/runs/{r.pk}").status_code,
+        "status": api.get(f"/runs/{r.pk}/status").status_code,
+        "result": api.get(f"/runs/{r.pk}/result").status_code,
+        "export": api.get(f"/runs/{r.pk}/exports/metrics.csv").status_code,
+        "point": api.get(f"/runs/{p.pk}").status_code,
+        "study": api.get(f"/studies/{st.pk}").status_code,
+        "study runs": api.get(f"/studies/{st.pk}/runs").status_code,
+        "share": client.get(f"/share/{r.share_token}/").status_code,
+        "scenario list": api.get("/scenarios").json()["count"],
+        "run list": api.get("/runs").json()["count"],
+        "study list": api.get("/studies").json()["count"],
+    }
+
+
+LIVE = dict.fromkeys(("scenario", "run", "status", "result", "export", "point", "study", "study runs", "share"), 200)
+LIVE |= {"scenario list": 1, "run list": 2, "study list": 1}
+
+
+def test_deleting_a_scenario_through_the_api_trashes_it_with_its_runs_and_studies(api, client, world):
+    assert _visible(api, client, world) == LIVE
+    assert api.delete(f"/scenarios/{world['scenario'].pk}").status_code == 204
+    gone = _visible(api, client, world)
+    assert gone == {**dict.fromkeys(LIVE, 404), "scenario list": 0, "run list": 0, "study list": 0}
+    assert Scenario.all_objects.count() == 1 and Run.all_objects.count() == 2  # nothing deleted for good
+    trash.restore(Scenario.all_objects.get())
+    assert _visible(api, client, world) == LIVE
+
+
+def test_deleting_a_run_through_the_api_trashes_it_alone(api, client, world):
+    assert api.delete(f"/runs/{world['run'].pk}").status_code == 204
+    seen = _visible(api, client, world)
+    assert seen["run"] == seen["export"] == seen["share"] == 404 and seen["run list"] == 1
+    assert seen["scenario"] == seen["point"] == 200
+    assert api.delete(f"/runs/{world['run'].pk}").status_code == 404  # already in the trash
+
+
+def test_deleting_a_study_through_the_api_trashes_it_with_its_runs(api, client, world):
+    assert api.delete(f"/studies/{world['study'].pk}").status_code == 204
+    seen = _visible(api, client, world)
+    assert seen["study"] == seen["point"] == 404 and seen["study list"] == 0 and seen["run list"] == 1
+    assert api.get(f"/runs?study={world['study'].pk}").json()["count"] == 0
+
+
+def test_another_user_cannot_delete_my_things_through_the_api(bob_api, world):
+    assert bob_api.delete(f"/scenarios/{world['scenario'].pk}").status_code == 404
+    assert bob_api.delete(f"/runs/{world['run'].pk}").status_code == 404
+    assert bob_api.delete(f"/studies/{world['study'].pk}").status_code == 404
+    assert Scenario.objects.count() == 1 and Run.objects.count() == 2 and Study.objects.count() == 1
