@@ -24,7 +24,7 @@ class RestoreError(Exception):
 
 
 def keep_days():
-    return getattr(settings, "TRASH_KEEP_DAYS", 30)
+    return settings.TRASH_KEEP_DAYS
 
 
 def purge_date(trashed_at):
