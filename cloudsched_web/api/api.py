@@ -8,7 +8,7 @@ from ninja.openapi.docs import DocsBase
 from cloudsched_web.api import errors
 from cloudsched_web.api.auth import SessionAuth, TokenAuth
 from cloudsched_web.api.openapi import CloudschedAPI
-from cloudsched_web.api.routers import families, runs, scenarios, studies
+from cloudsched_web.api.routers import families, runs, scenarios, studies, trash
 
 DESCRIPTION = """\
 Scripted experiments against a cloudsched server: families and their scenario schemas,
@@ -43,3 +43,4 @@ api.add_router("/scenarios", scenarios.router)
 api.add_router("/scenarios", studies.submit)
 api.add_router("/runs", runs.router)
 api.add_router("/studies", studies.router)
+api.add_router("/trash", trash.router)

@@ -72,3 +72,29 @@ def test_another_user_cannot_delete_my_things_through_the_api(bob_api, world):
     assert bob_api.delete(f"/runs/{world['run'].pk}").status_code == 404
     assert bob_api.delete(f"/studies/{world['study'].pk}").status_code == 404
     assert Scenario.objects.count() == 1 and Run.objects.count() == 2 and Study.objects.count() == 1
+
+
+def test_the_api_lists_my_trash_and_restores_from_it(api, client, world):
+    api.delete(f"/runs/{world['run'].pk}")
+    api.delete(f"/scenarios/{world['scenario'].pk}")
+    items = api.get("/trash").json()
+    assert [(i["kind"], i["id"]) for i in items] == [("scenario", world["scenario"].pk), ("run", world["run"].pk)]
+    assert items[0]["contents"] == "1 run(s), 1 study(ies)"
+    refused = api.post(f"/trash/run/{world['run'].pk}/restore")
+    assert refused.status_code == 409 and "restore the scenario first" in refused.json()["error"]["message"]
+    assert api.post(f"/trash/scenario/{world['scenario'].pk}/restore").json()["restored"] is True
+    assert api.post(f"/trash/run/{world['run'].pk}/restore").status_code == 200
+    assert _visible(api, client, world) == LIVE and api.get("/trash").json() == []
+
+
+def test_another_user_neither_sees_nor_restores_my_trash(api, bob_api, world):
+    api.delete(f"/scenarios/{world['scenario'].pk}")
+    assert bob_api.get("/trash").json() == []
+    assert bob_api.post(f"/trash/scenario/{world['scenario'].pk}/restore").status_code == 404
+    assert Scenario.objects.count() == 0
+
+
+def test_an_unknown_kind_is_a_400_naming_the_allowed_kinds(api, world):
+    response = api.post(f"/trash/user/{world['scenario'].pk}/restore")
+    assert response.status_code == 400, response.content
+    assert "scenario" in response.content.decode()
