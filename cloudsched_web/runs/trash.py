@@ -72,10 +72,10 @@ def _parent_in_trash(obj):
 
 @transaction.atomic
 def restore(obj):
-    """Bring ``obj`` back with everything trashed together with it (same stamp)."""
+    """Bring ``obj`` back with everything trashed together with it (same stamp); False if it was live."""
     stamp = obj.trashed_at
     if stamp is None:
-        return
+        return False
     problem = _parent_in_trash(obj)
     if problem:
         raise RestoreError(problem)
@@ -86,15 +86,16 @@ def restore(obj):
         Run.all_objects.filter(study=obj, trashed_at=stamp).update(trashed_at=None)
     type(obj).all_objects.filter(pk=obj.pk).update(trashed_at=None)
     obj.trashed_at = None
+    return True
 
 
-def get_trashed_for_user(user, kind, pk):
-    """A trashed object of ``user`` (``None`` for another user's or a live one)."""
+def get_for_user(user, kind, pk):
+    """An object of ``user``, trashed or not (``None`` for another user's or an unknown kind)."""
     model = KINDS.get(kind)
     if model is None:
         return None
     owner = {"owner": user} if model is Scenario else {"scenario__owner": user}
-    return model.all_objects.filter(pk=pk, trashed_at__isnull=False, **owner).first()
+    return model.all_objects.filter(pk=pk, **owner).first()
 
 
 @dataclass

@@ -336,15 +336,15 @@ def trash_list(request):
 @login_required
 @require_POST
 def trash_restore(request, kind, pk):
-    obj = trash.get_trashed_for_user(request.user, kind, pk)
+    obj = trash.get_for_user(request.user, kind, pk)
     if obj is None:
-        raise Http404("not in your trash")
+        raise Http404("no such item")
     try:
-        trash.restore(obj)
+        restored = trash.restore(obj)
     except trash.RestoreError as exc:
         messages.error(request, f"Cannot restore {kind} {pk}: {exc}.")
         return redirect("trash")
-    messages.success(request, f"Restored {obj}.")
+    messages.success(request, f"Restored {obj}." if restored else f"{obj} was not in the trash.")
     return redirect({"scenario": "scenario", "study": "study", "run": "run"}[kind], pk=obj.pk)
 
 

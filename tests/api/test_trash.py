@@ -83,8 +83,9 @@ def test_the_api_lists_my_trash_and_restores_from_it(api, client, world):
     refused = api.post(f"/trash/run/{world['run'].pk}/restore")
     assert refused.status_code == 409 and "restore the scenario first" in refused.json()["error"]["message"]
     assert api.post(f"/trash/scenario/{world['scenario'].pk}/restore").json()["restored"] is True
-    assert api.post(f"/trash/run/{world['run'].pk}/restore").status_code == 200
+    assert api.post(f"/trash/run/{world['run'].pk}/restore").json()["restored"] is True
     assert _visible(api, client, world) == LIVE and api.get("/trash").json() == []
+    assert api.post(f"/trash/run/{world['run'].pk}/restore").json()["restored"] is False  # already back
 
 
 def test_another_user_neither_sees_nor_restores_my_trash(api, bob_api, world):

@@ -107,9 +107,10 @@ def test_another_user_can_neither_see_nor_restore_nor_delete_my_things(client, b
     assert Scenario.all_objects.get(pk=world["scenario"].pk).trashed_at is not None
 
 
-def test_restore_of_an_unknown_kind_or_a_live_object_is_404(alice_client, world):
+def test_restore_of_an_unknown_kind_is_404_and_of_a_live_object_changes_nothing(alice_client, world):
     assert alice_client.post(f"/trash/user/{world['scenario'].pk}/restore/").status_code == 404
-    assert alice_client.post(f"/trash/scenario/{world['scenario'].pk}/restore/").status_code == 404
+    page = alice_client.post(f"/trash/scenario/{world['scenario'].pk}/restore/", follow=True).content.decode()
+    assert "was not in the trash" in page
     assert alice_client.get(f"/trash/scenario/{world['scenario'].pk}/restore/").status_code == 405
 
 

@@ -3,7 +3,7 @@
 from datetime import datetime
 from typing import Literal
 
-from ninja import Router, Schema
+from ninja import Field, Router, Schema
 
 from cloudsched_web.api.common import owner
 from cloudsched_web.api.errors import ApiError
@@ -26,7 +26,7 @@ class TrashItem(Schema):
 class Restored(Schema):
     kind: Kind
     id: int
-    restored: bool
+    restored: bool = Field(description="false: it was not in the trash (nothing to do)")
 
 
 def _name(item):
@@ -42,13 +42,17 @@ def list_trash(request):
     ]  # fmt: skip
 
 
-@router.post("/{kind}/{item_id}/restore", response=Restored, summary="Restore one item with what was deleted with it")
+@router.post(
+    "/{kind}/{item_id}/restore",
+    response=Restored,
+    summary="Restore one item with what was deleted with it (a live item: nothing to do)",
+)
 def restore(request, kind: Kind, item_id: DbId):
-    obj = trash.get_trashed_for_user(owner(request), kind, item_id)
+    obj = trash.get_for_user(owner(request), kind, item_id)
     if obj is None:
-        raise ApiError(404, "not_found", f"no {kind} {item_id} in your trash")
+        raise ApiError(404, "not_found", f"no {kind} {item_id}")
     try:
-        trash.restore(obj)
+        restored = trash.restore(obj)
     except trash.RestoreError as exc:
         raise ApiError(409, "parent_in_trash", str(exc)) from None
-    return {"kind": kind, "id": obj.pk, "restored": True}
+    return {"kind": kind, "id": obj.pk, "restored": restored}
