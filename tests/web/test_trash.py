@@ -10,21 +10,14 @@ from cloudsched_web.runs import trash
 from cloudsched_web.runs.models import Run, Study
 from cloudsched_web.runs.tasks import sweep_queued_runs
 from cloudsched_web.scenarios.models import Scenario
-from tests.api.factories import finished_run
+from tests.api.factories import shared_world
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
 def world(scenario):
-    """A scenario with a shared finished run and a shared study of one finished run."""
-    run = finished_run(scenario)
-    run.share()
-    study = Study.objects.create(scenario=scenario, name="a sweep")
-    point = finished_run(scenario)
-    Run.objects.filter(pk=point.pk).update(study=study)
-    study.share()
-    return {"scenario": scenario, "run": run, "study": study, "point": point}
+    return shared_world(scenario)
 
 
 def _urls(world):
