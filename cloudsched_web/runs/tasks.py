@@ -68,7 +68,8 @@ def _claim(run_id, task_id, worker=""):
     claimable = Q(status=Run.Status.QUEUED) | Q(status=Run.Status.RUNNING) & (
         Q(task_id=task_id) | Q(heartbeat_at__lt=stale)
     )
-    run = Run.objects.filter(id=run_id).filter(claimable).first()
+    rows = Run.objects.defer("result_blob", "page")  # a retried run's old result: megabytes never used here
+    run = rows.filter(id=run_id).filter(claimable).first()
     if run is None:
         return None
     if run.attempts >= Run.MAX_ATTEMPTS:  # its worker died every time: a crash loop, not bad luck
@@ -87,7 +88,7 @@ def _claim(run_id, task_id, worker=""):
         task_id=task_id,
         worker=worker[:200],
     )
-    return Run.objects.get(id=run_id) if updated else None
+    return rows.get(id=run_id) if updated else None
 
 
 def _mine(run_id, attempt):
