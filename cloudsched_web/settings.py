@@ -219,7 +219,9 @@ CELERY_BEAT_SCHEDULE = {
 }
 RUN_MEMORY_LIMIT_MB = envint("RUN_MEMORY_LIMIT_MB", 8192)  # per worker process; 0 = no limit
 RUN_HEARTBEAT_EVERY_S = envint("RUN_HEARTBEAT_EVERY_S", 30)
-RUN_STALE_AFTER_S = envint("RUN_STALE_AFTER_S", 300)  # no heartbeat for this long: the run is requeued
+# No heartbeat for this long: the run is requeued. 0 (default): three missed heartbeats (runs/models.py).
+RUN_STALE_AFTER_S = envint("RUN_STALE_AFTER_S", 0)
+TRASH_KEEP_DAYS = envint("TRASH_KEEP_DAYS", 30)  # deleted scenarios, studies and runs: restorable this long
 
 # Upload / payload limits: a scenario with an inline SWF trace of ~200k jobs fits.
 DATA_UPLOAD_MAX_MEMORY_SIZE = envint("DATA_UPLOAD_MAX_MEMORY_SIZE", 50 * 1024 * 1024)

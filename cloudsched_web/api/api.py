@@ -7,7 +7,7 @@ from ninja.parser import Parser
 from cloudsched_web.api import errors
 from cloudsched_web.api.auth import SessionAuth, TokenAuth
 from cloudsched_web.api.openapi import CloudschedAPI
-from cloudsched_web.api.routers import families, runs, scenarios, studies
+from cloudsched_web.api.routers import families, runs, scenarios, studies, trash
 from schedulers.core import jsonio
 
 DESCRIPTION = """\
@@ -51,3 +51,4 @@ api.add_router("/scenarios", scenarios.router)
 api.add_router("/scenarios", studies.submit)
 api.add_router("/runs", runs.router)
 api.add_router("/studies", studies.router)
+api.add_router("/trash", trash.router)

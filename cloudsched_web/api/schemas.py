@@ -73,6 +73,12 @@ class CloneIn(Schema):
     name: str | None = Field(None, min_length=1, max_length=200)
 
 
+class Stalled(Schema):
+    since: datetime = Field(description="the last heartbeat of the worker running this run")
+    retry_at: datetime | None = Field(description="when the sweeper requeues it; null: it fails, not retried")
+    text: str
+
+
 class RunStatus(Schema):
     id: int
     status: str
@@ -81,6 +87,7 @@ class RunStatus(Schema):
     error: str
     finished: bool
     wall_time_s: float | None
+    stalled: Stalled | None = Field(None, description="set when the run's worker stopped answering")
 
 
 class RunOut(RunStatus):

@@ -3,12 +3,12 @@ from django.db import transaction
 
 from cloudsched_web.runs import services
 from cloudsched_web.runs.models import Run, Study
-from cloudsched_web.scenarios.admin import pretty_json
+from cloudsched_web.scenarios.admin import TrashAdmin, pretty_json
 
 
 def requeue(runs):
     """Put finished or stuck runs back in the queue and send them after the commit."""
-    ids = list(runs.exclude(status=Run.Status.RUNNING).values_list("id", flat=True))
+    ids = list(runs.exclude(status=Run.Status.RUNNING).filter(trashed_at=None).values_list("id", flat=True))
     Run.objects.filter(id__in=ids).update(
         status=Run.Status.QUEUED, progress=0.0, progress_message="requeued by an admin", error="",
         started_at=None, finished_at=None, heartbeat_at=None,
@@ -20,7 +20,7 @@ def requeue(runs):
 
 
 @admin.register(Run)
-class RunAdmin(admin.ModelAdmin):
+class RunAdmin(TrashAdmin):
     list_display = (
         "id",
         "scenario",
@@ -31,6 +31,7 @@ class RunAdmin(admin.ModelAdmin):
         "progress",
         "created_at",
         "finished_at",
+        "trashed",
     )
     list_filter = ("status", "scenario__family", "scenario__owner")
     search_fields = ("scenario__name", "scenario__owner__username", "error")
@@ -38,6 +39,7 @@ class RunAdmin(admin.ModelAdmin):
     readonly_fields = (
         "scenario", "study", "point_pretty", "config_pretty", "status", "progress", "progress_message", "error",
         "created_at", "started_at", "finished_at", "heartbeat_at", "attempts", "summary_table", "share_token",
+        "trashed_at",
     )  # fmt: skip
     actions = ("requeue_runs",)
     list_select_related = ("scenario", "scenario__owner", "study")
@@ -76,12 +78,12 @@ class RunAdmin(admin.ModelAdmin):
 
 
 @admin.register(Study)
-class StudyAdmin(admin.ModelAdmin):
-    list_display = ("id", "name", "scenario", "preset", "scale", "axes", "created_at")
+class StudyAdmin(TrashAdmin):
+    list_display = ("id", "name", "scenario", "preset", "scale", "axes", "created_at", "trashed")
     list_filter = ("scenario__family", "scenario__owner")
     search_fields = ("name", "scenario__name", "scenario__owner__username")
     readonly_fields = ("scenario", "axes", "claims_pretty", "preset", "scale", "verdicts_pretty", "created_at",
-                       "share_token")  # fmt: skip
+                       "share_token", "trashed_at")  # fmt: skip
     exclude = ("claims", "verdicts")
     actions = ("requeue_failed", "duplicate")
     list_select_related = ("scenario",)

@@ -2,12 +2,34 @@ import uuid
 import zlib
 
 import orjson
+from django.conf import settings
 from django.db import models, transaction
 from django.db.models.signals import post_delete
 from django.dispatch import receiver
+from django.utils import timezone
 
 import schedulers
-from cloudsched_web.scenarios.models import Scenario
+from cloudsched_web.scenarios.models import Scenario, Trashable
+
+MISSED_BEATS = 3  # a run whose worker missed this many heartbeats is abandoned and requeued
+SILENT_BEATS = 2  # after this many missed beats its page says the worker stopped answering
+
+
+def heartbeat_every_s():
+    return settings.RUN_HEARTBEAT_EVERY_S
+
+
+def stale_after_s():
+    """No heartbeat for this long: the sweeper requeues the run (default MISSED_BEATS × the heartbeat)."""
+    return settings.RUN_STALE_AFTER_S or MISSED_BEATS * heartbeat_every_s()
+
+
+def sweep_every_s():
+    return settings.CELERY_BEAT_SCHEDULE["sweep-queued-runs"]["schedule"]
+
+
+def _clock(t):
+    return timezone.localtime(t).strftime("%H:%M:%S %Z")
 
 
 class Shareable(models.Model):
@@ -31,7 +53,7 @@ class Shareable(models.Model):
         self.save(update_fields=["share_token"])
 
 
-class Study(Shareable):
+class Study(Shareable, Trashable):
     """A set of runs of one base scenario: a parameter sweep or a paper preset.
 
     Each point is a full scenario (kept on its run); ``axes`` names the scenario
@@ -98,7 +120,7 @@ class Study(Shareable):
         return counts[Run.Status.QUEUED] + counts[Run.Status.RUNNING] == 0
 
 
-class Run(Shareable):
+class Run(Shareable, Trashable):
     """One execution of a scenario. This row, not Celery's result backend, is the truth."""
 
     class Status(models.TextChoices):
@@ -109,6 +131,7 @@ class Run(Shareable):
         CANCELLED = "cancelled"
 
     FINISHED = (Status.SUCCEEDED, Status.FAILED, Status.CANCELLED)
+    MAX_ATTEMPTS = 3  # a run whose worker died this many times fails instead of being retried
 
     scenario = models.ForeignKey(Scenario, on_delete=models.CASCADE, related_name="runs")
     study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="runs", null=True, blank=True)
@@ -165,7 +188,32 @@ class Run(Shareable):
             "error": self.error,
             "finished": self.is_finished,
             "wall_time_s": self.wall_time_s,
+            "stalled": self.stalled(),
         }
+
+    def stalled(self, now=None):
+        """A running run whose worker stopped beating: since when, and when it is retried (or not).
+
+        ``None`` while the heartbeat is fresh (less than SILENT_BEATS beats old) or the run is
+        not running. The sweeper requeues it ``stale_after_s()`` after the last beat.
+        """
+        if self.status != self.Status.RUNNING or self.heartbeat_at is None:
+            return None
+        now = now or timezone.now()
+        silent_s = (now - self.heartbeat_at).total_seconds()
+        if silent_s <= SILENT_BEATS * heartbeat_every_s():
+            return None
+        since = self.heartbeat_at
+        retry = since + timezone.timedelta(seconds=stale_after_s())
+        text = f"The worker running this run stopped answering at {_clock(since)} (no heartbeat for {silent_s:.0f} s)."
+        if self.attempts >= self.MAX_ATTEMPTS:
+            retry = None
+            text += f" It has been tried {self.attempts} times and will be marked failed, not retried."
+        elif retry > now:
+            text += f" It will be requeued at about {_clock(retry)}, at the next sweep after that (every {sweep_every_s()} s)."
+        else:
+            text += f" It will be requeued at the next sweep (every {sweep_every_s()} s)."
+        return {"since": since.isoformat(), "retry_at": retry.isoformat() if retry else None, "text": text}
 
     @property
     def waiting_for_broker(self):

@@ -113,8 +113,9 @@ def requeue_abandoned(stale_after_s):
     """
     stale = timezone.now() - timezone.timedelta(seconds=stale_after_s)
     return Run.objects.filter(status=Run.Status.RUNNING, heartbeat_at__lt=stale).update(
-        status=Run.Status.QUEUED, dispatched_at=None, task_id="", progress_message="requeued: its worker stopped"
-    )
+        status=Run.Status.QUEUED, dispatched_at=None, task_id="", progress=0.0,
+        progress_message="requeued: its worker stopped answering; waiting for a worker",
+    )  # fmt: skip
 
 
 def requeue_stale(everything=False):

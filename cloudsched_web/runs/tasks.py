@@ -18,13 +18,10 @@ from django.utils import timezone
 
 import schedulers
 from cloudsched_web.runs import page
-from cloudsched_web.runs.models import Run
+from cloudsched_web.runs.models import Run, heartbeat_every_s, stale_after_s
 
 log = logging.getLogger(__name__)
 PROGRESS_EVERY_S = 0.5
-HEARTBEAT_EVERY_S = getattr(settings, "RUN_HEARTBEAT_EVERY_S", 30)
-STALE_AFTER_S = getattr(settings, "RUN_STALE_AFTER_S", 300)
-MAX_ATTEMPTS = 3
 
 
 class Cancelled(Exception):
@@ -67,14 +64,15 @@ def _claim(run_id, task_id, worker=""):
     A duplicate message (another task id) for a live run is ignored.
     """
     now = timezone.now()
-    stale = now - timezone.timedelta(seconds=STALE_AFTER_S)
+    stale = now - timezone.timedelta(seconds=stale_after_s())
     claimable = Q(status=Run.Status.QUEUED) | Q(status=Run.Status.RUNNING) & (
         Q(task_id=task_id) | Q(heartbeat_at__lt=stale)
     )
-    run = Run.objects.filter(id=run_id).filter(claimable).first()
+    rows = Run.objects.defer("result_blob", "page")  # a retried run's old result: megabytes never used here
+    run = rows.filter(id=run_id).filter(claimable).first()
     if run is None:
         return None
-    if run.attempts >= MAX_ATTEMPTS:  # its worker died every time: a crash loop, not bad luck
+    if run.attempts >= Run.MAX_ATTEMPTS:  # its worker died every time: a crash loop, not bad luck
         Run.objects.filter(id=run_id, status=run.status).update(
             status=Run.Status.FAILED,
             finished_at=now,
@@ -90,7 +88,7 @@ def _claim(run_id, task_id, worker=""):
         task_id=task_id,
         worker=worker[:200],
     )
-    return Run.objects.get(id=run_id) if updated else None
+    return rows.get(id=run_id) if updated else None
 
 
 def _mine(run_id, attempt):
@@ -117,12 +115,13 @@ def _progress_writer(run_id, attempt):
 
 @contextmanager
 def _heartbeat(run_id, attempt):
-    """Beat every HEARTBEAT_EVERY_S from a thread, so a long silent phase never looks abandoned."""
+    """Beat every ``RUN_HEARTBEAT_EVERY_S`` from a thread, so a long silent phase never looks abandoned."""
     stop = threading.Event()
+    every_s = heartbeat_every_s()
 
     def beat():
         try:
-            while not stop.wait(HEARTBEAT_EVERY_S):
+            while not stop.wait(every_s):
                 _mine(run_id, attempt).update(heartbeat_at=timezone.now())
         finally:
             connection.close()  # this thread's own database connection
@@ -219,8 +218,11 @@ def _execute(self, run_id):
 
 @shared_task
 def sweep_queued_runs():
-    """Periodic sweep (Celery beat): requeue abandoned runs, resend runs that never reached the broker."""
+    """Periodic sweep (Celery beat): requeue abandoned runs, resend runs that never reached the broker,
+    and purge what has been in the trash longer than ``TRASH_KEEP_DAYS``."""
+    from cloudsched_web.runs import trash
     from cloudsched_web.runs.services import requeue_abandoned, requeue_stale
 
-    requeue_abandoned(STALE_AFTER_S)
+    requeue_abandoned(stale_after_s())
+    trash.purge()
     return requeue_stale()

@@ -9,7 +9,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 
-from cloudsched_web.runs import charts, checks, exports, page, queries, store, timeline
+from cloudsched_web.runs import charts, checks, exports, page, queries, store, timeline, trash
 from cloudsched_web.runs.models import Run, Study
 from cloudsched_web.scenarios.views import clone_config
 
@@ -194,6 +194,15 @@ def cancel(request, pk):
     return redirect("run", pk=run.pk)
 
 
+@login_required
+@require_POST
+def delete(request, pk):
+    run = _get_run_for_user(request, pk)
+    trash.trash(run)
+    messages.success(request, trash.moved_message(f"run {run.pk}"))
+    return redirect("study", pk=run.study_id) if run.study_id else redirect("scenario", pk=run.scenario_id)
+
+
 def _toggle_share(request, obj):
     if request.POST.get("revoke"):
         obj.unshare()
@@ -322,6 +331,36 @@ def shared_study_clone(request, token):
     copy = clone_config(request.user, scenario.config, scenario.name)
     messages.success(request, f"Cloned into your scenarios as “{copy.name}”.")
     return redirect("scenario", pk=copy.pk)
+
+
+@login_required
+@require_POST
+def study_delete(request, pk):
+    st = _get_study_for_user(request, pk)
+    trash.trash(st)
+    messages.success(request, trash.moved_message(f"study “{st.name}” with its runs"))
+    return redirect("studies")
+
+
+@login_required
+def trash_list(request):
+    ctx = {"items": trash.items(request.user), "keep_days": trash.keep_days()}
+    return render(request, "runs/trash.html", ctx)
+
+
+@login_required
+@require_POST
+def trash_restore(request, kind, pk):
+    obj = trash.get_for_user(request.user, kind, pk)
+    if obj is None:
+        raise Http404("no such item")
+    try:
+        restored = trash.restore(obj)
+    except trash.RestoreError as exc:
+        messages.error(request, f"Cannot restore {kind} {pk}: {exc}.")
+        return redirect("trash")
+    messages.success(request, f"Restored {obj}." if restored else f"{obj} was not in the trash.")
+    return redirect({"scenario": "scenario", "study": "study", "run": "run"}[kind], pk=obj.pk)
 
 
 @login_required

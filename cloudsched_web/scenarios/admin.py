@@ -1,5 +1,6 @@
 import json
 
+from django import forms
 from django.contrib import admin, messages
 from django.db.models import TextField
 from django.db.models.fields.json import KT
@@ -13,12 +14,87 @@ def pretty_json(value):
     return format_html('<pre class="mono json-view">{}</pre>', json.dumps(value, indent=2))
 
 
+class InTrash(admin.SimpleListFilter):
+    title = "trash"
+    parameter_name = "trash"
+
+    def lookups(self, request, model_admin):
+        return (("live", "not in the trash"), ("trashed", "in the trash"))
+
+    def queryset(self, request, queryset):
+        if self.value() == "live":
+            return queryset.filter(trashed_at=None)
+        if self.value() == "trashed":
+            return queryset.exclude(trashed_at=None)
+        return queryset
+
+
+class TrashAdmin(admin.ModelAdmin):
+    """Admins see trashed rows too (marked), and restore them; see runs/trash.py."""
+
+    def get_queryset(self, request):
+        qs = self.model.all_objects.get_queryset()
+        ordering = self.get_ordering(request)
+        return qs.order_by(*ordering) if ordering else qs
+
+    def get_list_filter(self, request):
+        return (InTrash, *super().get_list_filter(request))
+
+    def get_actions(self, request):
+        actions = super().get_actions(request)
+        actions["restore_from_trash"] = self.get_action(TrashAdmin.restore_from_trash)
+        return actions
+
+    @admin.display(description="in trash since", ordering="trashed_at")
+    def trashed(self, obj):
+        return obj.trashed_at or ""
+
+    @admin.action(description="Restore the selected items from the trash (with what was deleted with them)")
+    def restore_from_trash(self, request, queryset):
+        from cloudsched_web.runs import trash
+
+        restored, refused = 0, []
+        for obj in queryset.exclude(trashed_at=None):
+            try:
+                trash.restore(obj)
+                restored += 1
+            except trash.RestoreError as exc:
+                refused.append(f"{obj}: {exc}")
+        messages.success(request, f"Restored {restored} item(s).")
+        for line in refused:
+            messages.error(request, line)
+
+
+class ScenarioAdminForm(forms.ModelForm):
+    """Name lives twice (the row and ``config["name"]``); an edit of either is kept.
+
+    ``Scenario.clean`` takes the name from the configuration, so a Name edit is
+    written into the configuration first. The family comes from the configuration's
+    ``family`` key and is read-only here.
+    """
+
+    class Meta:
+        model = Scenario
+        fields = ("owner", "name", "config")
+
+    def clean(self):
+        data = super().clean()
+        config = data.get("config")
+        if "name" in self.changed_data and isinstance(config, dict) and data.get("name"):
+            data["config"] = {**config, "name": data["name"]}
+        return data
+
+
 @admin.register(Scenario)
-class ScenarioAdmin(admin.ModelAdmin):
-    list_display = ("name", "family", "owner", "algorithms", "updated_at")
+class ScenarioAdmin(TrashAdmin):
+    form = ScenarioAdminForm
+    list_display = ("name", "family", "owner", "algorithms", "updated_at", "trashed")
     list_filter = ("family", "owner")
     search_fields = ("name", "owner__username")
-    readonly_fields = ("created_at", "updated_at", "config_pretty")
+    readonly_fields = ("family_from_config", "created_at", "updated_at", "config_pretty", "trashed_at")
+    fields = (
+        "owner", "name", "family_from_config", "config", "config_pretty", "created_at", "updated_at", "trashed_at",
+    )  # fmt: skip
     actions = ("duplicate",)
 
     def get_queryset(self, request):
@@ -31,6 +107,10 @@ class ScenarioAdmin(admin.ModelAdmin):
     @admin.display(description="algorithms")
     def algorithms(self, obj):
         return ", ".join(json.loads(obj.algorithms_json or "[]"))[:80]
+
+    @admin.display(description="family")
+    def family_from_config(self, obj):
+        return format_html('{} <span class="help">(comes from the configuration\'s "family" key)</span>', obj.family)
 
     @admin.display(description="configuration (formatted)")
     def config_pretty(self, obj):

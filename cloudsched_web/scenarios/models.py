@@ -4,7 +4,30 @@ from django.db import models
 import schedulers
 
 
-class Scenario(models.Model):
+class Live(models.Manager):
+    """The default manager: rows not in the trash. Every page, API list and detail goes through it."""
+
+    def get_queryset(self):
+        return super().get_queryset().filter(trashed_at=None)
+
+
+class Trashable(models.Model):
+    """Deleting moves a row to the trash (``trashed_at``); ``runs/trash.py`` restores and purges.
+
+    ``objects`` hides trashed rows (also through related managers such as ``scenario.runs``);
+    ``all_objects`` sees them (the trash page, the admin, the purge).
+    """
+
+    trashed_at = models.DateTimeField(null=True, blank=True, db_index=True, editable=False)
+
+    objects = Live()
+    all_objects = models.Manager()  # noqa: DJ012 - ruff reads models.Manager() as a field
+
+    class Meta:
+        abstract = True
+
+
+class Scenario(Trashable):
     """A saved, validated scenario (DESIGN.md "Scenario (input)") owned by one user."""
 
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="scenarios")

@@ -58,7 +58,7 @@ def listing(scenarios):
 
     latest = Run.objects.filter(scenario=OuterRef("pk")).order_by("-created_at", "-pk")
     return scenarios.defer("config").annotate(
-        last_run=Max("runs__created_at"),
+        last_run=Max("runs__created_at", filter=Q(runs__trashed_at=None)),
         last_run_id=Subquery(latest.values("pk")[:1]),
         last_run_status=Subquery(latest.values("status")[:1]),
         algorithms_json=Cast(KT("config__algorithms"), TextField()),
@@ -165,9 +165,11 @@ def clone_config(owner, config, name):
 @login_required
 @require_POST
 def delete(request, pk):
+    from cloudsched_web.runs import trash
+
     scenario = _get_scenario_for_user(request, pk)
-    scenario.delete()
-    messages.success(request, f"Deleted scenario “{scenario.name}”.")
+    trash.trash(scenario)
+    messages.success(request, trash.moved_message(f"scenario “{scenario.name}” with its runs and studies"))
     return redirect("home")
 
 

@@ -14,6 +14,9 @@
         document.getElementById("progress").value = s.progress;
         document.getElementById("progress-message").textContent = s.message || "";
         box.className = "status status-" + s.status;
+        const stalled = document.getElementById("run-stalled");
+        stalled.textContent = s.stalled ? s.stalled.text : "";
+        stalled.hidden = !s.stalled;
         if (s.error) {
           const err = document.getElementById("run-error");
           err.textContent = s.error;

@@ -77,3 +77,16 @@ def parsed(doc):
 
     header, manifest = store.save(0, uuid.uuid4().hex, doc)
     return ParsedResult(header, manifest)
+
+
+def shared_world(scenario):
+    """A scenario with a shared finished run and a shared study of one finished run (trash tests)."""
+    from cloudsched_web.runs.models import Study
+
+    run = finished_run(scenario)
+    run.share()
+    study = Study.objects.create(scenario=scenario, name="a sweep")
+    point = finished_run(scenario)
+    Run.objects.filter(pk=point.pk).update(study=study)
+    study.share()
+    return {"scenario": scenario, "run": run, "study": study, "point": point}

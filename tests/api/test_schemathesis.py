@@ -4,7 +4,7 @@ Runs the schemathesis CLI (examples, coverage and fuzzing phases, a few examples
 per operation) against pytest-django's live server on loopback, with alice's
 token and every registered family. Path ids are drawn from real objects most of
 the time (dictionaries) so the handlers behind the 404s are exercised too; the
-two deletions run last, in a second pass, on spare objects, so that they do not
+three deletions (to the trash) run last, in a second pass, on spare objects, so that they do not
 turn the rest into 404s. Submissions are recorded but not sent to Celery:
 fuzzed scenarios must not actually run in the test process.
 """
@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from cloudsched_web.api.models import ApiToken
-from cloudsched_web.runs import services
+from cloudsched_web.runs import services, trash
 from cloudsched_web.runs.models import Run, Study
 from cloudsched_web.scenarios.models import Scenario
 from tests.api.factories import big_result, finished_run
@@ -25,7 +25,7 @@ pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
 SCHEMATHESIS = Path(sys.executable).with_name("schemathesis")
 CHECKS = "not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance"
-DELETIONS = r"^/api/v1/(scenarios|studies)/\{[a-z_]+\}$"
+DELETIONS = r"^/api/v1/(scenarios|studies|runs)/\{[a-z_]+\}$"
 CONFIG = r"""
 [dictionaries.scenarios]
 values = [{scenario}]
@@ -33,6 +33,8 @@ values = [{scenario}]
 values = [{run}, {swf_run}]
 [dictionaries.studies]
 values = [{study}]
+[dictionaries.items]
+values = [{scenario}, {run}, {study}, {trashed}]
 [dictionaries.families]
 values = ["toy", "backfill"]
 [dictionaries.presets]
@@ -44,6 +46,7 @@ values = ["machines_sweep"]
 "path.study_id" = {{ dictionary = "studies", probability = 0.8 }}
 "path.family" = {{ dictionary = "families", probability = 0.8 }}
 "path.preset" = {{ dictionary = "presets", probability = 0.8 }}
+"path.item_id" = {{ dictionary = "items", probability = 0.8 }}
 
 # Scenario bodies are the families' whole oneOf schema: the coverage phase enumerates thousands
 # of variants of it (~2 min each); fuzzing them with the other operations' budget is enough here.
@@ -64,7 +67,14 @@ def objects(alice, scenario):
         "study": Study.objects.create(scenario=scenario, name="s", axes=["seed"]).pk,
         "spare_scenario": spare.pk,
         "spare_study": Study.objects.create(scenario=spare, name="spare", axes=["seed"]).pk,
+        "spare_run": finished_run(spare).pk,
+        "trashed": _trashed(finished_run(scenario)),
     }
+
+
+def _trashed(run):
+    trash.trash(run)
+    return run.pk
 
 
 def _schemathesis(url, token, objects, tmp_path, name, *args):
@@ -97,6 +107,7 @@ def test_schemathesis_finds_no_server_error_and_no_schema_violation(
     assert Study.objects.filter(pk=objects["study"]).exists() and Run.objects.filter(pk=objects["run"]).exists()
 
     spare = {**objects, "scenario": objects["spare_scenario"], "study": objects["spare_study"]}
-    # (path filters select every method on the two paths; GET/PUT/PATCH on spare objects are harmless)
+    spare |= {"run": objects["spare_run"], "swf_run": objects["spare_run"]}
+    # (path filters select every method on the three paths; GET/PUT/PATCH on spare objects are harmless)
     _schemathesis(url, token, spare, tmp_path, "deletions", *phases, "--include-path-regex", DELETIONS)
     assert not Study.objects.filter(pk=objects["spare_study"]).exists()

@@ -79,7 +79,15 @@ WEB: dict[str, list[Case]] = {
     "run_share": [Case(P, "/runs/{run}/share/", data={"revoke": "1"}), Case(P, "/runs/{queued_run}/share/")],
     "run_data": _each(G, "/runs/{run}/data.json?kind={value}", ["gantt", "series", "diff"]),
     "run_diff": [Case(G, "/runs/{run}/diff/")],
-    "run_export": _each(G, "/runs/{run}/export/{value}/", ["scenario", "json", "metrics", "summary", "schedule"]),
+    "run_export": _each(
+        G,
+        "/runs/{run}/export/{value}/",
+        ["scenario", "json", "metrics", "summary", "schedule", "jobs", "series", "schedule.parquet", "series.parquet"],
+    ),
+    "run_delete": [Case(P, "/runs/{run}/delete/")],
+    "study_delete": [Case(P, "/studies/{study}/delete/")],
+    "trash": [Case(G, "/trash/", 200)],
+    "trash_restore": _each(P, "/trash/{value}/restore/", ["scenario/{scenario}", "run/{run}", "study/{study}"]),
     "studies": [Case(G, "/studies/", 200, sees=("study",))],
     "study": [Case(G, "/studies/{study}/")],
     "study_status": [Case(G, "/studies/{study}/status.json")],
@@ -137,7 +145,25 @@ API: dict[str, list[Case]] = {
     "POST /runs/{run_id}/share": [Case(P, "/runs/{queued_run}/share")],
     "DELETE /runs/{run_id}/share": [Case("DELETE", "/runs/{run}/share")],
     "GET /runs/{run_id}/exports/{name}": _each(
-        G, "/runs/{run}/exports/{value}", ["result.json", "metrics.csv", "summary.csv", "schedule.csv", "workload.swf"]
+        G,
+        "/runs/{run}/exports/{value}",
+        [
+            "result.json",
+            "metrics.csv",
+            "summary.csv",
+            "schedule.csv",
+            "workload.swf",
+            "jobs.csv",
+            "series.csv",
+            "schedule.parquet",
+            "jobs.parquet",
+            "series.parquet",
+        ],
+    ),
+    "DELETE /runs/{run_id}": [Case("DELETE", "/runs/{run}")],
+    "GET /trash": [Case(G, "/trash", 200)],
+    "POST /trash/{kind}/{item_id}/restore": _each(
+        P, "/trash/{value}/restore", ["scenario/{scenario}", "run/{run}", "study/{study}"]
     ),
     "GET /studies": [
         Case(G, "/studies", 200, sees=("study",), items="studies"),

@@ -29,6 +29,7 @@ def test_status_json_reports_progress(alice_client, scenario):
         "error": "",
         "finished": False,
         "wall_time_s": None,
+        "stalled": None,
     }
 
 

@@ -75,7 +75,8 @@ def test_run_needs_post(alice_client, scenario):
     assert alice_client.get(f"/scenarios/{scenario.pk}/run/").status_code == 405
 
 
-def test_delete_removes_scenario_and_runs(alice_client, scenario):
+def test_delete_moves_the_scenario_and_its_runs_to_the_trash(alice_client, scenario):
     Run.objects.create(scenario=scenario, config=scenario.config)
     alice_client.post(f"/scenarios/{scenario.pk}/delete/")
     assert not Scenario.objects.exists() and not Run.objects.exists()
+    assert Scenario.all_objects.get().trashed_at == Run.all_objects.get().trashed_at is not None

@@ -10,6 +10,7 @@ from ninja import Query, Router, Schema, Status
 from cloudsched_web.api.common import MAX_PAGE, get_run_for_user, owner, page, share_response
 from cloudsched_web.api.errors import ApiError
 from cloudsched_web.api.out import run_out, run_status
+from cloudsched_web.api.routers.scenarios import TRASH_NOTE
 from cloudsched_web.api.schemas import (
     DbId,
     JobsPage,
@@ -21,7 +22,7 @@ from cloudsched_web.api.schemas import (
     SeriesOut,
     ShareOut,
 )
-from cloudsched_web.runs import exports, queries, store
+from cloudsched_web.runs import exports, queries, store, trash
 from cloudsched_web.runs.models import Run
 
 router = Router(tags=["runs"])
@@ -90,6 +91,12 @@ def cancel_run(request, run_id: DbId):
     )
     run.refresh_from_db()
     return run_out(request, run)
+
+
+@router.delete("/{run_id}", response={204: None}, summary="Move a run to the trash", description=TRASH_NOTE)
+def delete_run(request, run_id: DbId):
+    trash.trash(get_run_for_user(request, run_id))
+    return Status(204, None)
 
 
 @router.get("/{run_id}/result", response=ResultSummary, summary="Summary metrics and the list of runs inside")

@@ -15,7 +15,13 @@ from cloudsched_web.api.common import (
 )
 from cloudsched_web.api.openapi import SCENARIO_BODY
 from cloudsched_web.api.schemas import CloneIn, DbId, ScenarioOut, ScenarioPage
+from cloudsched_web.runs import trash
 from cloudsched_web.scenarios.models import Scenario
+
+TRASH_NOTE = (
+    "It disappears from every list, detail and share link, and its queued or running runs are cancelled. "
+    "Its owner (the Trash page) or an admin restores it for `TRASH_KEEP_DAYS` (30) days; then it is purged."
+)
 
 router = Router(tags=["scenarios"])
 
@@ -96,9 +102,14 @@ def update_scenario(request, scenario_id: DbId):
     return scenario_out(request, _save(scenario, _merge(scenario.config, json_body(request))))
 
 
-@router.delete("/{scenario_id}", response={204: None}, summary="Delete a scenario with its runs and studies")
+@router.delete(
+    "/{scenario_id}",
+    response={204: None},
+    summary="Move a scenario with its runs and studies to the trash",
+    description=TRASH_NOTE,
+)
 def delete_scenario(request, scenario_id: DbId):
-    get_scenario_for_user(request, scenario_id).delete()
+    trash.trash(get_scenario_for_user(request, scenario_id))
     return Status(204, None)
 
 

@@ -16,7 +16,9 @@ from cloudsched_web.api.common import (
 )
 from cloudsched_web.api.errors import ApiError
 from cloudsched_web.api.out import run_out, study_out
+from cloudsched_web.api.routers.scenarios import TRASH_NOTE
 from cloudsched_web.api.schemas import DbId, PresetIn, RunOut, ShareOut, StudyOut, StudyPage, SweepIn
+from cloudsched_web.runs import trash
 from cloudsched_web.runs.models import Study
 from cloudsched_web.runs.services import create_preset_study, submit_run, submit_sweep
 
@@ -81,9 +83,11 @@ def get_study_runs(request, study_id: DbId):
     return [run_out(request, r) for r in study.runs.defer("result_blob").order_by("pk")]
 
 
-@router.delete("/{study_id}", response={204: None}, summary="Delete a study and its runs")
+@router.delete(
+    "/{study_id}", response={204: None}, summary="Move a study and its runs to the trash", description=TRASH_NOTE
+)
 def delete_study(request, study_id: DbId):
-    get_study_for_user(request, study_id).delete()
+    trash.trash(get_study_for_user(request, study_id))
     return Status(204, None)
 
 
