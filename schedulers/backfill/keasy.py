@@ -26,18 +26,25 @@ Readings where the pseudo-code is loose:
 - N_E is reduced (line 31–32) only when the Deploy succeeded.
 - The shadow time of KEASY/MEASY (and of REASY for a queued head) is the
   estimated termination of the fg job at which the idle fg VMs plus the VMs
-  freed so far reach the head's size; for a REASY head running in background it
-  is the last estimated termination of the fg jobs on its own processors and
-  N_E = N_idle + (their total size) − N_R (Alg. 3 lines 14–17).
+  freed so far reach the head's size, and N_E counts every fg VM free then —
+  all jobs whose estimated termination equals the shadow time, not only the
+  one at which line 20 breaks (``easy.shadow_and_extra``, shared with EASY);
+  for a REASY head running in background it is the last estimated termination
+  of the fg jobs on its own processors and N_E = N_idle + (their total size) −
+  N_R, literally Alg. 3 lines 14–17 (ties among those jobs are all counted;
+  other fg jobs ending by then are not, as the paper's text says).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from schedulers.backfill.easy import shadow_and_extra
 from schedulers.backfill.simulator import BG, WAITING, TwoTier
 
 __all__ = ["background_pass", "deploy", "foreground_pass"]
+
+LONG_LIST = 32  # above this many jobs after the head, backfill candidates come from one numpy comparison
 
 
 def _deploy_runtime(sim: TwoTier, j: int, now: float, mode: str) -> float | None:
@@ -92,12 +99,7 @@ def _reservation(sim: TwoTier, h: int, now: float, mode: str) -> tuple[float, in
         total = sum(sim.size_l[k] for k in jobs)
         shadow = max([sim.fg_key[k][0] for k in jobs], default=now)
         return max(shadow, now), sim.idle_fg + total - need
-    avail = sim.idle_fg
-    for t_end, k in sim.fg_sorted:
-        avail += sim.size_l[k]
-        if avail >= need:
-            return max(t_end, now), avail - need
-    return float("inf"), 0
+    return shadow_and_extra(sim.idle_fg, need, sim.fg_sorted, sim.size_l, now)
 
 
 def foreground_pass(sim: TwoTier, now: float, na: int, mode: str) -> None:
@@ -113,10 +115,12 @@ def foreground_pass(sim: TwoTier, now: float, na: int, mode: str) -> None:
         lo = h + 1
     # Step 2: reservation for the head, then backfill
     shadow, extra = _reservation(sim, h, now, mode)
+    if sim.reservations is not None and h not in sim.reservations:
+        sim.reservations[h] = (shadow, int(sim.tier[h]))
     if sim.idle_fg == 0 or h + 1 >= na:
         return
     lo = h + 1
-    if na - lo > 32:  # the jobs of J_q ∪ J_bg that fit now, by one comparison on their size column
+    if na - lo > LONG_LIST:  # the jobs of J_q ∪ J_bg that fit now, by one comparison on their size column
         cands = ((sim.size_u[lo:na] <= sim.idle_fg).nonzero()[0] + lo).tolist()
     else:  # short list: a plain loop is cheaper
         cands = [j for j in range(lo, na) if sim.unfg[j] and sim.size_l[j] <= sim.idle_fg]

@@ -109,6 +109,7 @@ class TwoTier:
         self.counters = {"migrations": 0, "kills": 0, "swaps": 0, "wasted_work_s": 0.0}
         self.n_waiting = 0
         self.qh = 0  # no job below this index is waiting or in background
+        self.reservations: dict | None = None  # {head job: (first shadow time, its tier then)}, for tests
 
     # -- rates -------------------------------------------------------------------------------
     def est_remaining(self, j: int, now: float) -> float:
@@ -245,12 +246,16 @@ class TwoTier:
         return not (self.fg[self.procs[j]] >= 0).any()
 
 
-def simulate_two_tier(inst, algorithm: str, params, progress=None) -> TwoTierResult:
-    """Run KEASY, REASY or MEASY (Algs. 1–3) on ``inst``."""
+def simulate_two_tier(inst, algorithm: str, params, progress=None, reservations: dict | None = None) -> TwoTierResult:
+    """Run KEASY, REASY or MEASY (Algs. 1–3) on ``inst``.
+
+    ``reservations``, if given, receives {head job: (first shadow time computed for it, its tier then)} (for tests).
+    """
     from schedulers.backfill.keasy import background_pass, foreground_pass
 
     mode = {"keasy": "K", "reasy": "R", "measy": "M"}[algorithm]
     sim = TwoTier(inst, params, record=params.record_schedule)
+    sim.reservations = reservations
     n = sim.n
     submit = inst.submit.tolist()
     heap = sim.heap

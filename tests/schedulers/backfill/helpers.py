@@ -5,6 +5,8 @@ from __future__ import annotations
 import itertools
 from collections import defaultdict
 
+import numpy as np
+
 from schedulers.backfill.model import BackfillScenario
 from schedulers.core import rng as rngmod
 
@@ -48,12 +50,36 @@ def assert_no_overlap(segments, processors: int) -> None:
             assert s2 >= e1 - EPS, f"{vm}: job {j2} starts at {s2} before job {j1} ends at {e1}"
 
 
-def assert_jobs_complete(result_run, inst) -> None:
-    """Every job finishes exactly once, after it started, and starts after its submission."""
+def assert_jobs_complete(result_run, inst, two_tier: bool) -> None:
+    """Every job of ``inst`` finishes exactly once, starts after its submission and runs as long as the model says.
+
+    One tier (FCFS, EASY): a job runs on dedicated processors, so end − start = runtime exactly. Two tiers
+    (KEASY, REASY, MEASY): every rate of eqs. 3.1–3.2 is ≤ 1 and a kill or a migration only adds work, so
+    end − first start ≥ runtime; the work actually done is checked through the segments elsewhere.
+    """
     jobs = result_run["jobs"]
     assert len(jobs) == len(inst)
     assert len({j["job"] for j in jobs}) == len(jobs)
+    by_id = dict(zip(inst.ids.tolist(), inst.runtime.tolist(), strict=True))
     for j in jobs:
+        assert j["runtime_s"] == by_id[int(j["job"])]
         assert j["start_s"] >= j["submit_s"] - EPS
-        assert j["end_s"] >= j["start_s"] + j["runtime_s"] * 0.0 - EPS
-        assert j["end_s"] >= j["submit_s"] + j["runtime_s"] - EPS
+        length = j["end_s"] - j["start_s"]
+        if two_tier:
+            assert length >= j["runtime_s"] - EPS, f"job {j['job']} ran {length} s < its runtime {j['runtime_s']}"
+        else:
+            assert abs(length - j["runtime_s"]) <= EPS, f"job {j['job']} ran {length} s, runtime {j['runtime_s']}"
+
+
+def crowded(seed: int, procs: int = 6) -> tuple[list, list, list, list]:
+    """A random crowded instance (submit, size, runtime, estimate), sorted by submit: close arrivals, few
+    distinct lengths (ties at the shadow time), sometimes queues long enough (> 48 waiting) for the vectorised
+    candidate search. Drawn from a seed rather than built by hypothesis, whose small, shrunk examples rarely
+    crowd a machine: uniform draws find a dropped ``extra -= N_j`` in about one instance in eight."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 100))
+    subs = np.sort(rng.integers(0, 1 + int(rng.integers(1, 8)) * n // 2, n)).tolist()
+    sizes = rng.integers(1, procs + 1, n).tolist()
+    runs = rng.choice([5, 10, 20, 40], n).tolist()
+    ests = [r + int(rng.choice([0, 0, 5, 30])) for r in runs]
+    return subs, sizes, runs, ests
