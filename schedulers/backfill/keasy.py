@@ -79,7 +79,7 @@ def deploy(sim: TwoTier, j: int, now: float, mode: str) -> bool:
         else:
             sim.counters["migrations"] += 1
             sim.wl[j] += sim.cost
-    pr = sim.fg_candidates()[: sim.size_l[j]]
+    pr = sim.fg_candidates(sim.size_l[j])
     sim.place_fg(j, pr, now)
     sim.leave_unfg(j)
     return True
@@ -113,15 +113,20 @@ def foreground_pass(sim: TwoTier, now: float, na: int, mode: str) -> None:
         if sim.size_l[h] > sim.idle_fg or not deploy(sim, h, now, mode):
             break
         lo = h + 1
-    # Step 2: reservation for the head, then backfill
+    # Step 2: reservation for the head, then backfill (nothing to do without an idle fg VM or a later job)
+    if sim.idle_fg == 0 or h + 1 >= na:
+        return
     shadow, extra = _reservation(sim, h, now, mode)
     if sim.reservations is not None and h not in sim.reservations:
         sim.reservations[h] = (shadow, int(sim.tier[h]))
-    if sim.idle_fg == 0 or h + 1 >= na:
-        return
     lo = h + 1
-    if na - lo > LONG_LIST:  # the jobs of J_q ∪ J_bg that fit now, by one comparison on their size column
-        cands = ((sim.size_u[lo:na] <= sim.idle_fg).nonzero()[0] + lo).tolist()
+    if na - lo > LONG_LIST:
+        # the candidates by one vectorised test: in J_q ∪ J_bg, fitting the idle fg VMs, and — for a queued
+        # job, whose t_r is its estimate — ending by the shadow time or fitting the extra VMs. The idle count
+        # and N_E only shrink during the pass, so this is a superset of the jobs the loop below accepts.
+        fit = (sim.size_u[lo:na] <= sim.idle_fg).nonzero()[0] + lo
+        ok = (sim.tier[fit] == BG) | (sim.est[fit] <= shadow - now) | (sim.size[fit] <= extra)
+        cands = fit[ok].tolist()
     else:  # short list: a plain loop is cheaper
         cands = [j for j in range(lo, na) if sim.unfg[j] and sim.size_l[j] <= sim.idle_fg]
     for j in cands:
@@ -149,14 +154,14 @@ def _advance(sim: TwoTier, na: int) -> int:
 
 def background_pass(sim: TwoTier, now: float, na: int) -> None:
     """Alg. 1 Step 3: SJF (by estimate) over the queue into the background tier."""
-    if sim.n_waiting == 0:
+    free = sim.n_elig
+    if sim.n_waiting == 0 or free == 0 or (not sim.arrived and free <= sim.bg_left):
         return
+    sim.arrived = False
     eligible = sim.bg_eligible()
-    free = int(np.count_nonzero(eligible))
-    if free == 0:
-        return
     lo = _advance(sim, na)
     q = lo + ((sim.tier[lo:na] == WAITING) & (sim.size[lo:na] <= free)).nonzero()[0]
+    sim.bg_left = free
     if q.size == 0:
         return
     q = q[np.argsort(sim.est[q], kind="stable")]
@@ -170,3 +175,4 @@ def background_pass(sim: TwoTier, now: float, na: int) -> None:
         used += sj
         if used == free:
             break
+    sim.bg_left = free - used

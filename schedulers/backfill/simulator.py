@@ -89,6 +89,11 @@ class TwoTier:
         self.bg_cpu = np.zeros(P)
         self.idle_fg = P
         self.busy_bg = 0
+        self.n_elig = P  # bg VMs that may take work now: idle, above a fg VM using < threshold CPU (if known)
+        # Step 3 can place nothing while no job arrives and n_elig ≤ bg_left: every job still waiting is
+        # larger than the eligible VMs the last pass left (the queue only shrinks between arrivals)
+        self.bg_left = -1
+        self.arrived = False
         self.tier = np.zeros(n, dtype=np.int8)
         self.unfg = bytearray(n)  # waiting or background: the list J_q ∪ J_bg of Alg. 1
         self.size_u = np.full(n, P + 1, dtype=np.int64)  # size of a job in J_q ∪ J_bg, P + 1 otherwise
@@ -116,14 +121,13 @@ class TwoTier:
         return float(self.wl[j] - self.rate[j] * (now - self.tupd[j])) + self.slack[j]
 
     def _bg_rate(self, j: int) -> float:
-        pr = self.procs[j]
-        f = self.fg[pr]
-        busy = f >= 0
-        if not busy.any():
+        """Eq. 3.2 for the slowest process: the busiest fg VM above j (fg_cpu is 0 exactly on an idle fg VM
+        and > 0 on a busy one; eff · CPU_idle / CPU_req is monotone in CPU_idle, also in floating point)."""
+        m = float(self.fg_cpu[self.procs[j]].max())
+        if m == 0.0:
             return 1.0
-        idle = 1.0 - self.fg_cpu[pr[busy]]
-        req, eff = self.cpu[j], self.eff[j]
-        return float(np.minimum(eff, eff * idle / req).min())
+        eff = self.eff[j]
+        return min(eff, eff * (1.0 - m) / self.cpu[j])
 
     def _set_rate(self, j: int, r: float, now: float, force: bool = False) -> None:
         old = self.rate[j]
@@ -158,6 +162,8 @@ class TwoTier:
         b = self.bg[pr]
         b = b[b >= 0]
         self.nbusy[j] = int(b.size)
+        if self.cpu_known and self.cpu[j] >= self.threshold:
+            self.n_elig -= pr.size - b.size
         self.tier[j], self.procs[j] = FG, pr
         self.seg_start[j] = now
         key = (now + self.est_remaining(j, now), j)
@@ -172,6 +178,7 @@ class TwoTier:
         self.bg[pr] = j
         self.bg_cpu[pr] = self.cpu[j]
         self.busy_bg += pr.size
+        self.n_elig -= pr.size  # placed on eligible VMs only (Step 3)
         self.tier[j], self.procs[j] = BG, pr
         self.seg_start[j] = now
         f = self.fg[pr]
@@ -200,12 +207,15 @@ class TwoTier:
             del self.fg_sorted[bisect.bisect_left(self.fg_sorted, self.fg_key[j])]
             b = self.bg[pr]
             b = b[b >= 0]
+            if self.cpu_known and self.cpu[j] >= self.threshold:
+                self.n_elig += pr.size - b.size
             if b.size:
                 self._refresh(sorted(set(b.tolist())), now)
         else:
             self.bg[pr] = -1
             self.bg_cpu[pr] = 0.0
             self.busy_bg -= pr.size
+            self.n_elig += int(np.count_nonzero(self.fg_cpu[pr] < self.threshold)) if self.cpu_known else pr.size
             f = self.fg[pr]
             f = f[f >= 0]
             if f.size:
@@ -216,12 +226,20 @@ class TwoTier:
         return pr
 
     # -- Alg. 2 Dispatch ------------------------------------------------------------------------
-    def fg_candidates(self) -> np.ndarray:
-        """Idle fg VMs, least-loaded bg first (Dispatch(FG), Alg. 2 line 20)."""
+    def fg_candidates(self, need: int) -> np.ndarray:
+        """The first ``need`` idle fg VMs, least-loaded bg first (Dispatch(FG), Alg. 2 line 20), ties by index.
+
+        bg_cpu is 0 exactly on an idle bg VM and > 0 on a busy one, so when enough idle fg VMs have an idle bg
+        VM they are the first ``need`` of those in index order — what the stable sort would give, without it.
+        """
         idle = (self.fg < 0).nonzero()[0]
-        if self.cpu_known:
-            idle = idle[np.argsort(self.bg_cpu[idle], kind="stable")]
-        return idle
+        if not self.cpu_known:
+            return idle[:need]
+        load = self.bg_cpu[idle]
+        calm = idle[load == 0.0]
+        if calm.size >= need:
+            return calm[:need]
+        return idle[np.argsort(load, kind="stable")[:need]]
 
     def bg_eligible(self) -> np.ndarray:
         """Mask of idle bg VMs that may host work (fg CPU use below the threshold, Section 2.2.1 point 3)."""
@@ -297,6 +315,7 @@ def simulate_two_tier(inst, algorithm: str, params, progress=None, reservations:
             sim.tier[na] = WAITING
             sim.join_unfg(na)
             sim.n_waiting += 1
+            sim.arrived = True
             na += 1
             full = True
         if full:
