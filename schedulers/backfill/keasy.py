@@ -74,7 +74,7 @@ def deploy(sim: TwoTier, j: int, now: float, mode: str) -> bool:
         sim.remove(j, now)
         if mode == "K":
             sim.counters["kills"] += 1
-            sim.counters["wasted_work_s"] += sim.run_l[j] - float(sim.wl[j])
+            sim.counters["wasted_work_s"] += sim.run_l[j] - sim.wl[j]
             sim.wl[j] = sim.run_l[j]
         else:
             sim.counters["migrations"] += 1

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import bisect
 import heapq
+from collections import Counter
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -59,10 +60,7 @@ class TwoTierResult:
 
 def _count(jobs: np.ndarray) -> dict[int, int]:
     """{job: processes} of a small job-id array, in first-seen order (deterministic)."""
-    out: dict[int, int] = {}
-    for k in jobs.tolist():
-        out[k] = out.get(k, 0) + 1
-    return out
+    return Counter(jobs.tolist())
 
 
 class TwoTier:
@@ -97,9 +95,10 @@ class TwoTier:
         self.tier = np.zeros(n, dtype=np.int8)
         self.unfg = bytearray(n)  # waiting or background: the list J_q ∪ J_bg of Alg. 1
         self.size_u = np.full(n, P + 1, dtype=np.int64)  # size of a job in J_q ∪ J_bg, P + 1 otherwise
-        self.wl = inst.runtime.astype(float).copy()  # work left (dedicated seconds)
-        self.rate = np.zeros(n)
-        self.tupd = np.zeros(n)
+        # per-job scalars live in Python lists: element access and arithmetic on numpy scalars cost 3–5× more
+        self.wl = inst.runtime.astype(float).tolist()  # work left (dedicated seconds)
+        self.rate = [0.0] * n
+        self.tupd = [0.0] * n
         self.version = [0] * n
         self.nbusy = [0] * n  # fg job: how many of its processors have a busy bg VM
         self.procs: list[np.ndarray | None] = [None] * n
@@ -118,7 +117,7 @@ class TwoTier:
 
     # -- rates -------------------------------------------------------------------------------
     def est_remaining(self, j: int, now: float) -> float:
-        return float(self.wl[j] - self.rate[j] * (now - self.tupd[j])) + self.slack[j]
+        return (self.wl[j] - self.rate[j] * (now - self.tupd[j])) + self.slack[j]
 
     def _bg_rate(self, j: int) -> float:
         """Eq. 3.2 for the slowest process: the busiest fg VM above j (fg_cpu is 0 exactly on an idle fg VM
@@ -139,7 +138,7 @@ class TwoTier:
         self.rate[j] = r
         self.version[j] += 1
         if r > 0:
-            heapq.heappush(self.heap, (now + max(float(self.wl[j]), 0.0) / r, self.version[j], j))
+            heapq.heappush(self.heap, (now + max(self.wl[j], 0.0) / r, self.version[j], j))
 
     def _refresh(self, jobs, now: float) -> None:
         for j in jobs:
@@ -150,7 +149,7 @@ class TwoTier:
 
     def _close(self, j: int, now: float) -> None:
         if self.record and self.tier[j] in _TIER:
-            self.stretches.add(j, self.seg_start[j], now, _TIER[self.tier[j]], float(self.rate[j]), self.procs[j])
+            self.stretches.add(j, self.seg_start[j], now, _TIER[self.tier[j]], self.rate[j], self.procs[j])
         self.seg_start[j] = now
 
     # -- placement ---------------------------------------------------------------------------
