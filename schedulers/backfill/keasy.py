@@ -120,13 +120,8 @@ def foreground_pass(sim: TwoTier, now: float, na: int, mode: str) -> None:
     if sim.reservations is not None and h not in sim.reservations:
         sim.reservations[h] = (shadow, int(sim.tier[h]))
     lo = h + 1
-    if na - lo > LONG_LIST:
-        # the candidates by one vectorised test: in J_q ∪ J_bg, fitting the idle fg VMs, and — for a queued
-        # job, whose t_r is its estimate — ending by the shadow time or fitting the extra VMs. The idle count
-        # and N_E only shrink during the pass, so this is a superset of the jobs the loop below accepts.
-        fit = (sim.size_u[lo:na] <= sim.idle_fg).nonzero()[0] + lo
-        ok = (sim.tier[fit] == BG) | (sim.est[fit] <= shadow - now) | (sim.size[fit] <= extra)
-        cands = fit[ok].tolist()
+    if na - lo > LONG_LIST:  # the jobs of J_q ∪ J_bg that fit now, by one comparison on their size column
+        cands = ((sim.size_u[lo:na] <= sim.idle_fg).nonzero()[0] + lo).tolist()
     else:  # short list: a plain loop is cheaper
         cands = [j for j in range(lo, na) if sim.unfg[j] and sim.size_l[j] <= sim.idle_fg]
     for j in cands:
