@@ -50,12 +50,14 @@ def assert_no_overlap(segments, processors: int) -> None:
             assert s2 >= e1 - EPS, f"{vm}: job {j2} starts at {s2} before job {j1} ends at {e1}"
 
 
-def assert_jobs_complete(result_run, inst, two_tier: bool) -> None:
+def assert_jobs_complete(result_run, inst, two_tier: bool, migration_cost_s: float = 20.0) -> None:
     """Every job of ``inst`` finishes exactly once, starts after its submission and runs as long as the model says.
 
     One tier (FCFS, EASY): a job runs on dedicated processors, so end − start = runtime exactly. Two tiers
     (KEASY, REASY, MEASY): every rate of eqs. 3.1–3.2 is ≤ 1 and a kill or a migration only adds work, so
-    end − first start ≥ runtime; the work actually done is checked through the segments elsewhere.
+    end − first start ≥ runtime; and, when the schedule is recorded, the work a job's segments carry
+    (Σ rate · duration) is its runtime exactly under REASY, runtime + a whole number of migration costs
+    under MEASY, and at least its runtime under KEASY (a kill discards work done).
     """
     jobs = result_run["jobs"]
     assert len(jobs) == len(inst)
@@ -69,6 +71,26 @@ def assert_jobs_complete(result_run, inst, two_tier: bool) -> None:
             assert length >= j["runtime_s"] - EPS, f"job {j['job']} ran {length} s < its runtime {j['runtime_s']}"
         else:
             assert abs(length - j["runtime_s"]) <= EPS, f"job {j['job']} ran {length} s, runtime {j['runtime_s']}"
+    if not two_tier or not result_run.get("schedule") or result_run.get("extra", {}).get("schedule_truncated"):
+        return
+    work = defaultdict(float)
+    for seg in result_run["schedule"]:
+        if seg["task"].endswith(".0"):  # one process per stretch: all processes of a job share its rate
+            work[seg["job"]] += seg["rate"] * (seg["end"] - seg["start"])
+    alg, moves = result_run["algorithm"], 0
+    for j in jobs:
+        w, r = work[j["job"]], j["runtime_s"]
+        tol = 1e-6 * max(1.0, r)
+        if alg == "reasy":
+            assert abs(w - r) <= tol, f"job {j['job']}: work {w} ≠ runtime {r}"
+        elif alg == "measy" and migration_cost_s > 0:
+            k = (w - r) / migration_cost_s
+            assert k >= -1e-6 and abs(k - round(k)) <= 1e-6, f"job {j['job']}: work {w} = runtime {r} + {k} costs"
+            moves += round(k)
+        else:
+            assert w >= r - tol, f"job {j['job']}: work {w} < runtime {r}"
+    if alg == "measy" and migration_cost_s > 0:
+        assert moves == result_run["metrics"]["migrations"]
 
 
 def crowded(seed: int, procs: int = 6) -> tuple[list, list, list, list]:
