@@ -42,9 +42,10 @@ import numpy as np
 from schedulers.backfill.easy import shadow_and_extra
 from schedulers.backfill.simulator import BG, WAITING, TwoTier
 
-__all__ = ["background_pass", "deploy", "foreground_pass"]
+__all__ = ["arrival_pass", "background_pass", "deploy", "foreground_pass"]
 
 LONG_LIST = 32  # above this many jobs after the head, backfill candidates come from one numpy comparison
+INCREMENTAL = True  # arrivals alone take arrival_pass (False: always the full Steps 1–2; the tests compare both)
 
 
 def _deploy_runtime(sim: TwoTier, j: int, now: float, mode: str) -> float | None:
@@ -104,6 +105,7 @@ def _reservation(sim: TwoTier, h: int, now: float, mode: str) -> tuple[float, in
 
 def foreground_pass(sim: TwoTier, now: float, na: int, mode: str) -> None:
     """Alg. 1 Steps 1–2 (Step 2 per Alg. 3 for REASY)."""
+    sim.fg_cache = None
     # Step 1: FCFS over J_q ∪ J_bg
     lo = _advance(sim, na)
     while True:
@@ -124,6 +126,40 @@ def foreground_pass(sim: TwoTier, now: float, na: int, mode: str) -> None:
         cands = ((sim.size_u[lo:na] <= sim.idle_fg).nonzero()[0] + lo).tolist()
     else:  # short list: a plain loop is cheaper
         cands = [j for j in range(lo, na) if sim.unfg[j] and sim.size_l[j] <= sim.idle_fg]
+    sim.fg_cache = (h, shadow, _backfill(sim, cands, now, shadow, extra, mode))
+
+
+def arrival_pass(sim: TwoTier, now: float, na0: int, na: int, mode: str) -> None:
+    """Steps 1–2 after arrivals only (jobs na0..na−1), with no fg departure since the last pass.
+
+    Equal to ``foreground_pass`` but tests only the new arrivals, as EASY's arrival path does. Between two
+    passes the idle fg VMs and the fg jobs change only by these passes' own deployments, so the head still
+    does not fit and a recomputed reservation gives the same shadow time T_S and the N_E the last pass
+    left (a job backfilled to end by T_S gives its VMs back by T_S; one on extra VMs ends after it) — as
+    long as T_S ≥ now (no clamping of overrun terminations) and the head is the same. Every older job of
+    J_q ∪ J_bg was rejected under that state and still is: its size is above the idle count, which only
+    shrinks, or above N_E, and its t_r — the estimate, fixed while it waits; the estimated remaining work
+    (+ cost) once in the background, which shrinks no faster than T_S − now — still exceeds T_S − now;
+    a job Step 3 moved into the background since was rejected with t_r = its estimate and obeys the same
+    bound. REASY with a background head (whose reservation depends on the fg jobs above it) takes the full
+    pass.
+    """
+    c = sim.fg_cache
+    if (
+        not INCREMENTAL
+        or c is None
+        or c[1] < now
+        or _advance(sim, na) != c[0]
+        or (mode == "R" and sim.tier[c[0]] == BG)
+    ):
+        foreground_pass(sim, now, na, mode)
+        return
+    h, shadow, extra = c
+    sim.fg_cache = (h, shadow, _backfill(sim, range(na0, na), now, shadow, extra, mode))
+
+
+def _backfill(sim: TwoTier, cands, now: float, shadow: float, extra: int, mode: str) -> int:
+    """Alg. 1 lines 23–32 / Alg. 3 lines 19–28 over ``cands`` (in arrival order); returns what is left of N_E."""
     for j in cands:
         sj = sim.size_l[j]
         if sj > sim.idle_fg or not sim.unfg[j]:
@@ -138,6 +174,7 @@ def foreground_pass(sim: TwoTier, now: float, na: int, mode: str) -> None:
             extra -= sj
         if sim.idle_fg == 0:
             break
+    return extra
 
 
 def _advance(sim: TwoTier, na: int) -> int:

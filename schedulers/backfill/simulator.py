@@ -113,6 +113,7 @@ class TwoTier:
         self.counters = {"migrations": 0, "kills": 0, "swaps": 0, "wasted_work_s": 0.0}
         self.n_waiting = 0
         self.qh = 0  # no job below this index is waiting or in background
+        self.fg_cache: tuple | None = None  # (head, shadow, N_E left) after the last Steps 1–2 (keasy.py)
         self.reservations: dict | None = None  # {head job: (first shadow time, its tier then)}, for tests
 
     # -- rates -------------------------------------------------------------------------------
@@ -268,7 +269,7 @@ def simulate_two_tier(inst, algorithm: str, params, progress=None, reservations:
 
     ``reservations``, if given, receives {head job: (first shadow time computed for it, its tier then)} (for tests).
     """
-    from schedulers.backfill.keasy import background_pass, foreground_pass
+    from schedulers.backfill.keasy import arrival_pass, background_pass, foreground_pass
 
     mode = {"keasy": "K", "reasy": "R", "measy": "M"}[algorithm]
     sim = TwoTier(inst, params, record=params.record_schedule)
@@ -296,7 +297,8 @@ def simulate_two_tier(inst, algorithm: str, params, progress=None, reservations:
             if not heap:
                 raise RuntimeError(f"{algorithm}: {n - done} jobs can never start (simulation stalled)")
             continue
-        full = False
+        full = False  # an fg job left: full Steps 1–2; arrivals alone: the incremental pass
+        na0 = na
         while heap and heap[0][0] <= now:
             _, ver, j = heapq.heappop(heap)
             if ver != sim.version[j]:
@@ -316,9 +318,10 @@ def simulate_two_tier(inst, algorithm: str, params, progress=None, reservations:
             sim.n_waiting += 1
             sim.arrived = True
             na += 1
-            full = True
         if full:
             foreground_pass(sim, now, na, mode)
+        elif na > na0:
+            arrival_pass(sim, now, na0, na, mode)
         background_pass(sim, now, na)
         ts.append(now)
         s_fg.append(sim.P - sim.idle_fg)
