@@ -35,7 +35,37 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["OneTierResult", "simulate_one_tier"]
+__all__ = ["OneTierResult", "shadow_and_extra", "simulate_one_tier"]
+
+
+def shadow_and_extra(
+    free: int, need: int, running: list, size_l: list, now: float = float("-inf")
+) -> tuple[float, int]:
+    """EASY's reservation for a head job of ``need`` processors: (shadow time, extra processors).
+
+    ``running`` is the list of (estimated end, job) of the running jobs in ascending order and ``free``
+    the processors idle now. The shadow time is the first estimated end at which the processors idle
+    now plus those freed so far reach ``need`` (Alg. 1 lines 16–21, Alg. 3 lines 5–12); an estimated
+    end before ``now`` (a job that overran its estimate) counts as ``now``. The extra processors are
+    *all* processors free at the shadow time minus ``need``: every job whose estimated end equals the
+    shadow time frees its processors too (textbook EASY, Mu'alem & Feitelson 2001 [14]; the paper's
+    loop breaks at the first such job, which is the same whenever estimated ends are distinct).
+    (inf, 0) if the running jobs never free enough processors.
+    """
+    avail = free
+    n = len(running)
+    i = 0
+    while i < n:
+        t_end, k = running[i]
+        avail += size_l[k]
+        i += 1
+        if avail >= need:
+            shadow = t_end if t_end > now else now
+            while i < n and running[i][0] <= shadow:
+                avail += size_l[running[i][1]]
+                i += 1
+            return shadow, avail - need
+    return float("inf"), 0
 
 
 @dataclass
@@ -105,15 +135,7 @@ def simulate_one_tier(inst, backfill: bool = True, progress=None, reservations: 
         if not qlen or not backfill:
             return
         qh = waiting.find(1, qh)
-        avail = free
-        need = size_l[qh]
-        shadow = inf
-        for t_end, j in running:
-            avail += size_l[j]
-            if avail >= need:
-                shadow = t_end
-                break
-        extra = avail - need
+        shadow, extra = shadow_and_extra(free, size_l[qh], running, size_l)
         if reservations is not None and qh not in reservations:
             reservations[qh] = shadow
         if free == 0 or na <= qh + 1:

@@ -26,18 +26,26 @@ Readings where the pseudo-code is loose:
 - N_E is reduced (line 31–32) only when the Deploy succeeded.
 - The shadow time of KEASY/MEASY (and of REASY for a queued head) is the
   estimated termination of the fg job at which the idle fg VMs plus the VMs
-  freed so far reach the head's size; for a REASY head running in background it
-  is the last estimated termination of the fg jobs on its own processors and
-  N_E = N_idle + (their total size) − N_R (Alg. 3 lines 14–17).
+  freed so far reach the head's size, and N_E counts every fg VM free then —
+  all jobs whose estimated termination equals the shadow time, not only the
+  one at which line 20 breaks (``easy.shadow_and_extra``, shared with EASY);
+  for a REASY head running in background it is the last estimated termination
+  of the fg jobs on its own processors and N_E = N_idle + (their total size) −
+  N_R, literally Alg. 3 lines 14–17 (ties among those jobs are all counted;
+  other fg jobs ending by then are not, as the paper's text says).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from schedulers.backfill.easy import shadow_and_extra
 from schedulers.backfill.simulator import BG, WAITING, TwoTier
 
-__all__ = ["background_pass", "deploy", "foreground_pass"]
+__all__ = ["arrival_pass", "background_pass", "deploy", "foreground_pass"]
+
+LONG_LIST = 32  # above this many jobs after the head, backfill candidates come from one numpy comparison
+INCREMENTAL = True  # arrivals alone take arrival_pass (False: always the full Steps 1–2; the tests compare both)
 
 
 def _deploy_runtime(sim: TwoTier, j: int, now: float, mode: str) -> float | None:
@@ -67,12 +75,12 @@ def deploy(sim: TwoTier, j: int, now: float, mode: str) -> bool:
         sim.remove(j, now)
         if mode == "K":
             sim.counters["kills"] += 1
-            sim.counters["wasted_work_s"] += sim.run_l[j] - float(sim.wl[j])
+            sim.counters["wasted_work_s"] += sim.run_l[j] - sim.wl[j]
             sim.wl[j] = sim.run_l[j]
         else:
             sim.counters["migrations"] += 1
             sim.wl[j] += sim.cost
-    pr = sim.fg_candidates()[: sim.size_l[j]]
+    pr = sim.fg_candidates(sim.size_l[j])
     sim.place_fg(j, pr, now)
     sim.leave_unfg(j)
     return True
@@ -92,16 +100,12 @@ def _reservation(sim: TwoTier, h: int, now: float, mode: str) -> tuple[float, in
         total = sum(sim.size_l[k] for k in jobs)
         shadow = max([sim.fg_key[k][0] for k in jobs], default=now)
         return max(shadow, now), sim.idle_fg + total - need
-    avail = sim.idle_fg
-    for t_end, k in sim.fg_sorted:
-        avail += sim.size_l[k]
-        if avail >= need:
-            return max(t_end, now), avail - need
-    return float("inf"), 0
+    return shadow_and_extra(sim.idle_fg, need, sim.fg_sorted, sim.size_l, now)
 
 
 def foreground_pass(sim: TwoTier, now: float, na: int, mode: str) -> None:
     """Alg. 1 Steps 1–2 (Step 2 per Alg. 3 for REASY)."""
+    sim.fg_cache = None
     # Step 1: FCFS over J_q ∪ J_bg
     lo = _advance(sim, na)
     while True:
@@ -111,15 +115,51 @@ def foreground_pass(sim: TwoTier, now: float, na: int, mode: str) -> None:
         if sim.size_l[h] > sim.idle_fg or not deploy(sim, h, now, mode):
             break
         lo = h + 1
-    # Step 2: reservation for the head, then backfill
-    shadow, extra = _reservation(sim, h, now, mode)
+    # Step 2: reservation for the head, then backfill (nothing to do without an idle fg VM or a later job)
     if sim.idle_fg == 0 or h + 1 >= na:
         return
+    shadow, extra = _reservation(sim, h, now, mode)
+    if sim.reservations is not None and h not in sim.reservations:
+        sim.reservations[h] = (shadow, int(sim.tier[h]))
     lo = h + 1
-    if na - lo > 32:  # the jobs of J_q ∪ J_bg that fit now, by one comparison on their size column
+    if na - lo > LONG_LIST:  # the jobs of J_q ∪ J_bg that fit now, by one comparison on their size column
         cands = ((sim.size_u[lo:na] <= sim.idle_fg).nonzero()[0] + lo).tolist()
     else:  # short list: a plain loop is cheaper
         cands = [j for j in range(lo, na) if sim.unfg[j] and sim.size_l[j] <= sim.idle_fg]
+    sim.fg_cache = (h, shadow, _backfill(sim, cands, now, shadow, extra, mode))
+
+
+def arrival_pass(sim: TwoTier, now: float, na0: int, na: int, mode: str) -> None:
+    """Steps 1–2 after arrivals only (jobs na0..na−1), with no fg departure since the last pass.
+
+    Equal to ``foreground_pass`` but tests only the new arrivals, as EASY's arrival path does. Between two
+    passes the idle fg VMs and the fg jobs change only by these passes' own deployments, so the head still
+    does not fit and a recomputed reservation gives the same shadow time T_S and the N_E the last pass
+    left (a job backfilled to end by T_S gives its VMs back by T_S; one on extra VMs ends after it) — as
+    long as T_S ≥ now (no clamping of overrun terminations) and the head is the same. Every older job of
+    J_q ∪ J_bg was rejected under that state and still is: its size is above the idle count, which only
+    shrinks, or above N_E, and its t_r — the estimate, fixed while it waits; the estimated remaining work
+    (+ cost) once in the background, which shrinks no faster than T_S − now — still exceeds T_S − now;
+    a job Step 3 moved into the background since was rejected with t_r = its estimate and obeys the same
+    bound. REASY with a background head (whose reservation depends on the fg jobs above it) takes the full
+    pass.
+    """
+    c = sim.fg_cache
+    if (
+        not INCREMENTAL
+        or c is None
+        or c[1] < now
+        or _advance(sim, na) != c[0]
+        or (mode == "R" and sim.tier[c[0]] == BG)
+    ):
+        foreground_pass(sim, now, na, mode)
+        return
+    h, shadow, extra = c
+    sim.fg_cache = (h, shadow, _backfill(sim, range(na0, na), now, shadow, extra, mode))
+
+
+def _backfill(sim: TwoTier, cands, now: float, shadow: float, extra: int, mode: str) -> int:
+    """Alg. 1 lines 23–32 / Alg. 3 lines 19–28 over ``cands`` (in arrival order); returns what is left of N_E."""
     for j in cands:
         sj = sim.size_l[j]
         if sj > sim.idle_fg or not sim.unfg[j]:
@@ -134,6 +174,7 @@ def foreground_pass(sim: TwoTier, now: float, na: int, mode: str) -> None:
             extra -= sj
         if sim.idle_fg == 0:
             break
+    return extra
 
 
 def _advance(sim: TwoTier, na: int) -> int:
@@ -145,14 +186,14 @@ def _advance(sim: TwoTier, na: int) -> int:
 
 def background_pass(sim: TwoTier, now: float, na: int) -> None:
     """Alg. 1 Step 3: SJF (by estimate) over the queue into the background tier."""
-    if sim.n_waiting == 0:
+    free = sim.n_elig
+    if sim.n_waiting == 0 or free == 0 or (not sim.arrived and free <= sim.bg_left):
         return
+    sim.arrived = False
     eligible = sim.bg_eligible()
-    free = int(np.count_nonzero(eligible))
-    if free == 0:
-        return
     lo = _advance(sim, na)
     q = lo + ((sim.tier[lo:na] == WAITING) & (sim.size[lo:na] <= free)).nonzero()[0]
+    sim.bg_left = free
     if q.size == 0:
         return
     q = q[np.argsort(sim.est[q], kind="stable")]
@@ -166,3 +207,4 @@ def background_pass(sim: TwoTier, now: float, na: int) -> None:
         used += sj
         if used == free:
             break
+    sim.bg_left = free - used

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import bisect
 import heapq
+from collections import Counter
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -59,10 +60,7 @@ class TwoTierResult:
 
 def _count(jobs: np.ndarray) -> dict[int, int]:
     """{job: processes} of a small job-id array, in first-seen order (deterministic)."""
-    out: dict[int, int] = {}
-    for k in jobs.tolist():
-        out[k] = out.get(k, 0) + 1
-    return out
+    return Counter(jobs.tolist())
 
 
 class TwoTier:
@@ -89,12 +87,18 @@ class TwoTier:
         self.bg_cpu = np.zeros(P)
         self.idle_fg = P
         self.busy_bg = 0
+        self.n_elig = P  # bg VMs that may take work now: idle, above a fg VM using < threshold CPU (if known)
+        # Step 3 can place nothing while no job arrives and n_elig ≤ bg_left: every job still waiting is
+        # larger than the eligible VMs the last pass left (the queue only shrinks between arrivals)
+        self.bg_left = -1
+        self.arrived = False
         self.tier = np.zeros(n, dtype=np.int8)
         self.unfg = bytearray(n)  # waiting or background: the list J_q ∪ J_bg of Alg. 1
         self.size_u = np.full(n, P + 1, dtype=np.int64)  # size of a job in J_q ∪ J_bg, P + 1 otherwise
-        self.wl = inst.runtime.astype(float).copy()  # work left (dedicated seconds)
-        self.rate = np.zeros(n)
-        self.tupd = np.zeros(n)
+        # per-job scalars live in Python lists: element access and arithmetic on numpy scalars cost 3–5× more
+        self.wl = inst.runtime.astype(float).tolist()  # work left (dedicated seconds)
+        self.rate = [0.0] * n
+        self.tupd = [0.0] * n
         self.version = [0] * n
         self.nbusy = [0] * n  # fg job: how many of its processors have a busy bg VM
         self.procs: list[np.ndarray | None] = [None] * n
@@ -109,20 +113,21 @@ class TwoTier:
         self.counters = {"migrations": 0, "kills": 0, "swaps": 0, "wasted_work_s": 0.0}
         self.n_waiting = 0
         self.qh = 0  # no job below this index is waiting or in background
+        self.fg_cache: tuple | None = None  # (head, shadow, N_E left) after the last Steps 1–2 (keasy.py)
+        self.reservations: dict | None = None  # {head job: (first shadow time, its tier then)}, for tests
 
     # -- rates -------------------------------------------------------------------------------
     def est_remaining(self, j: int, now: float) -> float:
-        return float(self.wl[j] - self.rate[j] * (now - self.tupd[j])) + self.slack[j]
+        return (self.wl[j] - self.rate[j] * (now - self.tupd[j])) + self.slack[j]
 
     def _bg_rate(self, j: int) -> float:
-        pr = self.procs[j]
-        f = self.fg[pr]
-        busy = f >= 0
-        if not busy.any():
+        """Eq. 3.2 for the slowest process: the busiest fg VM above j (fg_cpu is 0 exactly on an idle fg VM
+        and > 0 on a busy one; eff · CPU_idle / CPU_req is monotone in CPU_idle, also in floating point)."""
+        m = float(self.fg_cpu[self.procs[j]].max())
+        if m == 0.0:
             return 1.0
-        idle = 1.0 - self.fg_cpu[pr[busy]]
-        req, eff = self.cpu[j], self.eff[j]
-        return float(np.minimum(eff, eff * idle / req).min())
+        eff = self.eff[j]
+        return min(eff, eff * (1.0 - m) / self.cpu[j])
 
     def _set_rate(self, j: int, r: float, now: float, force: bool = False) -> None:
         old = self.rate[j]
@@ -134,7 +139,7 @@ class TwoTier:
         self.rate[j] = r
         self.version[j] += 1
         if r > 0:
-            heapq.heappush(self.heap, (now + max(float(self.wl[j]), 0.0) / r, self.version[j], j))
+            heapq.heappush(self.heap, (now + max(self.wl[j], 0.0) / r, self.version[j], j))
 
     def _refresh(self, jobs, now: float) -> None:
         for j in jobs:
@@ -145,7 +150,7 @@ class TwoTier:
 
     def _close(self, j: int, now: float) -> None:
         if self.record and self.tier[j] in _TIER:
-            self.stretches.add(j, self.seg_start[j], now, _TIER[self.tier[j]], float(self.rate[j]), self.procs[j])
+            self.stretches.add(j, self.seg_start[j], now, _TIER[self.tier[j]], self.rate[j], self.procs[j])
         self.seg_start[j] = now
 
     # -- placement ---------------------------------------------------------------------------
@@ -157,6 +162,8 @@ class TwoTier:
         b = self.bg[pr]
         b = b[b >= 0]
         self.nbusy[j] = int(b.size)
+        if self.cpu_known and self.cpu[j] >= self.threshold:
+            self.n_elig -= pr.size - b.size
         self.tier[j], self.procs[j] = FG, pr
         self.seg_start[j] = now
         key = (now + self.est_remaining(j, now), j)
@@ -171,6 +178,7 @@ class TwoTier:
         self.bg[pr] = j
         self.bg_cpu[pr] = self.cpu[j]
         self.busy_bg += pr.size
+        self.n_elig -= pr.size  # placed on eligible VMs only (Step 3)
         self.tier[j], self.procs[j] = BG, pr
         self.seg_start[j] = now
         f = self.fg[pr]
@@ -199,12 +207,15 @@ class TwoTier:
             del self.fg_sorted[bisect.bisect_left(self.fg_sorted, self.fg_key[j])]
             b = self.bg[pr]
             b = b[b >= 0]
+            if self.cpu_known and self.cpu[j] >= self.threshold:
+                self.n_elig += pr.size - b.size
             if b.size:
                 self._refresh(sorted(set(b.tolist())), now)
         else:
             self.bg[pr] = -1
             self.bg_cpu[pr] = 0.0
             self.busy_bg -= pr.size
+            self.n_elig += int(np.count_nonzero(self.fg_cpu[pr] < self.threshold)) if self.cpu_known else pr.size
             f = self.fg[pr]
             f = f[f >= 0]
             if f.size:
@@ -215,12 +226,20 @@ class TwoTier:
         return pr
 
     # -- Alg. 2 Dispatch ------------------------------------------------------------------------
-    def fg_candidates(self) -> np.ndarray:
-        """Idle fg VMs, least-loaded bg first (Dispatch(FG), Alg. 2 line 20)."""
+    def fg_candidates(self, need: int) -> np.ndarray:
+        """The first ``need`` idle fg VMs, least-loaded bg first (Dispatch(FG), Alg. 2 line 20), ties by index.
+
+        bg_cpu is 0 exactly on an idle bg VM and > 0 on a busy one, so when enough idle fg VMs have an idle bg
+        VM they are the first ``need`` of those in index order — what the stable sort would give, without it.
+        """
         idle = (self.fg < 0).nonzero()[0]
-        if self.cpu_known:
-            idle = idle[np.argsort(self.bg_cpu[idle], kind="stable")]
-        return idle
+        if not self.cpu_known:
+            return idle[:need]
+        load = self.bg_cpu[idle]
+        calm = idle[load == 0.0]
+        if calm.size >= need:
+            return calm[:need]
+        return idle[np.argsort(load, kind="stable")[:need]]
 
     def bg_eligible(self) -> np.ndarray:
         """Mask of idle bg VMs that may host work (fg CPU use below the threshold, Section 2.2.1 point 3)."""
@@ -245,12 +264,16 @@ class TwoTier:
         return not (self.fg[self.procs[j]] >= 0).any()
 
 
-def simulate_two_tier(inst, algorithm: str, params, progress=None) -> TwoTierResult:
-    """Run KEASY, REASY or MEASY (Algs. 1–3) on ``inst``."""
-    from schedulers.backfill.keasy import background_pass, foreground_pass
+def simulate_two_tier(inst, algorithm: str, params, progress=None, reservations: dict | None = None) -> TwoTierResult:
+    """Run KEASY, REASY or MEASY (Algs. 1–3) on ``inst``.
+
+    ``reservations``, if given, receives {head job: (first shadow time computed for it, its tier then)} (for tests).
+    """
+    from schedulers.backfill.keasy import arrival_pass, background_pass, foreground_pass
 
     mode = {"keasy": "K", "reasy": "R", "measy": "M"}[algorithm]
     sim = TwoTier(inst, params, record=params.record_schedule)
+    sim.reservations = reservations
     n = sim.n
     submit = inst.submit.tolist()
     heap = sim.heap
@@ -274,7 +297,8 @@ def simulate_two_tier(inst, algorithm: str, params, progress=None) -> TwoTierRes
             if not heap:
                 raise RuntimeError(f"{algorithm}: {n - done} jobs can never start (simulation stalled)")
             continue
-        full = False
+        full = False  # an fg job left: full Steps 1–2; arrivals alone: the incremental pass
+        na0 = na
         while heap and heap[0][0] <= now:
             _, ver, j = heapq.heappop(heap)
             if ver != sim.version[j]:
@@ -292,10 +316,12 @@ def simulate_two_tier(inst, algorithm: str, params, progress=None) -> TwoTierRes
             sim.tier[na] = WAITING
             sim.join_unfg(na)
             sim.n_waiting += 1
+            sim.arrived = True
             na += 1
-            full = True
         if full:
             foreground_pass(sim, now, na, mode)
+        elif na > na0:
+            arrival_pass(sim, now, na0, na, mode)
         background_pass(sim, now, na)
         ts.append(now)
         s_fg.append(sim.P - sim.idle_fg)

@@ -87,7 +87,7 @@ def test_easy_on_a_real_trace_runs_to_completion():
     run = schedulers.run(sc)["runs"][0]
     inst = instance(config(**sc))
     assert inst.processors == 128 and len(inst) > 18000
-    assert_jobs_complete(run, inst)
+    assert_jobs_complete(run, inst, two_tier=False)
     assert_no_overlap(run["schedule"], 128)
 
 
@@ -98,7 +98,7 @@ def test_two_tier_on_a_real_trace_slice():
     result = schedulers.run(sc)
     inst = instance(config(**sc))
     for run in result["runs"]:
-        assert_jobs_complete(run, inst)
+        assert_jobs_complete(run, inst, two_tier=True)
         assert_no_overlap(run["schedule"], inst.processors)
 
 
@@ -144,7 +144,7 @@ def test_a_shrunk_preset_scenario_runs():
 
 GOLDEN = {  # example() with its seed; a change here must be explained in the commit message
     "fcfs": (26408.325541304395, 179.14528640602526, 0, 0),
-    "easy": (10126.77967829636, 37.38104403907713, 0, 0),
+    "easy": (9956.25967829636, 37.34925560857261, 0, 0),  # ties at the shadow time count (issue 15)
     "keasy": (6749.663851821653, 19.234051616241796, 0, 9),
     "reasy": (6614.56388152755, 18.393447556211154, 0, 0),
     "measy": (6678.090788734932, 19.332547218550655, 9, 0),
@@ -172,7 +172,7 @@ def test_easy_on_the_full_llnl_thunder_trace():
     run = schedulers.run(sc)["runs"][0]
     inst = instance(config(**sc))
     assert inst.processors == 4008 and len(inst) > 110_000
-    assert_jobs_complete(run, inst)
+    assert_jobs_complete(run, inst, two_tier=False)
 
 
 def _native_only(obj) -> bool:

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 from collections import defaultdict
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import schedulers
 
-from .helpers import assert_jobs_complete, assert_no_overlap, config, instance, jobs_workload
+from .helpers import assert_jobs_complete, assert_no_overlap, config, crowded, instance, jobs_workload
+from .test_easy import EXTRA_COMPLETION, TIE_COMPLETION
 
 TWO_TIER = ["keasy", "reasy", "measy"]
 
@@ -38,7 +40,7 @@ def test_no_vm_ever_hosts_two_processes(generated, k):
 @pytest.mark.parametrize("k", range(3))
 def test_every_job_finishes_once_after_submission(generated, k):
     inst = instance(config(**_scenario(TWO_TIER, GEN)))
-    assert_jobs_complete(generated["runs"][k], inst)
+    assert_jobs_complete(generated["runs"][k], inst, two_tier=True)
 
 
 @pytest.mark.parametrize("k", range(3))
@@ -144,15 +146,14 @@ job_rows = st.lists(
 )  # fmt: skip
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=60, deadline=None, derandomize=True)
 @given(job_rows, st.sampled_from(TWO_TIER), st.sampled_from(["exact", "none"]))
 def test_random_instances_stay_valid(rows, alg, cpu_info):
     """Any workload: every job ends once, no VM is shared, bg only under fg use < 96 % (exact info)."""
     wl = jobs_workload([(s, n, r, r + e, c) for s, n, r, e, c in rows])
     run = schedulers.run(_scenario([alg], wl, processors=6, cpu_info=cpu_info))["runs"][0]
     assert len(run["jobs"]) == len(rows)
-    for j in run["jobs"]:
-        assert j["start_s"] >= j["submit_s"] and j["end_s"] >= j["submit_s"] + j["runtime_s"] * 0.96 - 1e-9
+    assert_jobs_complete(run, instance(config(**_scenario([alg], wl, processors=6, cpu_info=cpu_info))), two_tier=True)
     assert_no_overlap(run["schedule"], 6)
     if cpu_info == "exact":
         fg = defaultdict(list)
@@ -201,3 +202,116 @@ def test_reasy_pins_a_background_job_while_keasy_kills_and_measy_migrates():
     assert runs["reasy"]["jobs"][2]["end_s"] == pytest.approx(41.0)
     assert {s["resource"] for s in runs["reasy"]["schedule"] if s["job"] == "3"} == {"p2", "p3"}
     assert {s["tier"] for s in runs["reasy"]["schedule"] if s["job"] == "3"} == {"bg"}
+
+
+def _starts(run):
+    return [j["start_s"] for j in run["jobs"]]
+
+
+def test_ties_at_the_shadow_time_free_extra_fg_vms_in_every_two_tier_variant():
+    """test_easy.TIE_COMPLETION with 100 % CPU everywhere (no bg VM is eligible while the machine is full).
+
+    At 5 the 3-processor job ends: head J5 (5 procs) gets shadow 20 (3 idle + J1 at 10 + J2 at 20) and, since J3
+    also ends at 20, N_E = 6 − 5 = 1; J6 (serial, 100 s) backfills into the fg tier at 5 on that extra VM and
+    stays there (no swap). Reading only the first job at the shadow time gives N_E = 0: J6 would go to a bg VM by
+    SJF (Step 3) and be swapped to the fg tier later.
+    """
+    wl = jobs_workload([(*r, r[2], 1.0) for r in TIE_COMPLETION])
+    for alg in TWO_TIER:
+        run = schedulers.run(_scenario([alg], wl, processors=6))["runs"][0]
+        assert _starts(run)[4:] == [20, 5], alg
+        assert {s["tier"] for s in run["schedule"] if s["job"] == "6"} == {"fg"}, alg
+        assert run["metrics"]["swaps"] == 0, alg
+
+
+def test_extra_fg_vms_are_used_up_in_every_two_tier_variant():
+    """test_easy.EXTRA_COMPLETION at 100 % CPU: at 10 the head J3 gets shadow 20, N_E = 1; J4 takes the extra VM
+    (N_E → 0, Alg. 1 line 32 / Alg. 3 line 28), J6 ends by the shadow and backfills, J5 may not backfill and goes
+    to a bg VM by SJF (Step 3). J3 starts at 20 as reserved; without line 32 J5 takes a fg VM and J3 waits to 110.
+    """
+    wl = jobs_workload([(*r, r[2], 1.0) for r in EXTRA_COMPLETION])
+    for alg in TWO_TIER:
+        run = schedulers.run(_scenario([alg], wl, processors=6))["runs"][0]
+        assert _starts(run) == [0, 0, 20, 10, 10, 10], alg
+        first = min((s for s in run["schedule"] if s["job"] == "5"), key=lambda s: s["start"])
+        assert first["tier"] == "bg", alg
+        assert {s["tier"] for s in run["schedule"] if s["job"] in ("4", "6")} == {"fg"}, alg
+
+
+def _crowded_instance(seed: int, exact: bool = False):
+    """helpers.crowded on 6 processors with CPU usages, eff and a large fg loss (up to 50 %: shared fg jobs overrun
+    their estimates, so reservations meet overrun terminations); ``exact``: estimate = runtime, no fg loss."""
+    from schedulers.backfill.workloads import Instance
+
+    subs, sizes, runs, ests = crowded(seed)
+    rng = np.random.default_rng(seed)
+    n = len(subs)
+    cpu = np.where(np.asarray(sizes) == 1, 1.0, rng.choice([0.3, 0.6, 0.97, 1.0], n))
+    eff, loss = rng.uniform(0.2, 0.9, n), np.zeros(n) if exact else rng.uniform(0.0, 0.5, n)
+    f = np.asarray
+    return Instance(6, f(subs, float), f(sizes, np.int64), f(runs, float), f(runs if exact else ests, float), cpu,
+                    eff, loss, np.arange(1, n + 1))  # fmt: skip
+
+
+@settings(max_examples=150, deadline=None, derandomize=True)
+@given(st.integers(0, 2**32 - 1), st.sampled_from(["keasy", "measy"]), st.sampled_from(["exact", "none"]))
+def test_a_reserved_head_reaches_the_fg_tier_by_its_shadow_time(seed, alg, cpu_info):
+    """With exact estimates and no fg loss every estimated termination is exact, so KEASY and MEASY keep EASY's
+    guarantee: the head of J_q ∪ J_bg is in the fg tier (or done) by the first shadow time computed for it.
+    (REASY does not: a pinned bg head waits for its own fg VMs, Alg. 3.) Derandomised crowded instances."""
+    from schedulers.backfill.simulator import simulate_two_tier
+
+    inst = _crowded_instance(seed, exact=True)
+    rng = np.random.default_rng(seed)
+    params = config(params={"cpu_info": cpu_info, "migration_cost_s": float(rng.choice([0, 7]))}).params
+    reservations = {}
+    res = simulate_two_tier(inst, alg, params, reservations=reservations)
+    st_ = res.stretches
+    in_fg = res.end.copy()
+    for j, s, tier in zip(st_.job, st_.start, st_.tier, strict=True):
+        if tier == "fg":
+            in_fg[j] = min(in_fg[j], s)
+    for h, (shadow, _) in reservations.items():
+        assert in_fg[h] <= shadow + 1e-6, f"head {h} reserved for {shadow} reaches fg at {in_fg[h]}"
+
+
+@settings(max_examples=120, deadline=None, derandomize=True)
+@given(st.integers(0, 2**32 - 1), st.sampled_from(TWO_TIER), st.sampled_from([0.0, 20.0]))
+def test_the_fast_paths_equal_the_plain_passes(seed, alg, cost):
+    """The long-list branch of Step 2 (one numpy comparison) picks the same jobs as the short-list loop, and
+    the incremental pass after arrivals (keasy.arrival_pass) gives the same schedule as full Steps 1–2."""
+    from schedulers.backfill import keasy
+    from schedulers.backfill.simulator import simulate_two_tier
+
+    inst = _crowded_instance(seed)
+    params = config(params={"record_schedule": False, "migration_cost_s": cost}).params
+    out = []
+    saved = keasy.LONG_LIST, keasy.INCREMENTAL
+    for long_list, incremental in ((10**9, False), (0, False), (10**9, True)):
+        keasy.LONG_LIST, keasy.INCREMENTAL = long_list, incremental
+        try:
+            res = simulate_two_tier(inst, alg, params)
+        finally:
+            keasy.LONG_LIST, keasy.INCREMENTAL = saved
+        out.append((res.first_start.tolist(), res.end.tolist(), res.counters))
+    assert out[1] == out[0], "vectorised candidate search differs from the loop"
+    assert out[2] == out[0], "arrival_pass differs from the full pass"
+
+
+def test_the_arrival_pass_equals_the_full_pass_on_a_long_jwload_run():
+    """8,000 JWload jobs at load 0.85 under MEASY: long enough for arrivals to meet reservations whose shadow
+    time has passed while its fg job overran (eq. 3.1's loss), which the small random instances rarely do."""
+    from schedulers.backfill import keasy
+    from schedulers.backfill.simulator import simulate_two_tier
+
+    cfg = config(workload={"model": "jann", "n_jobs": 8000, "load": 0.85}, params={"record_schedule": False})
+    inst = instance(cfg)
+    out = []
+    for incremental in (False, True):
+        keasy.INCREMENTAL, saved = incremental, keasy.INCREMENTAL
+        try:
+            res = simulate_two_tier(inst, "measy", cfg.params)
+        finally:
+            keasy.INCREMENTAL = saved
+        out.append((res.first_start.tolist(), res.end.tolist(), res.counters))
+    assert out[0] == out[1]
