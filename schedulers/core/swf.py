@@ -45,8 +45,7 @@ MAX_LINES = int(os.environ.get("CLOUDSCHED_SWF_MAX_LINES", 10_000_000))
 CHUNK = 1 << 20  # bytes the vectorised parser takes at a time (bounds its scratch memory)
 EXCERPT = 40
 _FORBIDDEN_ROOTS = (Path("/proc"), Path("/sys"), Path("/dev"))
-# _INSIDE[w][n]: which of a right-aligned row's w bytes belong to a token of n bytes.
-_INSIDE = {w: np.arange(w) >= (w - np.arange(w + 1))[:, None] for w in (8, 16)}
+_POW10_U64 = np.array([10**k for k in range(20)], dtype=np.uint64)
 _HEADER_RE = re.compile(r";\s*([A-Za-z][\w ]*?)\s*:\s*(.*)$")
 _LEADING_INT = re.compile(r"-?\d+")
 
@@ -229,10 +228,10 @@ def _parse_fast(data: bytes) -> tuple[np.ndarray, list[str], None] | None:
 def _parse_chunk(data: bytes) -> tuple[np.ndarray, list[str]] | None:
     """Vectorised parse of well-formed SWF with plain decimal fields; ``None`` means "use the slow path".
 
-    Tokens are runs of bytes > 32, gathered right-aligned into a ``tokens × 8`` (or
-    16) byte matrix whose rows read as integers eight digits at a time (at most 15
-    digits: exact in float64). The rare token with a decimal point goes through
-    ``float`` itself. Either way the value equals ``float(token)`` bit for bit.
+    Tokens are runs of bytes > 32; each is read eight bytes at a time as an unaligned
+    little-endian word ending at its last byte (at most 15 digits: exact in float64).
+    The rare token with a decimal point goes through ``float`` itself. Either way the
+    value equals ``float(token)`` bit for bit.
     """
     b = np.frombuffer(data, dtype=np.uint8)
     newlines = np.flatnonzero(b == 10)
@@ -266,24 +265,28 @@ def _parse_chunk(data: bytes) -> tuple[np.ndarray, list[str]] | None:
     longest = int(lengths.max())
     if longest > 15:
         return None  # more digits than float64 holds exactly: the slow path
-    width = 8 if longest <= 8 else 16
-    # Right-aligned rows of `width` bytes: each token ends in its row's last byte.
-    padded = np.concatenate((np.full(width, 48, dtype=np.uint8), b))
-    mat = np.lib.stride_tricks.sliding_window_view(padded, width)[ends]
-    inside = _INSIDE[width][lengths]  # True on the token's own bytes
-    is_digit = ((mat - np.uint8(48)) < 10) & inside
+    # Allowed bytes: digits, one '.' per token, a leading '-'. Non-digits are counted per token
+    # from a running sum over the bytes, so no per-token byte matrix is built.
+    non_digit = np.concatenate(([0], np.cumsum((b - np.uint8(48)) >= 10, dtype=np.int32)))
+    dot_count = np.concatenate(([0], np.cumsum(b == 46, dtype=np.int32)))
     negative = b[starts] == 45
-    # Allowed: digits, one '.', a leading '-'. Each negative token has exactly one stray byte, its
-    # leading '-'; no other token has any. Anything else goes to the slow path, which parses exactly.
-    stray = inside & ~is_digit & (mat != 46)
-    if np.count_nonzero(stray) != np.count_nonzero(negative) or np.any(negative & (lengths == 1)):
-        return None
-    dots = np.flatnonzero(b == 46)
-    dotted = np.unique(np.searchsorted(starts, dots, side="right") - 1) if dots.size else dots
-    digits = np.where(is_digit, mat, np.uint8(48))
-    values = _eight_digits(digits[:, -8:])
-    if width == 16:
-        values += _eight_digits(digits[:, :8]) * np.uint64(100_000_000)
+    dots = dot_count[ends] - dot_count[starts]
+    if np.any(dots > 1) or np.any(non_digit[ends] - non_digit[starts] != negative + dots):
+        return None  # exponents, 'nan', '+', signs elsewhere: the slow path handles them exactly
+    if np.any(lengths - negative - dots < 1):
+        return None  # a lone '-' or '.'
+    dotted = np.flatnonzero(dots)
+    # Eight bytes ending at each token's last byte, read as one little-endian word (unaligned). The
+    # low nibbles weighted by powers of ten (SWAR) give Σ nibble·10^k exactly; the token's digits are
+    # the last ones, so the value is that sum modulo 10^(its digit count).
+    padded = np.concatenate((np.full(16, 48, dtype=np.uint8), b))
+    words = np.ndarray((padded.size - 7,), dtype="<u8", buffer=padded, strides=(1,))
+    digits = (lengths - negative).astype(np.int64)
+    values = _eight_digits(words[ends + 8])  # padded[ends + 16 - 8 : ends + 16]
+    long = digits > 8
+    if long.any():
+        values[long] += _eight_digits(words[ends[long]]) * np.uint64(100_000_000)
+    values %= _POW10_U64[digits]
     values = values.astype(np.float64)
     values[negative] *= -1.0
     for i in dotted:
@@ -294,9 +297,11 @@ def _parse_chunk(data: bytes) -> tuple[np.ndarray, list[str]] | None:
     return values.reshape(rows, N_FIELDS), header
 
 
-def _eight_digits(chars: np.ndarray) -> np.ndarray:
-    """The integers spelled by rows of 8 ASCII digits, most significant first (SWAR, as in simdjson)."""
-    v = np.ascontiguousarray(chars).view("<u8").ravel()
+def _eight_digits(v: np.ndarray) -> np.ndarray:
+    """Σ nibble·10^(7−j) over the 8 bytes of each little-endian word, first byte most significant.
+
+    SWAR as in simdjson; exact for any low nibbles (≤ 15), not only digits.
+    """
     v = ((v & np.uint64(0x0F0F0F0F0F0F0F0F)) * np.uint64(2561)) >> np.uint64(8)
     v = ((v & np.uint64(0x00FF00FF00FF00FF)) * np.uint64(6553601)) >> np.uint64(16)
     return ((v & np.uint64(0x0000FFFF0000FFFF)) * np.uint64(42949672960001)) >> np.uint64(32)
