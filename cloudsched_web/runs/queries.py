@@ -83,7 +83,7 @@ class ParsedResult:
         def build():
             return {**store.series_dict(self.stored(index).table("series")), **self.run(index).get("series_rest", {})}
 
-        return self.memo(("series", index), build)
+        return self.memo(("series_columns", index), build)
 
 
 _cache: OrderedDict[int, tuple[Any, ParsedResult]] = OrderedDict()

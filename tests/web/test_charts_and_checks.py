@@ -152,3 +152,15 @@ def test_diff_colours_waiting_before_moving():
     d = timeline.diff(ParsedResult(doc), 0, 1)
     assert d["status"] == {"1": "later", "2": "moved"}
     assert (d["jobs"], d["changed"], d["later"], d["moved"]) == (3, 2, 1, 1)
+
+
+def test_memoised_indexes_of_one_result_never_collide():
+    """The pages and the API share one cached result: each derived index has its own memo key."""
+    from cloudsched_web.runs import queries
+
+    series = {"t": [0.0, 1.0, 2.0], "power_w": [1.0, 2.0, 0.0]}
+    parsed = ParsedResult(_doc([_seg("1", "m0", 0, 1)], series=series))
+    assert queries.series(parsed, 0)["series"]["power_w"]["v"] == [1.0, 2.0, 0.0]
+    assert timeline.series(parsed, 0)["series"]["power_w"]["a"]["v"] == [1.0, 2.0, 0.0]
+    assert checks.time_unit({"series": parsed.series_of(0)}) == "s"
+    assert timeline.diff(parsed, 0, 0)["jobs"] == 1 and queries.jobs(parsed, 0)["total"] == 0
