@@ -68,6 +68,14 @@ def span_of(parsed, index):
 
 
 def gantt(parsed, index, t0=None, t1=None, row0=0, rows=ROWS, pixels=PIXELS, max_bars=MAX_BARS):
+    """Run ``index``'s Gantt (see :func:`_gantt`); the whole-run view, asked by every page load, is memoised."""
+    if t0 in (None, "") and t1 in (None, ""):
+        key = ("gantt_whole", index, str(row0), str(rows), str(pixels), max_bars)
+        return parsed.memo(key, lambda: _gantt(parsed, index, None, None, row0, rows, pixels, max_bars))
+    return _gantt(parsed, index, t0, t1, row0, rows, pixels, max_bars)
+
+
+def _gantt(parsed, index, t0, t1, row0, rows, pixels, max_bars):
     """Run ``index``'s Gantt for the window: one page of resource rows, as bars or as occupancy.
 
     Every resource of the run has a row; ``row0``/``rows`` page through them in natural
