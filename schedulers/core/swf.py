@@ -265,16 +265,20 @@ def _parse_chunk(data: bytes) -> tuple[np.ndarray, list[str]] | None:
     longest = int(lengths.max())
     if longest > 15:
         return None  # more digits than float64 holds exactly: the slow path
-    # Allowed bytes: digits, one '.' per token, a leading '-'. Non-digits are counted per token
-    # from a running sum over the bytes, so no per-token byte matrix is built.
-    non_digit = np.concatenate(([0], np.cumsum((b - np.uint8(48)) >= 10, dtype=np.int32)))
-    dot_count = np.concatenate(([0], np.cumsum(b == 46, dtype=np.int32)))
+    # Allowed bytes: digits, one '.' per token, a '-' as a token's first byte. The other bytes of
+    # tokens are few ('-1' fields, decimals): find them, and check each.
+    odd = np.flatnonzero((b > 32) & ((b - np.uint8(48)) >= 10))
+    odd_bytes = b[odd]
+    is_minus, is_dot = odd_bytes == 45, odd_bytes == 46
+    if not np.all(is_minus | is_dot):
+        return None  # exponents, 'nan', '+', stray characters: the slow path handles them exactly
+    token = np.searchsorted(starts, odd, side="right") - 1
+    if np.any(starts[token[is_minus]] != odd[is_minus]):
+        return None  # a '-' inside a token
     negative = b[starts] == 45
-    dots = dot_count[ends] - dot_count[starts]
-    if np.any(dots > 1) or np.any(non_digit[ends] - non_digit[starts] != negative + dots):
-        return None  # exponents, 'nan', '+', signs elsewhere: the slow path handles them exactly
-    if np.any(lengths - negative - dots < 1):
-        return None  # a lone '-' or '.'
+    dots = np.bincount(token[is_dot], minlength=starts.size)
+    if np.any(dots > 1) or np.any(lengths - negative - dots < 1):
+        return None  # '1.2.3', a lone '-' or '.'
     dotted = np.flatnonzero(dots)
     # Eight bytes ending at each token's last byte, read as one little-endian word (unaligned). The
     # low nibbles weighted by powers of ten (SWAR) give Σ nibble·10^k exactly; the token's digits are
