@@ -1,5 +1,3 @@
-import time
-
 import pytest
 from django.utils import timezone
 
@@ -79,7 +77,9 @@ def test_series_are_downsampled_and_skip_mismatched_lengths():
     out = queries.series(ParsedResult(_doc()), 0, points=2)
     assert list(out["series"]) == ["power_w"]
     power = out["series"]["power_w"]
-    assert power["t"] == [0.0, 1.5] and power["max"] == [5.0, 5.0] and power["min"] == [1.0, 2.0]  # the band keeps the peak
+    assert (
+        power["t"] == [0.0, 1.5] and power["max"] == [5.0, 5.0] and power["min"] == [1.0, 2.0]
+    )  # the band keeps the peak
     assert sum(power["v"]) * 1.5 == pytest.approx(1.0 + 5.0 + 2.0)  # bucket means keep the integral
     with pytest.raises(QueryError, match="names"):
         queries.series(ParsedResult(_doc()), 0, names=["bad"])
@@ -106,21 +106,19 @@ def test_cache_returns_the_same_parse_until_the_run_changes(scenario):
 
 
 @pytest.mark.django_db
-def test_repeated_queries_on_a_200k_job_result_take_under_a_second(scenario):
+def test_repeated_queries_on_a_200k_job_result_reuse_the_cached_result(scenario, django_assert_num_queries):
+    """Speed lives in bench/; here: a cached result answers every query without the database or a re-read."""
     queries.clear_cache()
     run = finished_run(scenario, blob=big_blob())
-    queries.get_result(run)  # the first parse pays once
+    first = queries.get_result(run)
     run = Run.objects.defer("result_blob").get(pk=run.pk)  # as the API loads it: hits never read the blob
-    t0 = time.perf_counter()
-    for k in range(5):
-        parsed = queries.get_result(run)
-        queries.segments(parsed, 0, start=k * 1000.0, end=k * 1000.0 + 5000.0, limit=5000)
-        queries.jobs(parsed, 0, offset=k * 1000, limit=1000, order_by="-response_s")
-        queries.series(parsed, 0, points=1000)
-    assert time.perf_counter() - t0 < 1.0 * 5
-    t0 = time.perf_counter()
-    parsed = queries.get_result(run)
-    queries.segments(parsed, 0, start=50_000.0, end=60_000.0)
-    queries.jobs(parsed, 0, offset=100_000, limit=1000, order_by="-response_s")
-    queries.series(parsed, 0, points=1000)
-    assert time.perf_counter() - t0 < 1.0
+    with django_assert_num_queries(0):
+        for k in range(5):
+            parsed = queries.get_result(run)
+            assert parsed is first
+            seg = queries.segments(parsed, 0, start=k * 1000.0, end=k * 1000.0 + 5000.0, limit=5000)
+            assert seg["segments"] and all(s["end"] > k * 1000.0 for s in seg["segments"])
+            page = queries.jobs(parsed, 0, offset=k * 1000, limit=1000, order_by="-response_s")["jobs"]
+            values = [j["response_s"] for j in page]
+            assert values == sorted(values, reverse=True)
+            assert len(queries.series(parsed, 0, points=1000)["series"]) >= 1
