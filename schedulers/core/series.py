@@ -105,8 +105,9 @@ def envelope(t, values, points: int, lo: float | None = None, hi: float | None =
     v = np.asarray(values, dtype=float)
     if t.size == 0:
         return {"t": [], "v": [], "min": [], "max": [], "exact": True}
-    lo = float(t[0]) if lo is None else float(lo)
-    hi = float(t[-1]) if hi is None else float(hi)
+    # Only where the series has values: a run that ended earlier is not drawn as zero afterwards.
+    lo = float(t[0]) if lo is None else max(float(lo), float(t[0]))
+    hi = float(t[-1]) if hi is None else min(float(hi), float(t[-1]))
     a = max(0, int(np.searchsorted(t, lo, side="right")) - 1)
     b = int(np.searchsorted(t, hi, side="right"))
     if b - a <= points or hi <= lo or points < 1:

@@ -114,3 +114,11 @@ def test_envelope_keeps_the_area_and_the_extremes():
     assert max(env["max"]) == v[:-1].max() and min(env["min"]) == v.min()
     few = envelope(t[:10], v[:10], 97)
     assert few["exact"] and few["v"] == v[:10].tolist()
+
+
+def test_envelope_never_extends_a_series_past_its_last_point():
+    from schedulers.core.series import envelope
+
+    t = np.arange(0.0, 100.0)
+    env = envelope(t, np.cumsum(np.ones(100)), 10, 0.0, 500.0)  # the window is longer than this run
+    assert env["t"][-1] < 99.0 and min(env["v"]) > 0
