@@ -118,7 +118,7 @@ def run_page_payload(result):
     runs = result.get("runs", [])
     return {
         "primary": primary_metrics(result.get("family", "")),
-        "time_unit": time_unit(runs[0]) if runs else "s",
+        "time_unit": result.get("time_unit") or (time_unit(runs[0]) if runs else "s"),
         "comparison": comparison(result),
         "runs": runs_index(result),
         "repetitions": repetitions(result),

@@ -9,7 +9,7 @@ through ``runs.queries`` (parsed once per process, then cached).
 
 from cloudsched_web.runs import checks, exports
 
-HEAVY = ("schedule", "jobs")
+HEAVY = ("schedule", "jobs", "series")  # series come windowed from the data endpoint
 
 
 def has_jobs(doc):
@@ -21,5 +21,7 @@ def has_jobs(doc):
 
 
 def summarize(doc):
-    header = {**doc, "runs": [{k: v for k, v in r.items() if k not in HEAVY} for r in doc.get("runs", [])]}
+    runs = doc.get("runs", [])
+    header = {**doc, "runs": [{k: v for k, v in r.items() if k not in HEAVY} for r in runs]}
+    header["time_unit"] = checks.time_unit(runs[0]) if runs else "s"  # read off the series, which stay out
     return {"header": header, "validity": checks.validity(doc), "can_swf": has_jobs(doc)}

@@ -187,7 +187,13 @@ class ParamsModel(StrictModel):
         description="Admission rule before Alg. 1: reject jobs whose deadline falls after this time (empty = off). "
         "24 reproduces Table II's ≈30 % rejection floor (our hypothesis: the paper's simulation ended at 24 h)",
     )
-    series_points: int = Field(default=2000, ge=10, le=5000, description="Maximum points of each time series")
+    series_points: int | None = Field(
+        default=None,
+        ge=10,
+        le=5000,
+        description="Keep at most this many points of each time series (empty = every change point, so that "
+        "∫ power = energy exactly; the web pages downsample for display)",
+    )
 
 
 class DvfsScenario(ScenarioBase):

@@ -136,7 +136,7 @@ def _jobs(wl: Workload, res: SimResult) -> list[dict[str, Any]]:
 
 
 def build_output(
-    wl: Workload, res: SimResult, dc: Datacenter, series_points: int, record_schedule: bool
+    wl: Workload, res: SimResult, dc: Datacenter, series_points: int | None, record_schedule: bool
 ) -> tuple[dict[str, float], list[dict[str, Any]], dict[str, list[float]], list[dict[str, Any]]]:
     """Metrics, segments (``freq_ghz`` and ``host`` extras), series, per-job records."""
     t_end = float(max(np.max(res.seg_end, initial=0.0), np.max(wl.submit, initial=0.0)))
@@ -144,10 +144,13 @@ def build_output(
     energy = host_energy_j(t, power)
     cum = np.zeros_like(t)
     cum[1:] = np.cumsum(power[:-1] * np.diff(t))
-    ts, ps = downsample(t, power, series_points)
-    _, acts = downsample(t, active, series_points)
-    _, es = downsample(t, cum, series_points)
-    series = {"t": ts, "power_w": ps, "active_hosts": acts, "energy_j": es}
+    if series_points is None:  # every change point: the stored series integrates to the energy exactly
+        series = {"t": t.tolist(), "power_w": power.tolist(), "active_hosts": active.tolist(), "energy_j": cum.tolist()}
+    else:
+        ts, ps = downsample(t, power, series_points)
+        _, acts = downsample(t, active, series_points)
+        _, es = downsample(t, cum, series_points)
+        series = {"t": ts, "power_w": ps, "active_hosts": acts, "energy_j": es}
     schedule = _segments(wl, res, dc) if record_schedule else []
     jobs = _jobs(wl, res) if record_schedule else []
     return _metrics(wl, res, energy, dc, t_end), schedule, series, jobs

@@ -164,3 +164,18 @@ def test_memoised_indexes_of_one_result_never_collide():
     assert timeline.series(parsed, 0)["series"]["power_w"]["a"]["v"] == [1.0, 2.0, 0.0]
     assert checks.time_unit({"series": parsed.series_of(0)}) == "s"
     assert timeline.diff(parsed, 0, 0)["jobs"] == 1 and queries.jobs(parsed, 0)["total"] == 0
+
+
+def test_dvfs_bot_series_integrate_to_the_recorded_energy_so_the_badge_holds():
+    """The stored power series is every change point: ∫ power equals the energy. With the old default
+    (2,000 points keeping bucket maxima) a run with more change points failed its own validity badge."""
+    import schedulers
+
+    config = schedulers.preset("dvfs_bot", "table2", "small")["scenarios"][0]
+    config["algorithms"] = ["cloud_aware"]
+    result = schedulers.run(config)
+    assert len(result["runs"][0]["series"]["t"]) > 2000
+    report = checks.validity(result)
+    assert report["ok"] and "energy = ∫ power" in report["ran"], report["failed"]
+    config["params"] = {**config.get("params", {}), "series_points": 2000}
+    assert not checks.validity(schedulers.run(config))["ok"]  # the stated cap, when a user sets it
