@@ -42,4 +42,7 @@ $M requeue_runs --all
 log "serving on http://127.0.0.1:$PORT with gunicorn (Ctrl-C stops the server, the worker and a Redis started here)"
 "$VENV/bin/gunicorn" --config scripts/gunicorn.conf.py cloudsched_web.wsgi &
 WEB=$!
-wait $WEB
+# gunicorn may exit from the same Ctrl-C before this shell handles it: never let `set -e` turn that into
+# exit 1. A pending INT/TERM trap runs before the next command, so an interrupt still ends with 130.
+wait "$WEB" || WEB_RC=$?
+exit "${WEB_RC:-0}"
