@@ -29,6 +29,7 @@ WORKER=$!
 WEB=""
 stop_all() {
   trap - EXIT INT TERM
+  set +e  # best effort: a child the same Ctrl-C already stopped makes `kill` fail, which must not end the script with 1
   # TERM, not INT: a shell started without job control may hand its children an ignored SIGINT.
   kill -TERM $WEB $WORKER 2>/dev/null; wait $WEB $WORKER 2>/dev/null
   # Stop Redis only if this script started it (it saves its data in var/ on the way out).
