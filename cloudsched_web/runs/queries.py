@@ -68,7 +68,7 @@ class ParsedResult:
         return runs[index] if index < len(runs) else {}
 
     def stored(self, index):
-        return store.StoredRun(self.info(index))
+        return self.memo(("stored", index), lambda: store.StoredRun(self.info(index)))
 
     def span(self, index):
         return list(self.info(index).get("span") or [0.0, 0.0])
@@ -79,11 +79,7 @@ class ParsedResult:
 
     def series_of(self, index):
         """``{name: values}`` of run ``index``'s series (with the shared time axis ``t``)."""
-
-        def build():
-            return {**store.series_dict(self.stored(index).table("series")), **self.run(index).get("series_rest", {})}
-
-        return self.memo(("series_columns", index), build)
+        return self.memo(("series_columns", index), lambda: self.stored(index).series(self.run(index)))
 
 
 _cache: OrderedDict[int, tuple[Any, ParsedResult]] = OrderedDict()

@@ -205,6 +205,7 @@ class StoredRun:
     def __init__(self, info: dict):
         self.info = info
         self.files = info.get("files", {})
+        self._schemas: dict[str, pa.Schema] = {}  # file footers, read once per stored run
 
     def _source(self, kind: str):
         name = self.files[kind]
@@ -220,7 +221,7 @@ class StoredRun:
         source = self._source(kind)
         if kind != "segments":
             return pq.read_table(source, columns=columns, filters=filters)
-        present = pq.read_schema(source).names
+        present = self._physical_schema(kind).names
         table = _restore(pq.read_table(source, columns=_physical(columns, present), filters=filters))
         return table.select(columns) if columns is not None else table
 
@@ -228,10 +229,19 @@ class StoredRun:
         """The logical schema (as :meth:`table` returns it)."""
         if kind not in self.files:
             return None
-        schema = pq.read_schema(self._source(kind))
+        schema = self._physical_schema(kind)
         if "task_k" in schema.names:
             schema = schema.set(schema.get_field_index("task_k"), pa.field("task", pa.string()))
         return schema
+
+    def _physical_schema(self, kind: str) -> pa.Schema:
+        if kind not in self._schemas:
+            self._schemas[kind] = pq.read_schema(self._source(kind))
+        return self._schemas[kind]
+
+    def series(self, head: dict) -> dict[str, list]:
+        """The run's series: the stored columns plus any the header kept (not on the shared time axis)."""
+        return {**series_dict(self.table("series")), **head.get("series_rest", {})}
 
     def window(self, lo: float, hi: float, columns: list[str] | None = None) -> pa.Table | None:
         """Segments overlapping ``[lo, hi)`` (touching ``lo`` when the window is an instant), in start order."""
@@ -293,7 +303,7 @@ def full_document(header: dict, manifest: dict) -> dict:
         run = {k: v for k, v in head.items() if k != "series_rest"}
         run["schedule"] = to_records(stored.table("segments"))
         run["jobs"] = to_records(stored.table("jobs"))
-        run["series"] = {**series_dict(stored.table("series")), **head.get("series_rest", {})}
+        run["series"] = stored.series(head)
         runs.append(run)
     return {**header, "runs": runs}
 
@@ -316,6 +326,6 @@ def stream_json(header: dict, manifest: dict) -> Iterator[bytes]:
                     yield chunk if first else b"," + chunk
                     first = False
             yield b"]"
-        series = {**series_dict(stored.table("series")), **head.get("series_rest", {})}
+        series = stored.series(head)
         yield b',"series":' + orjson.dumps(series) + b"}"
     yield b"]}"

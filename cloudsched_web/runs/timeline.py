@@ -12,7 +12,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from cloudsched_web.runs.queries import QueryError
+from cloudsched_web.runs.queries import QueryError, _bounded_int
 from schedulers.core.series import energy_j, envelope
 
 MAX_BARS = 2500
@@ -106,7 +106,9 @@ def _gantt(parsed, index, t0, t1, row0, rows, pixels, max_bars):
         count = int(pc.sum(on_page).as_py() or 0)
         if count <= max_bars:
             table = stored.window(lo, hi, base + extra_keys)
-            table = table.filter(pc.is_in(pc.cast(table["resource"], pa.string()), value_set=pa.array(page, pa.string())))
+            table = table.filter(
+                pc.is_in(pc.cast(table["resource"], pa.string()), value_set=pa.array(page, pa.string()))
+            )
             mode = "bars"
         else:
             table = wanted.filter(on_page)
@@ -161,13 +163,12 @@ def _gantt(parsed, index, t0, t1, row0, rows, pixels, max_bars):
 
 
 def _bounded(value, field, lo, hi):
+    """A query-string integer in ``lo..hi`` (``queries._bounded_int`` after parsing the text)."""
     try:
         value = int(value)
     except (TypeError, ValueError):
         raise QueryError(field, f"{value!r} is not an integer", f"integer {lo}..{hi}") from None
-    if not lo <= value <= hi:
-        raise QueryError(field, f"{value} is out of range", f"integer {lo}..{hi}")
-    return value
+    return _bounded_int(value, field, lo, hi)
 
 
 def _occupancy(table, page, capacities, lo, hi, pixels):
