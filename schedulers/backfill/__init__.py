@@ -60,7 +60,9 @@ def simulate(
     from schedulers.backfill.simulator import simulate_two_tier
 
     if algorithm in ("fcfs", "easy"):
-        res = simulate_one_tier(inst, backfill=algorithm == "easy", progress=progress)
+        res = simulate_one_tier(
+            inst, backfill=algorithm == "easy", progress=progress, processors=cfg.params.record_schedule
+        )
         st = Stretches()
         if cfg.params.record_schedule:
             for j, (s, e) in enumerate(zip(res.start.tolist(), res.end.tolist(), strict=True)):

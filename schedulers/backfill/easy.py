@@ -78,10 +78,14 @@ class OneTierResult:
     series_queue: list[int] = field(default_factory=list)
 
 
-def simulate_one_tier(inst, backfill: bool = True, progress=None, reservations: dict | None = None) -> OneTierResult:
+def simulate_one_tier(
+    inst, backfill: bool = True, progress=None, reservations: dict | None = None, processors: bool = True
+) -> OneTierResult:
     """Run FCFS (``backfill=False``) or EASY on ``inst`` (jobs sorted by submit).
 
     ``reservations``, if given, receives {head job: first shadow time computed for it} (for tests).
+    ``processors=False`` skips the processor numbers of each job (``alloc`` stays empty): a run that
+    records no schedule never reads them, and handing them out is a fifth of the loop's time.
     """
     n = len(inst)
     submit = inst.submit.tolist()
@@ -119,9 +123,9 @@ def simulate_one_tier(inst, backfill: bool = True, progress=None, reservations: 
         s = size_l[j]
         free -= s
         start[j] = now
-        ids = free_ids[-s:]
-        del free_ids[-s:]
-        alloc[j] = ids
+        if processors:
+            alloc[j] = free_ids[-s:]
+            del free_ids[-s:]
         heapq.heappush(heap, (now + run_l[j], j))
         bisect.insort(running, (now + est_l[j], j))
 
@@ -168,7 +172,8 @@ def simulate_one_tier(inst, backfill: bool = True, progress=None, reservations: 
                 _, j = heapq.heappop(heap)
                 end[j] = now
                 free += size_l[j]
-                free_ids.extend(alloc[j])
+                if processors:
+                    free_ids.extend(alloc[j])
                 del running[bisect.bisect_left(running, (start[j] + est_l[j], j))]
                 done += 1
                 if progress is not None and done % step == 0:
