@@ -71,3 +71,19 @@ def test_the_home_page_shows_each_scenarios_latest_run_and_algorithms(alice_clie
 @pytest.mark.parametrize("url", ["/admin/runs/run/", "/admin/scenarios/scenario/", "/admin/runs/study/"])
 def test_admin_lists_cost_the_same_for_3_or_30(admin_client, alice, toy_scenario, url):
     _assert_constant_and_light(admin_client, alice, toy_scenario, url)
+
+
+def test_the_home_page_pages_through_every_scenario(alice_client, alice, toy_scenario):
+    from cloudsched_web.scenarios.views import PAGE_SIZE
+
+    n = PAGE_SIZE + 7
+    Scenario.objects.bulk_create(
+        Scenario(owner=alice, family="toy", name=f"paged {i:03d}", config=toy_scenario) for i in range(n)
+    )
+    seen = []
+    for number in (1, 2):
+        page = alice_client.get("/", {"sort": "name", "page": number}).content.decode()
+        seen += [f"paged {i:03d}" for i in range(n) if f">paged {i:03d}<" in page]
+        assert f"of {n} (page {number} of 2)" in page
+    assert seen == [f"paged {i:03d}" for i in range(n)]  # every scenario once, in order, none lost to a cap
+    assert 'rel="next"' in alice_client.get("/", {"sort": "name"}).content.decode()
