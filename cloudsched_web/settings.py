@@ -221,6 +221,7 @@ RUN_MEMORY_LIMIT_MB = envint("RUN_MEMORY_LIMIT_MB", 8192)  # per worker process;
 RUN_HEARTBEAT_EVERY_S = envint("RUN_HEARTBEAT_EVERY_S", 30)
 # No heartbeat for this long: the run is requeued. 0 (default): three missed heartbeats (runs/models.py).
 RUN_STALE_AFTER_S = envint("RUN_STALE_AFTER_S", 0)
+LIST_PAGE_SIZE = 50  # rows a page on the home and studies lists and in the admin (bench/list_pages.py)
 TRASH_KEEP_DAYS = envint("TRASH_KEEP_DAYS", 30)  # deleted scenarios, studies and runs: restorable this long
 
 # Upload / payload limits: a scenario with an inline SWF trace of ~200k jobs fits.

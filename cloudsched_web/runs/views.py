@@ -1,9 +1,11 @@
 import hashlib
 import json
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.cache import cache
+from django.core.paginator import Paginator
 from django.http import Http404, HttpResponse, JsonResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
@@ -365,5 +367,6 @@ def trash_restore(request, kind, pk):
 
 @login_required
 def studies(request):
-    rows = Study.objects.filter(scenario__owner=request.user).select_related("scenario").defer("scenario__config")[:200]
-    return render(request, "runs/studies.html", {"studies": rows})
+    rows = Study.objects.filter(scenario__owner=request.user).select_related("scenario").defer("scenario__config")
+    page = Paginator(rows.order_by("-created_at", "-pk"), settings.LIST_PAGE_SIZE).get_page(request.GET.get("page"))
+    return render(request, "runs/studies.html", {"studies": page.object_list, "page": page})

@@ -1,6 +1,7 @@
 import json
 
 from django import forms
+from django.conf import settings
 from django.contrib import admin, messages
 from django.db.models import TextField
 from django.db.models.fields.json import KT
@@ -32,7 +33,7 @@ class InTrash(admin.SimpleListFilter):
 class TrashAdmin(admin.ModelAdmin):
     """Admins see trashed rows too (marked), and restore them; see runs/trash.py."""
 
-    list_per_page = 50  # a list page renders in well under 150 ms (bench/list_pages.py)
+    list_per_page = settings.LIST_PAGE_SIZE
 
     def get_queryset(self, request):
         qs = self.model.all_objects.get_queryset()

@@ -1,6 +1,8 @@
 import json
 from functools import cache
+from urllib.parse import urlencode
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
@@ -22,7 +24,6 @@ SORTS = {
     "created": "-created_at",
     "last_run": "-last_run",
 }
-PAGE_SIZE = 50  # scenarios per page of the home list (a page renders in well under 150 ms)
 
 
 def _get_scenario_for_user(request, pk):
@@ -39,7 +40,7 @@ def home(request):
         scenarios = scenarios.filter(Q(name__icontains=q) | Q(family__icontains=q))
     if family:
         scenarios = scenarios.filter(family=family)
-    page = Paginator(scenarios.order_by(SORTS.get(sort, "-updated_at"), "-pk"), PAGE_SIZE).get_page(
+    page = Paginator(scenarios.order_by(SORTS.get(sort, "-updated_at"), "-pk"), settings.LIST_PAGE_SIZE).get_page(
         request.GET.get("page")
     )
     for s in page.object_list:
@@ -47,6 +48,7 @@ def home(request):
     ctx = {
         "scenarios": page.object_list,
         "page": page,
+        "query": urlencode({"q": q, "family": family, "sort": sort}),
         "families": schedulers.all_families(),
         "q": q,
         "family": family,

@@ -6,6 +6,7 @@ with 3 runs or 30 (ISSUE: the home page and admin runs list loaded every stored 
 """
 
 import pytest
+from django.conf import settings
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
@@ -74,9 +75,7 @@ def test_admin_lists_cost_the_same_for_3_or_30(admin_client, alice, toy_scenario
 
 
 def test_the_home_page_pages_through_every_scenario(alice_client, alice, toy_scenario):
-    from cloudsched_web.scenarios.views import PAGE_SIZE
-
-    n = PAGE_SIZE + 7
+    n = settings.LIST_PAGE_SIZE + 7
     Scenario.objects.bulk_create(
         Scenario(owner=alice, family="toy", name=f"paged {i:03d}", config=toy_scenario) for i in range(n)
     )
@@ -87,3 +86,12 @@ def test_the_home_page_pages_through_every_scenario(alice_client, alice, toy_sce
         assert f"of {n} (page {number} of 2)" in page
     assert seen == [f"paged {i:03d}" for i in range(n)]  # every scenario once, in order, none lost to a cap
     assert 'rel="next"' in alice_client.get("/", {"sort": "name"}).content.decode()
+
+
+def test_the_studies_list_pages_through_every_study(alice_client, alice, toy_scenario):
+    sc = Scenario.objects.create(owner=alice, family="toy", name="s", config=toy_scenario)
+    n = settings.LIST_PAGE_SIZE + 3
+    Study.objects.bulk_create(Study(scenario=sc, name=f"study {i:03d}") for i in range(n))
+    pages = [alice_client.get("/studies/", {"page": k}).content.decode() for k in (1, 2)]
+    assert sum(p.count(">study ") for p in pages) == n  # no silent cap
+    assert f"of {n} (page 2 of 2)" in pages[1]
