@@ -1,8 +1,8 @@
 """The family registry: every scheduler family registers itself here on import.
 
 A family is a sub-package of :mod:`schedulers` (anything but ``core``) whose
-``__init__`` calls :func:`register`. Discovery walks the package, so adding a
-family touches no shared file.
+``__init__`` calls :func:`register`. Discovery lists the package's sub-packages, so adding a
+family touches no shared file; a family's package is imported when it is first looked up.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import numpy as np
 
 from schedulers.core.validation import ScenarioBase, ScenarioError
 
-__all__ = ["Family", "Progress", "RunOutput", "all_families", "get_family", "register", "unregister"]
+__all__ = ["Families", "Family", "Progress", "RunOutput", "all_families", "get_family", "register", "unregister"]
 
 
 class Progress(Protocol):
@@ -64,7 +64,7 @@ class Family:
 
 
 _FAMILIES: dict[str, Family] = {}
-_discovered = False
+_PACKAGES: list[str] | None = None  # family packages found on disk, imported when first used
 
 
 def register(family: Family) -> Family:
@@ -76,23 +76,57 @@ def unregister(name: str) -> None:
     _FAMILIES.pop(name, None)
 
 
-def _discover() -> None:
-    global _discovered
-    if _discovered:
-        return
-    _discovered = True
-    import schedulers
+def _packages() -> list[str]:
+    """The family sub-packages of :mod:`schedulers`, listed without importing them.
 
-    # CLOUDSCHED_FAMILIES="backfill,dvfs_bot" limits a deployment (or a test run) to some families.
-    only = {n.strip() for n in os.environ.get("CLOUDSCHED_FAMILIES", "").split(",") if n.strip()}
-    for mod in pkgutil.iter_modules(schedulers.__path__):
-        if mod.ispkg and mod.name != "core" and (not only or mod.name in only):
-            importlib.import_module(f"schedulers.{mod.name}")
+    ``CLOUDSCHED_FAMILIES="backfill,dvfs_bot"`` limits a deployment (or a test run) to some families.
+    """
+    global _PACKAGES
+    if _PACKAGES is None:
+        import schedulers
+
+        only = {n.strip() for n in os.environ.get("CLOUDSCHED_FAMILIES", "").split(",") if n.strip()}
+        _PACKAGES = [
+            m.name
+            for m in pkgutil.iter_modules(schedulers.__path__)
+            if m.ispkg and m.name != "core" and (not only or m.name in only)
+        ]
+    return _PACKAGES
 
 
-def all_families() -> dict[str, Family]:
-    _discover()
-    return dict(sorted(_FAMILIES.items()))
+class Families(Mapping[str, Family]):
+    """Every family by name, in name order. A family's package (its models, presets, algorithms) is
+    imported when the family is first looked up, so a command pays only for the families it uses
+    (start-up time, ``bench/startup.py``); listing names imports nothing."""
+
+    def __init__(self) -> None:
+        self._names = sorted(set(_packages()) | set(_FAMILIES))
+
+    def __iter__(self):
+        return iter(self._names)
+
+    def __len__(self) -> int:
+        return len(self._names)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._names
+
+    def __getitem__(self, name: str) -> Family:
+        if name not in self._names:
+            raise KeyError(name)
+        if name not in _FAMILIES:
+            importlib.import_module(f"schedulers.{name}")  # its __init__ registers it
+        if name not in _FAMILIES:
+            raise LookupError(f"package schedulers.{name} registered no family named {name!r}")
+        return _FAMILIES[name]
+
+    def __repr__(self) -> str:
+        return f"Families({', '.join(self._names)})"
+
+
+def all_families() -> Families:
+    """Every family (a read-only mapping, name → :class:`Family`, importing each on first use)."""
+    return Families()
 
 
 def get_family(name: str) -> Family:

@@ -15,7 +15,20 @@ def _cli(*args, stdin=None):
 
 
 def test_the_library_never_imports_django():
-    code = "import sys, schedulers; schedulers.all_families(); assert 'django' not in sys.modules and 'celery' not in sys.modules"
+    code = "import sys, schedulers; list(schedulers.all_families().values()); assert 'django' not in sys.modules and 'celery' not in sys.modules"
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT, timeout=120)
+
+
+def test_a_family_is_imported_when_first_used_not_when_listed():
+    # start-up time (bench/startup.py): a command pays only for the families it uses
+    code = """if True:
+        import sys, schedulers
+        names = list(schedulers.all_families())
+        assert {"backfill", "dvfs_bot", "ep_jobs", "federated", "vm_reservations"} <= set(names), names
+        assert not [m for m in sys.modules if m.startswith(("schedulers.backfill", "schedulers.federated"))]
+        assert schedulers.get_family("backfill").name == "backfill"
+        assert "schedulers.backfill.model" in sys.modules and "schedulers.federated" not in sys.modules
+        """
     subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT, timeout=120)
 
 
