@@ -212,7 +212,13 @@ class Params(StrictModel):
         le=5_000_000,
         description="Stop recording segments after this many (metric schedule_truncated = 1)",
     )
-    series_points: int = Field(default=2000, ge=10, le=5000, description="Most points per time series")
+    series_points: int | None = Field(
+        default=None,
+        ge=10,
+        le=5000,
+        description="Keep at most this many points of each time series (empty = every change point, so that "
+        "∫ power = energy exactly; the web pages downsample for display)",
+    )
 
 
 class FederatedScenario(ScenarioBase):
