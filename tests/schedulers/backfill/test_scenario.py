@@ -10,6 +10,7 @@ import pytest
 import schedulers
 from schedulers.core.swf import SwfTrace, read_swf, write_swf
 from tests import traces
+from tests.series import assert_change_points, step_integral
 
 from .helpers import assert_jobs_complete, assert_no_overlap, config, instance
 
@@ -33,7 +34,7 @@ def test_example_runs_and_serialises():
         series = run["series"]
         assert {"t", "busy_fg", "busy_bg", "queue_length"} <= set(series)
         assert len({len(v) for v in series.values()}) == 1
-        assert len(series["t"]) <= 5000
+        assert_change_points(series)
 
 
 def test_same_seed_same_result_and_other_seed_differs():
@@ -192,3 +193,19 @@ def test_results_hold_native_python_types_only():
 SWF_SMALL = "; MaxProcs: 64\n; MaxRuntime: 500\n" + "".join(
     f"{i} {10 * i} -1 {50 + i} {1 + i % 8} -1 -1 -1 {100 + i} -1 1 1 1 1 1 1 -1 -1\n" for i in range(1, 40)
 )
+
+
+@pytest.mark.parametrize(("n_jobs", "load", "seed"), [(200, 0.8, 1), (3000, 0.9, 4), (3000, 0.6, 9)])
+def test_stored_series_are_exact_step_functions(n_jobs, load, seed):
+    """Every change point is stored (no bucket maxima, no cap): on one tier ∫ busy dt is the work
+    Σ size·runtime and ∫ queue length dt is Σ wait, exactly (to rounding) — also past 5,000 points."""
+    sc = schedulers.example("backfill") | {"seed": seed, "algorithms": ["fcfs", "easy"]}
+    sc["workload"] = sc["workload"] | {"n_jobs": n_jobs, "load": load}
+    for run in schedulers.run(sc)["runs"]:
+        series, jobs = run["series"], run["jobs"]
+        assert_change_points(series)
+        work = sum(j["processors"] * j["runtime_s"] for j in jobs)
+        wait = sum(j["start_s"] - j["submit_s"] for j in jobs)
+        assert step_integral(series["t"], series["busy_fg"]) == pytest.approx(work, rel=1e-9), run["algorithm"]
+        assert step_integral(series["t"], series["queue_length"]) == pytest.approx(wait, rel=1e-9)
+        assert max(series["queue_length"]) == run["metrics"]["max_queue_length"]
