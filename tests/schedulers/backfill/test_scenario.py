@@ -12,7 +12,7 @@ from schedulers.core.swf import SwfTrace, read_swf, write_swf
 from tests import traces
 from tests.series import assert_change_points, step_integral
 
-from .helpers import assert_jobs_complete, assert_no_overlap, config, instance
+from .helpers import assert_jobs_complete, assert_no_overlap, config, instance, jobs_workload
 
 NASA, CTC, THUNDER = traces.trace(traces.NASA), traces.trace(traces.CTC), traces.trace(traces.THUNDER)
 
@@ -195,12 +195,24 @@ SWF_SMALL = "; MaxProcs: 64\n; MaxRuntime: 500\n" + "".join(
 )
 
 
-@pytest.mark.parametrize(("n_jobs", "load", "seed"), [(200, 0.8, 1), (3000, 0.9, 4), (3000, 0.6, 9)])
-def test_stored_series_are_exact_step_functions(n_jobs, load, seed):
-    """Every change point is stored (no bucket maxima, no cap): on one tier ∫ busy dt is the work
-    Σ size·runtime and ∫ queue length dt is Σ wait, exactly (to rounding) — also past 5,000 points."""
+def _coinciding_jobs(n: int = 400) -> dict:
+    """Integer submit times and runtimes: many events share an instant (arrivals, completions, both)."""
+    rng = np.random.default_rng(3)
+    rows = zip(np.sort(rng.integers(0, 300, n)), rng.integers(1, 65, n), rng.integers(1, 40, n), strict=True)
+    return jobs_workload([(float(a), int(p), float(r)) for a, p, r in rows])
+
+
+@pytest.mark.parametrize(
+    ("workload", "seed"),
+    [({"n_jobs": 200, "load": 0.8}, 1), ({"n_jobs": 3000, "load": 0.9}, 4), ({"n_jobs": 3000, "load": 0.6}, 9),
+     (None, 2)],
+)  # fmt: skip
+def test_stored_series_are_exact_step_functions(workload, seed):
+    """Every change point is stored (the last state of each instant; no bucket maxima, no cap): on one
+    tier ∫ busy dt is the work Σ size·runtime and ∫ queue length dt is Σ wait, exactly (to rounding)
+    — also past 5,000 points, and when many events share an instant."""
     sc = schedulers.example("backfill") | {"seed": seed, "algorithms": ["fcfs", "easy"]}
-    sc["workload"] = sc["workload"] | {"n_jobs": n_jobs, "load": load}
+    sc["workload"] = sc["workload"] | workload if workload else _coinciding_jobs()
     for run in schedulers.run(sc)["runs"]:
         series, jobs = run["series"], run["jobs"]
         assert_change_points(series)
