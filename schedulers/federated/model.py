@@ -31,7 +31,7 @@ from typing import Annotated, Literal
 from pydantic import Field
 
 from schedulers.core.traces import check_trace_path, check_trace_text
-from schedulers.core.validation import ScenarioBase, ScenarioError, StrictModel
+from schedulers.core.validation import ScenarioBase, ScenarioError, StrictModel, series_points_field
 
 __all__ = [
     "ALGORITHMS",
@@ -212,13 +212,7 @@ class Params(StrictModel):
         le=5_000_000,
         description="Stop recording segments after this many (metric schedule_truncated = 1)",
     )
-    series_points: int | None = Field(
-        default=None,
-        ge=10,
-        le=5000,
-        description="Keep at most this many points of each time series (empty = every change point, so that "
-        "∫ power = energy exactly; the web pages downsample for display)",
-    )
+    series_points: int | None = series_points_field()
 
 
 class FederatedScenario(ScenarioBase):
