@@ -101,6 +101,8 @@ def main():
     print(f"old blob: {len(old_blob) / 1e6:.1f} MB in {old_s:.2f} s | columnar: {parquet / 1e6:.1f} MB "
           f"(+ header {len(run.result_blob) / 1e3:.0f} kB) in {store_s:.2f} s "
           f"| ratio {parquet / len(old_blob):.2f} (target ≤ 0.33) | store {'ok' if store_s < 5 else 'SLOW'} (< 5 s)")  # fmt: skip
+    lengths = [info.get("series_length", 0) for info in run.result_files["runs"]]
+    print(f"series change points stored per run {lengths} (every one: ∫ power = energy; pages downsample)")
     del result, old_blob
 
     queries.clear_cache()
@@ -131,6 +133,11 @@ def main():
     w = statistics.median(_timed(client, api, {"run": 0, "start": pct["t0"], "end": pct["t1"], "limit": 5000})[0]
                           for _ in range(3))  # fmt: skip
     rows.append(("API segments 1 %", c, w, size, 0.5))
+    api = f"/api/v1/runs/{run.pk}/result/series"
+    for points in (1000, 5000):  # the API's default and its largest
+        c, size, _ = _timed(client, api, {"run": 0, "points": points})
+        w = statistics.median(_timed(client, api, {"run": 0, "points": points})[0] for _ in range(3))
+        rows.append((f"API series {points} points", c, w, size, 0.5))
     print(f"\n{'request':<28} {'cold s':>8} {'warm s':>8} {'bytes':>11}  verdict (cold target, warm < 0.1 s, < 1 MB)")
     for label, c, w, size, target in rows:
         ok = c < target and w < 0.1 and size < 1_000_000

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from schedulers.core.metrics import batch_means_ci, bounded_slowdown
-from schedulers.core.series import downsample
+from schedulers.core.series import exact_series
 from schedulers.registry import RunOutput
 
 __all__ = ["SUMMARY_METRICS", "Stretches", "assemble"]
@@ -30,7 +30,6 @@ SUMMARY_METRICS = (
     "avg_response_time_ci_s",
     "avg_bounded_slowdown_ci",
 )
-MAX_POINTS = 5000
 
 
 class Stretches:
@@ -80,17 +79,8 @@ def _native(v):
 
 
 def _series(t, columns: dict[str, list]) -> dict[str, list[float]]:
-    t = np.asarray(t, dtype=float)
-    if t.size == 0:
-        return {"t": [], **{k: [] for k in columns}}
-    # keep the last state of each instant (events at one time are recorded one after another)
-    last = np.append(t[1:] != t[:-1], True)
-    out: dict[str, list[float]] = {}
-    for name, values in columns.items():
-        tt, vv = downsample(t[last], np.asarray(values, dtype=float)[last], MAX_POINTS)
-        out.setdefault("t", tt)
-        out[name] = vv
-    return out
+    """Busy processors per tier and queue length as change points (every one: nothing is downsampled)."""
+    return exact_series(t, columns)
 
 
 def assemble(cfg, inst, first_start, end, stretches: Stretches, series_t, series: dict, counters: dict) -> RunOutput:

@@ -3,10 +3,20 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
+from typing import Any
 
 import numpy as np
 
-__all__ = ["downsample", "energy_j", "envelope", "power_from_segments", "step_series", "usage_by_resource"]
+__all__ = [
+    "change_points",
+    "downsample",
+    "energy_j",
+    "envelope",
+    "exact_series",
+    "power_from_segments",
+    "step_series",
+    "usage_by_resource",
+]
 
 
 def step_series(starts, ends, values) -> tuple[np.ndarray, np.ndarray]:
@@ -36,6 +46,60 @@ def energy_j(t: np.ndarray, power_w: np.ndarray) -> np.ndarray:
     if t.size > 1:
         e[1:] = np.cumsum(p[:-1] * np.diff(t))
     return e
+
+
+def change_points(t, columns: Mapping[str, Any]) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """Piecewise-constant series sharing the time axis ``t``, reduced to their change points.
+
+    ``columns[name][k]`` holds on ``[t[k], t[k+1])`` (``t`` non-decreasing). Of several
+    records at one instant the last is kept (events of one instant are recorded one after
+    another, and only the state after all of them lasts); a point where no column changes
+    is dropped. The first and last points always stay (the last marks where the series
+    ends). Nothing else is dropped, so every column's step integral
+    ``Σ v[k]·(t[k+1] − t[k])`` is unchanged.
+    """
+    t = np.asarray(t, dtype=float)
+    cols = {name: np.asarray(v, dtype=float) for name, v in columns.items()}
+    if t.size < 2:
+        return t, cols
+    keep = np.append(t[1:] != t[:-1], True)  # the last record of each instant
+    t = t[keep]
+    cols = {name: v[keep] for name, v in cols.items()}
+    if t.size > 2:
+        same = np.ones(t.size - 1, dtype=bool)  # point k + 1 holds the level of point k in every column
+        for v in cols.values():
+            same &= v[1:] == v[:-1]
+        keep = np.concatenate([[True], ~same[:-1], [True]])
+        t = t[keep]
+        cols = {name: v[keep] for name, v in cols.items()}
+    return t, cols
+
+
+def exact_series(
+    t,
+    columns: Mapping[str, Any],
+    *,
+    power: str | None = None,
+    seconds_per_unit: float = 1.0,
+    points: int | None = None,
+) -> dict[str, list[float]]:
+    """A run's stored series: every change point of the step functions ``columns`` (:func:`change_points`).
+
+    With ``power`` (the name of a power column in W), ``energy_j`` is added: its cumulative
+    step integral (:func:`energy_j`, ``t`` times ``seconds_per_unit`` in s), so the stored
+    ``∫ power dt`` is the stored ``energy_j[-1]``. ``points`` is a family's stated cap
+    (``params.series_points``): when set, each series keeps only :func:`downsample`'s bucket
+    maxima and no longer integrates to the energy. Plain lists (results are JSON).
+    """
+    t, cols = change_points(t, columns)
+    if power is not None:
+        cols["energy_j"] = energy_j(t * seconds_per_unit, cols[power])
+    if points is None:
+        return {"t": t.tolist(), **{name: v.tolist() for name, v in cols.items()}}
+    out: dict[str, list[float]] = {"t": []}
+    for name, v in cols.items():
+        out["t"], out[name] = downsample(t, v, points)
+    return out
 
 
 def usage_by_resource(segments: Iterable[Mapping]) -> dict[str, tuple[np.ndarray, np.ndarray]]:

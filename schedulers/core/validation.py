@@ -12,9 +12,23 @@ from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-__all__ = ["ScenarioBase", "ScenarioError", "StrictModel", "json_type", "validate_model"]
+__all__ = ["ScenarioBase", "ScenarioError", "StrictModel", "json_type", "series_points_field", "validate_model"]
 
 MAX_REPETITIONS = 100
+
+
+def series_points_field() -> Any:
+    """``params.series_points`` of a family that keeps one: an optional, stated cap on stored series points.
+
+    Empty (the default) stores every change point (``core.series.exact_series``), so ∫ power = energy.
+    """
+    return Field(
+        default=None,
+        ge=10,
+        le=5000,
+        description="Keep at most this many points of each time series (empty = every change point, so that "
+        "∫ power = energy exactly; the web pages downsample for display)",
+    )
 
 
 class StrictModel(BaseModel):

@@ -18,7 +18,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, model_validator
 
 from schedulers.core.power import SPECPOWER_TABLES
-from schedulers.core.validation import ScenarioBase, ScenarioError, StrictModel
+from schedulers.core.validation import ScenarioBase, ScenarioError, StrictModel, series_points_field
 
 __all__ = [
     "ALGORITHMS",
@@ -187,13 +187,7 @@ class ParamsModel(StrictModel):
         description="Admission rule before Alg. 1: reject jobs whose deadline falls after this time (empty = off). "
         "24 reproduces Table II's ≈30 % rejection floor (our hypothesis: the paper's simulation ended at 24 h)",
     )
-    series_points: int | None = Field(
-        default=None,
-        ge=10,
-        le=5000,
-        description="Keep at most this many points of each time series (empty = every change point, so that "
-        "∫ power = energy exactly; the web pages downsample for display)",
-    )
+    series_points: int | None = series_points_field()
 
 
 class DvfsScenario(ScenarioBase):

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from schedulers.core.series import downsample
+from schedulers.core.series import exact_series
 from schedulers.dvfs_bot.datacenter import Datacenter, power_timeline
 
 if TYPE_CHECKING:  # annotations only: the family registers without importing its simulator
@@ -142,15 +142,8 @@ def build_output(
     t_end = float(max(np.max(res.seg_end, initial=0.0), np.max(wl.submit, initial=0.0)))
     t, power, active = power_timeline(dc, res.seg_vm, res.seg_start, res.seg_end, res.seg_level, t_end)
     energy = host_energy_j(t, power)
-    cum = np.zeros_like(t)
-    cum[1:] = np.cumsum(power[:-1] * np.diff(t))
-    if series_points is None:  # every change point: the stored series integrates to the energy exactly
-        series = {"t": t.tolist(), "power_w": power.tolist(), "active_hosts": active.tolist(), "energy_j": cum.tolist()}
-    else:
-        ts, ps = downsample(t, power, series_points)
-        _, acts = downsample(t, active, series_points)
-        _, es = downsample(t, cum, series_points)
-        series = {"t": ts, "power_w": ps, "active_hosts": acts, "energy_j": es}
+    # every change point unless the user states a cap: the stored series integrates to the energy
+    series = exact_series(t, {"power_w": power, "active_hosts": active}, power="power_w", points=series_points)
     schedule = _segments(wl, res, dc) if record_schedule else []
     jobs = _jobs(wl, res) if record_schedule else []
     return _metrics(wl, res, energy, dc, t_end), schedule, series, jobs

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from schedulers.core.series import downsample, step_series
+from schedulers.core.series import exact_series, step_series
 from schedulers.ep_jobs.genetic import GaParams, gsa, mm_ga
 from schedulers.ep_jobs.lp import solve_relax_lp
 from schedulers.ep_jobs.minmin import min_min
@@ -19,7 +19,7 @@ from schedulers.ep_jobs.model import RTOL, Instance, static_view
 from schedulers.ep_jobs.tapra import Schedule, tapra, tapra_fast
 from schedulers.registry import RunOutput
 
-__all__ = ["ga_params", "run_offline", "solve"]
+__all__ = ["ga_params", "power_series", "run_offline", "solve"]
 
 
 def ga_params(prm) -> GaParams:
@@ -59,6 +59,20 @@ def solve(inst: Instance, name: str, prm, rng: np.random.Generator, progress=Non
     if name == "gsa":
         return gsa(inst, rng, ga_params(prm), progress)
     raise ValueError(f"unknown algorithm {name!r}")
+
+
+def power_series(start, end, vcpus, alpha) -> dict[str, list[float]]:
+    """Allocated vCPUs, power (W) and cumulative energy (J) of tasks holding ``vcpus[i]`` on ``[start[i], end[i])``.
+
+    Eq. 7: a VM given c vCPUs draws ``P = α·c`` (α in W per vCPU), so a task's energy
+    ``α·c·et`` is eq. 8's ``α·Load/λ`` and ∫ power dt over the run is the ``energy``
+    metric (eq. 9; in J). Every change point is kept (``core.series.exact_series``).
+    """
+    vcpus = np.asarray(vcpus, dtype=float)
+    watts = np.broadcast_to(np.asarray(alpha, dtype=float), vcpus.shape) * vcpus
+    t, allocated = step_series(start, end, vcpus)
+    _, power = step_series(start, end, watts)
+    return exact_series(t, {"allocated_vcpus": allocated, "power_w": power}, power="power_w")
 
 
 def _lp_bound(inst: Instance, sched: Schedule, prm) -> float | None:
@@ -110,7 +124,6 @@ def run_offline(cfg, inst: Instance, algorithm: str, rng: np.random.Generator, p
             }
             for i, (j, e, c, ld) in enumerate(zip(sched.server, sched.et, sched.c, inst.loads, strict=True))
         ]
-    t, level = step_series(np.zeros(inst.n_tasks), sched.et, sched.c)
-    ts, vs = downsample(t, level, 5000)
+    series = power_series(np.zeros(inst.n_tasks), sched.et, sched.c, inst.alpha)
     jobs = [{"job": inst.job, "tasks": inst.n_tasks, "jct_s": float(sched.jct), "energy": float(sched.energy)}]
-    return RunOutput(metrics=metrics, schedule=schedule, series={"t": ts, "allocated_vcpus": vs}, jobs=jobs)
+    return RunOutput(metrics=metrics, schedule=schedule, series=series, jobs=jobs)

@@ -73,7 +73,9 @@ Datacenter = Annotated[FatTree | Servers, Field(discriminator="kind")]
 
 class _Draws(StrictModel):
     eff_low: float = Field(default=0.1, gt=0, le=1, description="λ_ij drawn from U[low, 1]", title="λ low")
-    alpha: float = Field(default=1.0, gt=0, le=1000, description="VM power constant α (eq. 7)", title="α")
+    alpha: float = Field(
+        default=1.0, gt=0, le=1000, description="VM power constant α of eq. 7 (W per vCPU: P = α·c)", title="α"
+    )
     emax_low: float = Field(default=1.0, ge=0, le=100, description="E_MAX ~ U[low, high] × α·total load")
     emax_high: float = Field(default=1.1, ge=0, le=100, description="E_MAX ~ U[low, high] × α·total load")
 

@@ -37,10 +37,10 @@ from typing import Any
 
 import numpy as np
 
-from schedulers.core.series import downsample, step_series
+from schedulers.core.series import exact_series, step_series
 from schedulers.core.sim import EventQueue
 from schedulers.ep_jobs.model import Instance, Platform
-from schedulers.ep_jobs.offline import solve
+from schedulers.ep_jobs.offline import power_series, solve
 from schedulers.ep_jobs.workloads import OnlineJob
 from schedulers.registry import RunOutput
 
@@ -268,10 +268,8 @@ class OnlineSim:
         wait = self.start[ok] - arrival[ok]
         ints = np.frombuffer(self.seg_ints, dtype=np.int64).reshape(-1, 3)
         seg = np.frombuffer(self.seg_floats, dtype=np.float64).reshape(-1, 4)
-        t, level = step_series(seg[:, 0], seg[:, 1], seg[:, 2])
-        ts, vs = downsample(t, level, 5000)
+        series = power_series(seg[:, 0], seg[:, 1], seg[:, 2], self.alpha)
         t_run, running = step_series(self.start[ok], self.finish[ok], 1.0)
-        tr, rv = downsample(t_run, running, 5000)
         end = float(self.finish[ok].max()) if ok.any() else 0.0
         busy = float(np.sum((seg[:, 1] - seg[:, 0]) * seg[:, 2]))
         metrics = {
@@ -315,13 +313,12 @@ class OnlineSim:
             }
             for k, j in enumerate(self.jobs)
         ]
-        series = {"t": ts, "allocated_vcpus": vs}
         return RunOutput(
             metrics=metrics,
             schedule=schedule,
             series=series,
             jobs=jobs,
-            extra={"running_jobs": {"t": tr, "running_jobs": rv}},
+            extra={"running_jobs": exact_series(t_run, {"running_jobs": running})},
         )
 
 

@@ -31,7 +31,7 @@ from typing import Annotated, Literal
 from pydantic import Field
 
 from schedulers.core.traces import check_trace_path, check_trace_text
-from schedulers.core.validation import ScenarioBase, ScenarioError, StrictModel
+from schedulers.core.validation import ScenarioBase, ScenarioError, StrictModel, series_points_field
 
 __all__ = [
     "ALGORITHMS",
@@ -212,7 +212,7 @@ class Params(StrictModel):
         le=5_000_000,
         description="Stop recording segments after this many (metric schedule_truncated = 1)",
     )
-    series_points: int = Field(default=2000, ge=10, le=5000, description="Most points per time series")
+    series_points: int | None = series_points_field()
 
 
 class FederatedScenario(ScenarioBase):

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from schedulers.core.series import downsample
+from schedulers.core.series import exact_series
 from schedulers.registry import RunOutput
 
 if TYPE_CHECKING:  # annotations only: the family registers without importing its simulator
@@ -96,18 +96,18 @@ def segments(sim: Simulation) -> list[dict]:
     return out
 
 
-def series(sim: Simulation, points: int) -> dict[str, list[float]]:
-    t = np.asarray([*sim.power_t, sim.end_time])
-    p = np.asarray([*sim.power_w, sim.power_w[-1]])
-    b = np.asarray([*sim.busy_vms, sim.busy_vms[-1]], dtype=float)
-    keep = np.concatenate([t[1:] > t[:-1], [True]])  # drop zero-length steps
-    t, p, b = t[keep], p[keep], b[keep]
-    e = np.zeros_like(t)
-    e[1:] = np.cumsum(p[:-1] * np.diff(t))
-    ts, ps = downsample(t, p, points)
-    _, es = downsample(t, e, points)
-    _, bs = downsample(t, b, points)
-    return {"t": ts, "power_w": ps, "energy_j": es, "busy_vms": bs}
+def series(sim: Simulation, points: int | None = None) -> dict[str, list[float]]:
+    """Power (W), cumulative energy (J) and busy VMs at every change point, up to the run's end.
+
+    The simulator records the state after each instant (``Simulation._refresh``); the last
+    level holds until ``end_time``, where the series ends. So ``energy_j[-1]`` = ∫ power dt =
+    the ``energy_kwh`` metric (to rounding); ``points`` (``params.series_points``) is the
+    stated cap that gives this up.
+    """
+    t = [*sim.power_t, sim.end_time]
+    p = [*sim.power_w, sim.power_w[-1]]
+    b = [*sim.busy_vms, sim.busy_vms[-1]]
+    return exact_series(t, {"power_w": p, "busy_vms": b}, power="power_w", points=points)
 
 
 def jobs(sim: Simulation) -> list[dict]:

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from schedulers.core.series import downsample, energy_j, step_series
+from schedulers.core.series import exact_series, step_series
 from schedulers.registry import Progress, RunOutput
 from schedulers.vm_reservations.bound import Placement, busy_intervals, lower_bound_slots
 from schedulers.vm_reservations.exact import exact
@@ -24,9 +24,7 @@ from schedulers.vm_reservations.model import Scenario, kwh
 from schedulers.vm_reservations.opt_min_migration import opt_min_migration
 from schedulers.vm_reservations.workloads import Instance, Pool
 
-__all__ = ["SERIES_POINTS", "place", "simulate"]
-
-SERIES_POINTS = 2000
+__all__ = ["place", "simulate"]
 
 
 def place(cfg: Scenario, pool: Pool, algorithm: str, progress) -> tuple[Placement, dict[str, float]]:
@@ -128,11 +126,10 @@ def _series(inst: Instance, placements: list[Placement], slot_min: float) -> dic
     tv, level = step_series(inst.start * slot_min, inst.end * slot_min, 1.0)
     idx = np.searchsorted(tv, t, side="right") - 1
     vms = np.where(idx >= 0, level[np.clip(idx, 0, None)], 0.0)  # running VMs on the power grid
-    energy = energy_j(t * 60.0, power)  # t is in minutes
-    out = {"t": downsample(t, pms_on, SERIES_POINTS)[0]}
-    for name, values in (("pms_on", pms_on), ("power_w", power), ("energy_j", energy), ("running_vms", vms)):
-        out[name] = downsample(t, values, SERIES_POINTS)[1]
-    return out
+    # every change point (t in minutes, energy in J): the stored ∫ power dt is the energy_kwh metric
+    return exact_series(
+        t, {"pms_on": pms_on, "power_w": power, "running_vms": vms}, power="power_w", seconds_per_unit=60.0
+    )
 
 
 def _schedule(inst: Instance, placements: list[Placement], slot_min: float) -> tuple[list, list]:

@@ -8,7 +8,14 @@ from hypothesis import strategies as st
 from schedulers.core import rng
 from schedulers.core.metrics import batch_means_ci, bounded_slowdown, mean_ci
 from schedulers.core.power import DvfsLevel, DvfsPower, LinearPower, TablePower
-from schedulers.core.series import downsample, energy_j, power_from_segments, step_series
+from schedulers.core.series import (
+    change_points,
+    downsample,
+    energy_j,
+    exact_series,
+    power_from_segments,
+    step_series,
+)
 from schedulers.core.sim import EventQueue
 
 
@@ -68,6 +75,42 @@ def test_step_series_integral_equals_sum_of_rectangles(rects):
     area = float(np.sum(level[:-1] * np.diff(t)))
     assert area == pytest.approx(sum(d * v for _, d, v in rects), rel=1e-9)
     assert level[-1] == 0 and level.min() >= 0
+
+
+def test_change_points_keep_the_last_state_of_each_instant_and_drop_repeats():
+    # three records at t=1 (events of one instant, one after another), a repeat at t=3, the end at t=5
+    t = [0.0, 1.0, 1.0, 1.0, 2.0, 3.0, 5.0]
+    power = [10.0, 20.0, 30.0, 15.0, 5.0, 5.0, 5.0]
+    busy = [1, 2, 3, 2, 1, 1, 1]
+    tt, cols = change_points(t, {"p": power, "b": busy})
+    assert tt.tolist() == [0.0, 1.0, 2.0, 5.0]  # t=3 repeats t=2; the last point (the end) stays
+    assert cols["p"].tolist() == [10.0, 15.0, 5.0, 5.0] and cols["b"].tolist() == [1, 2, 1, 1]
+    kept = change_points([0.0, 1.0, 2.0], {"a": [1, 1, 1], "b": [0, 2, 2]})[0]
+    assert kept.tolist() == [0.0, 1.0, 2.0]  # a point stays when any column changes there
+
+
+@given(
+    st.lists(st.tuples(st.integers(0, 30), st.sampled_from([0.0, 1.5, 2.0, 7.25])), min_size=2, max_size=60),
+)
+def test_exact_series_keep_the_integral_and_energy_of_every_step_function(steps):
+    t = np.sort(np.asarray([s for s, _ in steps], dtype=float))
+    v = np.asarray([x for _, x in steps])
+    series = exact_series(t, {"power_w": v}, power="power_w", seconds_per_unit=60.0)
+    # reference: the last record of each instant held until the next instant
+    last = np.append(t[1:] != t[:-1], True)
+    area = float(np.sum(v[last][:-1] * np.diff(t[last]))) * 60.0
+    stored = np.asarray(series["t"]) * 60.0
+    assert float(np.sum(np.asarray(series["power_w"])[:-1] * np.diff(stored))) == pytest.approx(area, abs=1e-9)
+    assert series["energy_j"][-1] == pytest.approx(area, abs=1e-9)
+    assert series["t"][0] == t[0] and series["t"][-1] == t[-1]
+    assert all(np.diff(series["t"]) > 0)
+
+
+def test_a_stated_cap_downsamples_every_series_on_one_axis():
+    t = np.arange(100.0)
+    series = exact_series(t, {"power_w": t % 7, "busy": t % 3}, power="power_w", points=10)
+    assert len(series["t"]) == len(series["power_w"]) == len(series["busy"]) == len(series["energy_j"]) == 10
+    assert exact_series([], {"power_w": []}, power="power_w") == {"t": [], "power_w": [], "energy_j": []}
 
 
 def test_energy_is_the_integral_of_power():

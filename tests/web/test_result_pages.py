@@ -151,3 +151,49 @@ def test_queued_and_failed_runs_render_without_charts(alice_client, scenario):
     assert alice_client.get(f"/runs/{failed.pk}/data.json").status_code == 404
     assert alice_client.get(f"/runs/{failed.pk}/export/metrics/").status_code == 404
     assert alice_client.get(f"/runs/{failed.pk}/export/scenario/").json()["family"] == "toy"
+
+
+ONLINE_EP_JOBS = {
+    "family": "ep_jobs",
+    "name": "online ep_jobs",
+    "datacenter": {"kind": "fattree", "pods": 4, "capacity_low": 10},
+    "workload": {"kind": "online_generator", "arrival_end_s": 300.0, "arrival_rate": 0.3, "load_high": 400.0},
+    "algorithms": ["ontapra:tapra_fast", "fcfs-ndrc:tapra_fast"],
+}
+
+
+@pytest.mark.parametrize(
+    ("config", "has_power"),
+    [
+        (schedulers.example("backfill"), False),
+        (schedulers.example("federated"), True),
+        (schedulers.example("vm_reservations"), True),
+        (schedulers.example("ep_jobs"), True),
+        (ONLINE_EP_JOBS, True),
+        (schedulers.example("dvfs_bot"), True),
+    ],
+    ids=["backfill", "federated", "vm_reservations", "ep_jobs", "ep_jobs_online", "dvfs_bot"],
+)
+def test_a_plain_run_of_each_family_passes_its_validity_checks(alice, alice_client, config, has_power):
+    """Through the worker's task: the stored series are exact, so ∫ power = energy holds on the page."""
+    from cloudsched_web.runs.tasks import run_simulation
+    from cloudsched_web.scenarios.models import Scenario
+
+    scenario = Scenario.objects.create(
+        owner=alice, family=config["family"], name=config.get("name", "x"), config=config
+    )
+    run = Run.objects.create(scenario=scenario, config=scenario.config)
+    run_simulation(run.pk)
+    run.refresh_from_db()
+    assert run.status == Run.Status.SUCCEEDED, run.error
+    page = alice_client.get(f"/runs/{run.pk}/").content.decode()
+    assert "checks passed" in page and "checks FAILED" not in page
+    validity = run.page["validity"]
+    assert validity["ok"], validity["failed"]
+    assert ("energy = ∫ power" in validity["ran"]) == has_power
+    if has_power:
+        assert "✓ energy = ∫ power" in page
+        details = [c["detail"] for r in validity["runs"] for c in r["checks"] if c["name"] == "energy = ∫ power"]
+        assert len(details) == len(validity["runs"]) and all("metric energy" in d for d in details)
+    data = alice_client.get(f"/runs/{run.pk}/data.json", {"kind": "series", "rep": 0}).json()
+    assert data["series"] and ("power_w" in data["series"]) == has_power

@@ -10,8 +10,9 @@ import pytest
 import schedulers
 from schedulers.core.swf import SwfTrace, read_swf, write_swf
 from tests import traces
+from tests.series import assert_change_points, step_integral
 
-from .helpers import assert_jobs_complete, assert_no_overlap, config, instance
+from .helpers import assert_jobs_complete, assert_no_overlap, config, instance, jobs_workload
 
 NASA, CTC, THUNDER = traces.trace(traces.NASA), traces.trace(traces.CTC), traces.trace(traces.THUNDER)
 
@@ -33,7 +34,7 @@ def test_example_runs_and_serialises():
         series = run["series"]
         assert {"t", "busy_fg", "busy_bg", "queue_length"} <= set(series)
         assert len({len(v) for v in series.values()}) == 1
-        assert len(series["t"]) <= 5000
+        assert_change_points(series)
 
 
 def test_same_seed_same_result_and_other_seed_differs():
@@ -192,3 +193,31 @@ def test_results_hold_native_python_types_only():
 SWF_SMALL = "; MaxProcs: 64\n; MaxRuntime: 500\n" + "".join(
     f"{i} {10 * i} -1 {50 + i} {1 + i % 8} -1 -1 -1 {100 + i} -1 1 1 1 1 1 1 -1 -1\n" for i in range(1, 40)
 )
+
+
+def _coinciding_jobs(n: int = 400) -> dict:
+    """Integer submit times and runtimes: many events share an instant (arrivals, completions, both)."""
+    rng = np.random.default_rng(3)
+    rows = zip(np.sort(rng.integers(0, 300, n)), rng.integers(1, 65, n), rng.integers(1, 40, n), strict=True)
+    return jobs_workload([(float(a), int(p), float(r)) for a, p, r in rows])
+
+
+@pytest.mark.parametrize(
+    ("workload", "seed"),
+    [({"n_jobs": 200, "load": 0.8}, 1), ({"n_jobs": 3000, "load": 0.9}, 4), ({"n_jobs": 3000, "load": 0.6}, 9),
+     (None, 2)],
+)  # fmt: skip
+def test_stored_series_are_exact_step_functions(workload, seed):
+    """Every change point is stored (the last state of each instant; no bucket maxima, no cap): on one
+    tier ∫ busy dt is the work Σ size·runtime and ∫ queue length dt is Σ wait, exactly (to rounding)
+    — also past 5,000 points, and when many events share an instant."""
+    sc = schedulers.example("backfill") | {"seed": seed, "algorithms": ["fcfs", "easy"]}
+    sc["workload"] = sc["workload"] | workload if workload else _coinciding_jobs()
+    for run in schedulers.run(sc)["runs"]:
+        series, jobs = run["series"], run["jobs"]
+        assert_change_points(series)
+        work = sum(j["processors"] * j["runtime_s"] for j in jobs)
+        wait = sum(j["start_s"] - j["submit_s"] for j in jobs)
+        assert step_integral(series["t"], series["busy_fg"]) == pytest.approx(work, rel=1e-9), run["algorithm"]
+        assert step_integral(series["t"], series["queue_length"]) == pytest.approx(wait, rel=1e-9)
+        assert max(series["queue_length"]) == run["metrics"]["max_queue_length"]

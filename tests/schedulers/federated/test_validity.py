@@ -13,6 +13,7 @@ import schedulers
 from schedulers.federated import example
 from schedulers.federated.model import ALGORITHMS
 from tests.golden import assert_matches_golden
+from tests.series import assert_change_points, step_integral
 
 from .helpers import active_server_seconds, capacities, check_schedule, instance_of
 
@@ -130,3 +131,18 @@ def test_example_matches_the_golden_metrics():
     assert got.keys() == golden.keys()
     for algorithm, metrics in got.items():
         assert_matches_golden(metrics, golden[algorithm], f"{algorithm}: ")
+
+
+@pytest.mark.parametrize(
+    ("seed", "ar_share", "divisor", "el", "apps"),
+    [(5, 0.3, 10.0, True, 10), (8, 0.0, 1.0, False, 40), (13, 1.0, 100.0, True, 25), (21, 0.5, 20.0, False, 60)],
+)
+def test_the_stored_power_series_integrates_to_the_energy_metric(seed, ar_share, divisor, el, apps):
+    """Every change point is stored (none dropped, no bucket maxima): ∫ power dt = energy_kwh to rounding."""
+    result = schedulers.run(_scenario(seed, ar_share, divisor, el, apps=apps))
+    for run in result["runs"]:  # every algorithm
+        series, energy = run["series"], run["metrics"]["energy_kwh"] * 3.6e6
+        assert_change_points(series)
+        assert step_integral(series["t"], series["power_w"]) == pytest.approx(energy, rel=1e-9), run["algorithm"]
+        assert series["energy_j"][-1] == pytest.approx(energy, rel=1e-9)
+        assert series["t"][-1] - series["t"][0] == pytest.approx(run["metrics"]["makespan_s"], rel=1e-12)
