@@ -125,14 +125,14 @@ def summary_table(result):
                 notes[sp["source"]] = sp["label"]
             cells.append(_cell(stat.get("mean"), sp, spec))
         rows.append({"name": name, "spec": spec, "label": spec["label"] or name, "cells": cells,
-                     "unit": formatting.unit_label(spec), "description": spec.get("description", "")})  # fmt: skip
+                     "description": spec.get("description", "")})  # fmt: skip
         if name in pairs.values():
             bound = next(b for b, t in pairs.items() if t == name)
             gap_spec = {"kind": "fraction", "unit": "", "label": "", "description": ""}
             gaps = [_gap(summary[alg].get(name, {}).get("mean"), summary[alg].get(bound, {}).get("mean"))
                     for alg in algorithms]  # fmt: skip
             rows.append({"name": f"gap:{name}", "spec": gap_spec, "label": f"gap to {specs[bound]['label'] or bound}",
-                         "cells": [_cell(g, None, gap_spec) for g in gaps], "unit": "", "gap": True,
+                         "cells": [_cell(g, None, gap_spec) for g in gaps], "gap": True,
                          "description": "(value − lower bound) / lower bound"})  # fmt: skip
     return {"algorithms": algorithms, "rows": rows, "notes": list(notes.values()), "bounds": pairs,
             "gaps": sorted(set(pairs.values()))}  # fmt: skip

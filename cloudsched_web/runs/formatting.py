@@ -180,8 +180,3 @@ def specs(family: str, names) -> dict:
         metric = declared(declared_metrics, name)
         out[name] = spec_dict(metric) if metric else {**DEFAULT_SPEC, "label": name, "ci_of": None}
     return out
-
-
-def unit_label(spec) -> str:
-    """The unit a header names: a ratio says it has none; every other cell writes its own unit."""
-    return "no unit" if spec.get("kind") == "ratio" else ""

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -63,12 +63,15 @@ class Metric:
 
 
 def declared(metrics: Mapping[str, Metric], name: str) -> Metric | None:
-    """The declaration of ``name``: its own entry, else a pattern entry (``load_*``), else None."""
+    """The declaration of ``name``: its own entry, else a pattern entry (``load_*``), else None.
+
+    A pattern's label may hold ``{}``, filled with what the ``*`` matched (``load of {}`` → ``load of atlas``).
+    """
     if name in metrics:
         return metrics[name]
     for key, spec in metrics.items():
         if key.endswith("*") and name.startswith(key[:-1]):
-            return spec
+            return replace(spec, label=spec.label.replace("{}", name[len(key) - 1 :]))
     return None
 
 

@@ -41,7 +41,7 @@ METRICS = {
     "makespan_s": Metric("duration", "s", "makespan", "from the first arrival"),
     "remote_task_share": Metric("fraction", "", "tasks run remotely", "tasks placed away from their home cloud"),
     "schedule_truncated": Metric("flag", "", "schedule truncated", "the recorded schedule hit max_segments"),
-    "load_*": Metric("fraction", "", "load", "busy VM-seconds over VM-seconds available, per cloud"),
+    "load_*": Metric("fraction", "", "load of {}", "busy VM-seconds over VM-seconds available, per cloud"),
 }
 
 

@@ -13,7 +13,7 @@
   const registry = (window.cloudsched = window.cloudsched || {});
   const specs = payload.metrics || {};
   const spec = (name) => specs[name] || { kind: "number", unit: "", label: name };
-  const labelOf = (name) => { const s = spec(name); return (s.label || name) + (s.kind === "quantity" && s.unit ? ` (${s.unit})` : ""); };
+  const labelOf = (name) => spec(name).label || name;
 
   const select = document.getElementById("metric-select");
   const caption = document.getElementById("comparison-caption");
@@ -27,7 +27,7 @@
     const s = spec(name);
     const labels = [...m.labels], mean = [...m.mean], err = [...m.spread], std = [...m.std];
     const colours = labels.map((_, i) => palette[i % palette.length]);
-    if (m.bound) { labels.push(`${labelOf(m.bound.name)} (lower bound)`); mean.push(m.bound.value); err.push(0); std.push(0); colours.push("#999"); }
+    if (m.bound) { labels.push(/bound/.test(labelOf(m.bound.name)) ? labelOf(m.bound.name) : `${labelOf(m.bound.name)} (lower bound)`); mean.push(m.bound.value); err.push(0); std.push(0); colours.push("#999"); }
     const whiskers = err.some((e) => e) ? m.spread_label : "";
     const lows = mean.map((v, i) => (v ?? 0) - (err[i] || 0)), highs = mean.map((v, i) => (v ?? 0) + (err[i] || 0));
     const lo = Math.min(0, ...lows), hi = Math.max(0, ...highs);

@@ -89,7 +89,9 @@ def _check_table(page, doc):
     """Every cell equals the stored summary and reads as the formatter writes it; returns the rows."""
     summary, algorithms = doc["summary"], list(doc["summary"])
     specs = formatting.specs(doc["family"], sorted({m for per in summary.values() for m in per}))
-    header = page.evaluate("() => [...document.querySelectorAll('#summary-table thead th[data-algorithm]')].map((t) => t.dataset.algorithm)")
+    header = page.evaluate(
+        "() => [...document.querySelectorAll('#summary-table thead th[data-algorithm]')].map((t) => t.dataset.algorithm)"
+    )
     assert header == algorithms
     rows = _cells(page)
     shown = {r["metric"] for r in rows if not r["gap"]}

@@ -42,8 +42,8 @@ def test_an_online_ep_jobs_run_declares_its_metrics_too():
 
 
 def test_patterns_and_bad_declarations():
-    metrics = {"load_*": Metric("fraction", "", "load"), "energy_kwh": Metric("energy", "kWh", "energy")}
-    assert declared(metrics, "load_atlas").label == "load"
+    metrics = {"load_*": Metric("fraction", "", "load of {}"), "energy_kwh": Metric("energy", "kWh", "energy")}
+    assert declared(metrics, "load_atlas").label == "load of atlas"
     assert undeclared(metrics, ["energy_kwh", "load_x", "energy_j"]) == ["energy_j"]
     with pytest.raises(ValueError, match="kind 'speed'"):
         Metric("speed", "m/s", "speed")
