@@ -312,6 +312,11 @@ def study_payload(study, runs_with_results):
     axes = [a for a in (points[0] if points else {}) if a in (study.axes or [])] or list(study.axes or [])
     x_axis = axes[0] if axes else None
     series_axis = axes[1] if len(axes) > 1 else None
+    family = study.scenario.family if hasattr(study, "scenario") else ""
+    specs = formatting.specs(
+        family, sorted({m for _, summary in runs_with_results for per in summary.values() for m in per})
+    )
+    within = _within(specs)
     metrics = {}
     for run, summary in runs_with_results:
         x = run.point.get(x_axis) if x_axis else run.pk
@@ -320,11 +325,13 @@ def study_payload(study, runs_with_results):
             label = alg if group is None else f"{alg} · {series_axis.split('.')[-1]}={group}"
             for name, stat in per.items():
                 line = metrics.setdefault(name, {}).setdefault(label, [])
-                line.append({"x": x, "y": stat.get("mean"), "err": stat.get("std") or 0.0, "run": run.pk})
+                sp = spread(stat, per.get(within.get(name)), specs.get(within.get(name)))
+                line.append({"x": x, "y": stat.get("mean"), "err": stat.get("std") or 0.0, "run": run.pk,
+                             "spread": sp["value"] if sp else 0.0, "spread_label": sp["label"] if sp else ""})  # fmt: skip
     for lines in metrics.values():
         for points in lines.values():
             points.sort(key=lambda p: (isinstance(p["x"], str), p["x"]))
-    family = study.scenario.family if hasattr(study, "scenario") else ""
     bounds = {target: bound for bound, target in bound_pairs(metrics).items()}
+    # "specs" (kind, unit, label per metric) and each point's "spread" are for format.js (docs/metrics.md)
     return {"x_axis": x_axis, "series_axis": series_axis, "metrics": metrics, "bounds": bounds,
-            "primary": primary_metrics(family)}  # fmt: skip
+            "primary": primary_metrics(family), "specs": specs}  # fmt: skip
