@@ -326,12 +326,16 @@ def study_payload(study, runs_with_results):
             for name, stat in per.items():
                 line = metrics.setdefault(name, {}).setdefault(label, [])
                 sp = spread(stat, per.get(within.get(name)), specs.get(within.get(name)))
-                line.append({"x": x, "y": stat.get("mean"), "err": stat.get("std") or 0.0, "run": run.pk,
-                             "spread": sp["value"] if sp else 0.0, "spread_label": sp["label"] if sp else ""})  # fmt: skip
-    for lines in metrics.values():
-        for points in lines.values():
-            points.sort(key=lambda p: (isinstance(p["x"], str), p["x"]))
+                point = {"x": x, "y": stat.get("mean"), "err": stat.get("std") or 0.0, "run": run.pk}
+                line.append((point, {"value": sp["value"], "label": sp["label"]} if sp else None))
+    spreads = {}
+    for name, lines in metrics.items():
+        for label, points in lines.items():
+            points.sort(key=lambda p: (isinstance(p[0]["x"], str), p[0]["x"]))
+            spreads.setdefault(name, {})[label] = [sp for _, sp in points]
+            lines[label] = [p for p, _ in points]
     bounds = {target: bound for bound, target in bound_pairs(metrics).items()}
-    # "specs" (kind, unit, label per metric) and each point's "spread" are for format.js (docs/metrics.md)
+    # for format.js (docs/metrics.md): "specs" (kind, unit, label per metric) and "spreads", the one
+    # spread of each point (95 % CI over repetitions, else the within-run CI), parallel to "metrics"
     return {"x_axis": x_axis, "series_axis": series_axis, "metrics": metrics, "bounds": bounds,
-            "primary": primary_metrics(family), "specs": specs}  # fmt: skip
+            "primary": primary_metrics(family), "specs": specs, "spreads": spreads}  # fmt: skip

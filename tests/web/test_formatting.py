@@ -77,3 +77,19 @@ def test_the_table_folds_within_run_cis_into_their_metric():
     assert cell["spread"] == 7.0 and cell["spread_title"].startswith("95 % CI within the run")
     assert table["notes"] == ["± 95 % CI within the run (batch means over its jobs)"]
     assert "avg_response_time_ci_s" not in charts.comparison(result)
+
+
+def test_study_points_carry_their_spread_beside_the_curves():
+    class R:
+        def __init__(self, pk, x):
+            self.pk, self.point = pk, {"workload.load": x}
+
+    class S:
+        axes = ["workload.load"]
+
+    three = {"mean": 3.0, "std": 0.5, "ci": 1.24, "n": 3}
+    pairs = [(R(2, 0.9), {"a": {"m": three}}), (R(1, 0.5), {"a": {"m": {"mean": 1.0, "std": 0.0, "ci": 0.0, "n": 1}}})]
+    payload = charts.study_payload(S(), pairs)
+    assert [p["x"] for p in payload["metrics"]["m"]["a"]] == [0.5, 0.9]
+    assert payload["spreads"]["m"]["a"] == [None, {"value": 1.24, "label": "± 95 % CI over 3 repetitions"}]
+    assert payload["specs"]["m"]["kind"] == "number"  # no family: an undeclared plain number
