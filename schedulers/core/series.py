@@ -75,18 +75,6 @@ def power_from_segments(
     return grid, total
 
 
-def power_energy(t, level, rate: float, points: int) -> dict[str, list[float]]:
-    """``power`` = ``rate`` × a step function and ``energy`` = ∫ power dt so far, each downsampled.
-
-    ``(t, level)`` as :func:`step_series` returns it; both outputs keep the time axis that
-    ``downsample(t, level, points)`` gives, so they sit beside ``level`` in one series table.
-    """
-    t = np.asarray(t, dtype=float)
-    power = rate * np.asarray(level, dtype=float)
-    energy = np.concatenate([[0.0], np.cumsum(power[:-1] * np.diff(t))])
-    return {"power": downsample(t, power, points)[1], "energy": downsample(t, energy, points)[1]}
-
-
 def downsample(t, values, points: int) -> tuple[list[float], list[float]]:
     """At most ``points`` samples of a step function, keeping each bucket's maximum.
 

@@ -66,15 +66,14 @@ def example() -> dict[str, Any]:
 
 
 # Every metric of an offline (run_offline) or online (simulator) run, its kind and unit. Energy is
-# eq. 9's Σ α·Load/λ: α (eq. 7) times vCPU-seconds, joules only if α is read as watts per vCPU.
-_ENERGY = "α·vCPU·s"
+# eq. 9's Σ α·Load/λ, in J with α read as W per vCPU (docs/ep_jobs.md, "Units").
 METRICS = {
     "jct_s": Metric("duration", "s", "JCT", "job completion time, max over constraints of S_k/B_k (eq. 16)"),
     "lp_bound_s": Metric("duration", "s", "LP bound on JCT", "relaxed LP (column generation)"),
     "jct_over_lp_bound": Metric("ratio", "", "JCT / LP bound"),
     "allocated_vcpus": Metric("quantity", "vCPU", "allocated vCPUs", "Σ c_i"),
-    "energy": Metric("quantity", _ENERGY, "energy", "eq. 9: Σ α·Load_i/λ"),
-    "energy_limit": Metric("quantity", _ENERGY, "energy limit E_MAX", "requested limit (eq. 9)"),
+    "energy": Metric("energy", "J", "energy", "eq. 9: Σ α·Load_i/λ (α in W per vCPU)"),
+    "energy_limit": Metric("energy", "J", "energy limit E_MAX", "requested limit (eq. 9)"),
     "energy_limit_met": Metric("flag", "", "energy limit met", "energy ≤ the requested E_MAX"),
     "algorithm_runtime_s": Metric("duration", "s", "algorithm wall time"),
     "task_moves": Metric("count", "", "task moves"),

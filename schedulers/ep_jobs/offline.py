@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from schedulers.core.series import downsample, power_energy, step_series
+from schedulers.core.series import downsample, step_series
 from schedulers.ep_jobs.genetic import GaParams, gsa, mm_ga
 from schedulers.ep_jobs.lp import solve_relax_lp
 from schedulers.ep_jobs.minmin import min_min
@@ -112,7 +112,5 @@ def run_offline(cfg, inst: Instance, algorithm: str, rng: np.random.Generator, p
         ]
     t, level = step_series(np.zeros(inst.n_tasks), sched.et, sched.c)
     ts, vs = downsample(t, level, 5000)
-    # a task on c vCPUs spends α·c per second: ∫ power dt = α·c·et = α·Load/λ (eq. 8); α is one scenario value
-    series = {"t": ts, "allocated_vcpus": vs, **power_energy(t, level, float(inst.alpha[0]), 5000)}
     jobs = [{"job": inst.job, "tasks": inst.n_tasks, "jct_s": float(sched.jct), "energy": float(sched.energy)}]
-    return RunOutput(metrics=metrics, schedule=schedule, series=series, jobs=jobs)
+    return RunOutput(metrics=metrics, schedule=schedule, series={"t": ts, "allocated_vcpus": vs}, jobs=jobs)

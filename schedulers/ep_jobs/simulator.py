@@ -37,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from schedulers.core.series import downsample, power_energy, step_series
+from schedulers.core.series import downsample, step_series
 from schedulers.core.sim import EventQueue
 from schedulers.ep_jobs.model import Instance, Platform
 from schedulers.ep_jobs.offline import solve
@@ -315,7 +315,7 @@ class OnlineSim:
             }
             for k, j in enumerate(self.jobs)
         ]
-        series = {"t": ts, "allocated_vcpus": vs, **power_energy(t, level, float(self.alpha), 5000)}
+        series = {"t": ts, "allocated_vcpus": vs}
         return RunOutput(
             metrics=metrics,
             schedule=schedule,
