@@ -16,6 +16,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from schedulers.core.metrics import Metric
 from schedulers.core.validation import ScenarioBase, ScenarioError
 
 __all__ = ["Families", "Family", "Progress", "RunOutput", "all_families", "get_family", "register", "unregister"]
@@ -60,6 +61,9 @@ class Family:
     simulate: Callable[[Any, Any, str, np.random.Generator, Progress], RunOutput]
     presets: Mapping[str, Callable[[], dict[str, Any]]] = field(default_factory=dict)
     summary_metrics: tuple[str, ...] = ()
+    # every metric the family emits, with its kind and unit (schedulers.core.metrics.Metric);
+    # a key ending in "*" declares a family of names (load_* for one per cloud)
+    metrics: Mapping[str, Metric] = field(default_factory=dict)
     check: Callable[[Any], None] | None = None  # cross-field validation; raises ScenarioError
 
 

@@ -12,6 +12,7 @@ from typing import Literal
 from pydantic import Field
 
 from schedulers.core.claims import Claim, at_every_point, less_than_at_every_point, ratio
+from schedulers.core.metrics import Metric
 from schedulers.core.validation import ScenarioBase, StrictModel
 from schedulers.registry import Family, RunOutput, register
 
@@ -82,6 +83,7 @@ TOY = Family(
     prepare=_prepare,
     simulate=_simulate,
     summary_metrics=("makespan_s",),
+    metrics={"makespan_s": Metric("duration", "s", "makespan"), "jobs": Metric("count", "", "jobs")},
     presets={
         "machines_sweep": lambda: {
             "name": "Toy: makespan vs machines",

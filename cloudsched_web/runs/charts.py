@@ -5,11 +5,14 @@ reproducibility stamp) live here; time-windowed payloads (Gantt, series, diff) l
 :mod:`cloudsched_web.runs.timeline`. Nothing here ships a schedule to the browser.
 """
 
+import json
 import re
 from functools import cache
 from importlib import metadata
 
 from django.conf import settings
+
+from cloudsched_web.runs import formatting
 
 # A metric named like one of these is a lower bound of another metric of the same run.
 _BOUND_PATTERNS = (
@@ -46,48 +49,147 @@ def bound_pairs(metric_names):
     return pairs
 
 
+def _reps(stat, fallback):
+    """How many repetitions a summary statistic is over (results before ``n`` was stored: the run's count)."""
+    n = stat.get("n")
+    return int(n) if n is not None else fallback
+
+
+def spread(stat, within=None, within_spec=None, fallback_n=1):
+    """The one spread shown beside a mean, and what it is.
+
+    At least two repetitions: the Student-t 95 % CI half-width over them (``mean_ci``), the
+    standard deviation in the tooltip. One repetition: the family's own within-run CI (a
+    metric declared with ``ci_of``, e.g. backfill's batch means), labelled by the family.
+    Else none.
+    """
+    n = _reps(stat, fallback_n)
+    if n >= 2 and stat.get("ci") is not None:
+        return {"value": stat["ci"], "source": "repetitions", "n": n, "std": stat.get("std"),
+                "label": f"± 95 % CI over {n} repetitions"}  # fmt: skip
+    if within is not None and within.get("mean") is not None:
+        return {"value": within["mean"], "source": "within", "n": n, "std": None,
+                "label": "± " + (within_spec or {}).get("label", "within-run CI")}  # fmt: skip
+    return None
+
+
+def _within(specs):
+    """``{metric: its within-run CI metric}`` from the declarations."""
+    return {spec["ci_of"]: name for name, spec in specs.items() if spec.get("ci_of")}
+
+
+def _ordered(family, names):
+    """Metric names in the family's order: its summary metrics first, then as declared, then the rest."""
+    import schedulers
+    from schedulers.core.metrics import declared
+
+    try:
+        fam = schedulers.get_family(family)
+        primary, keys = list(fam.summary_metrics), list(fam.metrics)
+    except schedulers.ScenarioError:
+        primary, keys = [], []
+
+    def rank(name):
+        if name in primary:
+            return (0, primary.index(name), name)
+        key = name if name in keys else next((k for k in keys if declared({k: fam.metrics[k]}, name)), None)
+        return (1, keys.index(key), name) if key else (2, 0, name)
+
+    return sorted(names, key=rank)
+
+
 def summary_table(result):
-    """Rows of mean ± sd per algorithm; bound metrics become a gap column of their target."""
+    """The metrics table: one row per metric (label, key, unit), one column per algorithm.
+
+    Each cell holds the mean and its one spread (:func:`spread`); within-run CI metrics are
+    no rows of their own. A metric with a lower bound gets a row of its optimality gap.
+    """
     summary = result.get("summary", {})
-    names = sorted({m for per in summary.values() for m in per})
+    family = result.get("family", "")
+    names = _ordered(family, {m for per in summary.values() for m in per})
+    specs = formatting.specs(family, names)
+    within = _within(specs)
+    reps = len(repetitions(result)) or 1
     pairs = bound_pairs(names)
-    gaps = sorted(set(pairs.values()))
-    rows = []
-    for alg, per in summary.items():
-        cells = [per.get(m, {}) for m in names]
-        gap_cells = []
-        for target in gaps:
-            bound = next((b for b, t in pairs.items() if t == target), None)
-            value, low = per.get(target, {}).get("mean"), per.get(bound, {}).get("mean")
-            gap_cells.append(_gap(value, low))
-        rows.append({"algorithm": alg, "cells": cells, "gaps": gap_cells})
-    return {"metrics": names, "rows": rows, "gaps": gaps, "bounds": pairs}
+    algorithms = list(summary)
+    rows, notes = [], {}
+    for name in names:
+        spec = specs[name]
+        if spec.get("ci_of") and spec["ci_of"] in names:
+            continue
+        cells = []
+        for alg in algorithms:
+            stat = summary[alg].get(name, {})
+            sp = spread(stat, summary[alg].get(within.get(name)), specs.get(within.get(name)), reps)
+            if sp:
+                notes[sp["source"]] = sp["label"]
+            cells.append(_cell(stat.get("mean"), sp, spec))
+        rows.append({"name": name, "spec": spec, "label": spec["label"] or name, "cells": cells,
+                     "description": spec.get("description", "")})  # fmt: skip
+        if name in pairs.values():
+            bound = next(b for b, t in pairs.items() if t == name)
+            gap_spec = {"kind": "fraction", "unit": "", "label": "", "description": ""}
+            gaps = [_gap(summary[alg].get(name, {}).get("mean"), summary[alg].get(bound, {}).get("mean"))
+                    for alg in algorithms]  # fmt: skip
+            rows.append({"name": f"gap:{name}", "spec": gap_spec, "label": f"gap to {specs[bound]['label'] or bound}",
+                         "cells": [_cell(g, None, gap_spec) for g in gaps], "gap": True,
+                         "description": "(value − lower bound) / lower bound"})  # fmt: skip
+    return {"algorithms": algorithms, "rows": rows, "notes": list(notes.values()), "bounds": pairs,
+            "gaps": sorted(set(pairs.values()))}  # fmt: skip
+
+
+def _cell(value, sp, spec):
+    cell = {"value": value, "json": json.dumps(value), "spread": None, "spread_json": "null"}
+    if sp and sp["value"]:
+        title = sp["label"][2:]
+        if sp.get("std") is not None:
+            title += f"; standard deviation {formatting.spread_text(value, sp['std'], spec)[2:]}"
+        cell.update(spread=sp["value"], spread_json=json.dumps(sp["value"]), spread_title=title)
+    return cell
 
 
 def _gap(value, bound):
-    """The relative gap of ``value`` above its lower bound, with its text for the table."""
+    """The relative gap of ``value`` above its lower bound."""
     if value is None or bound is None or not bound:
         return None
-    gap = (value - bound) / abs(bound)
-    return {"value": gap, "text": f"{gap * 100:.2f}%"}
+    return (value - bound) / abs(bound)
 
 
 def comparison(result):
-    """Bar-chart data: per metric, per algorithm mean, sd and CI; lower bounds as extra bars."""
+    """Bar-chart data: per metric, per algorithm mean and its one spread (:func:`spread`); lower bounds as extra bars."""
     summary = result.get("summary", {})
+    family = result.get("family", "")
+    names = _ordered(family, {m for per in summary.values() for m in per})
+    specs = formatting.specs(family, names)
+    within = _within(specs)
+    reps = len(repetitions(result)) or 1
     metrics = {}
-    for alg, per_metric in summary.items():
-        for name, stat in per_metric.items():
-            m = metrics.setdefault(name, {"labels": [], "mean": [], "std": [], "ci": [], "bound": None})
+    for name in names:
+        if specs[name].get("ci_of") and specs[name]["ci_of"] in names:
+            continue
+        m = metrics[name] = {"labels": [], "mean": [], "std": [], "spread": [], "spread_label": "", "bound": None}
+        for alg, per in summary.items():
+            if name not in per:
+                continue
+            stat = per[name]
+            sp = spread(stat, per.get(within.get(name)), specs.get(within.get(name)), reps)
             m["labels"].append(alg)
             m["mean"].append(stat.get("mean"))
             m["std"].append(stat.get("std") or 0.0)
-            m["ci"].append(stat.get("ci") or 0.0)
-    for bound, target in bound_pairs(metrics).items():
-        means = [v for v in metrics[bound]["mean"] if v is not None]
-        if means:  # the bound is a property of the instance: the same for every algorithm
+            m["spread"].append(sp["value"] if sp else 0.0)
+            if sp and not m["spread_label"]:
+                m["spread_label"] = sp["label"]
+    for bound, target in bound_pairs(names).items():
+        means = [v for v in metrics.get(bound, {}).get("mean", []) if v is not None]
+        if means and target in metrics:  # the bound is a property of the instance: the same for every algorithm
             metrics[target]["bound"] = {"name": bound, "value": sum(means) / len(means)}
     return metrics
+
+
+def metric_specs(result):
+    """``{metric: spec}`` of every metric in the result's summary (kind, unit, label; see formatting)."""
+    summary = result.get("summary", {})
+    return formatting.specs(result.get("family", ""), sorted({m for per in summary.values() for m in per}))
 
 
 def primary_metrics(family):
@@ -120,6 +222,7 @@ def run_page_payload(result):
         "primary": primary_metrics(result.get("family", "")),
         "time_unit": result.get("time_unit") or (time_unit(runs[0]) if runs else "s"),
         "comparison": comparison(result),
+        "metrics": metric_specs(result),
         "runs": runs_index(result),
         "repetitions": repetitions(result),
         "algorithms": list(result.get("summary", {})),
@@ -209,6 +312,11 @@ def study_payload(study, runs_with_results):
     axes = [a for a in (points[0] if points else {}) if a in (study.axes or [])] or list(study.axes or [])
     x_axis = axes[0] if axes else None
     series_axis = axes[1] if len(axes) > 1 else None
+    family = study.scenario.family if hasattr(study, "scenario") else ""
+    specs = formatting.specs(
+        family, sorted({m for _, summary in runs_with_results for per in summary.values() for m in per})
+    )
+    within = _within(specs)
     metrics = {}
     for run, summary in runs_with_results:
         x = run.point.get(x_axis) if x_axis else run.pk
@@ -217,11 +325,17 @@ def study_payload(study, runs_with_results):
             label = alg if group is None else f"{alg} · {series_axis.split('.')[-1]}={group}"
             for name, stat in per.items():
                 line = metrics.setdefault(name, {}).setdefault(label, [])
-                line.append({"x": x, "y": stat.get("mean"), "err": stat.get("std") or 0.0, "run": run.pk})
-    for lines in metrics.values():
-        for points in lines.values():
-            points.sort(key=lambda p: (isinstance(p["x"], str), p["x"]))
-    family = study.scenario.family if hasattr(study, "scenario") else ""
+                sp = spread(stat, per.get(within.get(name)), specs.get(within.get(name)))
+                point = {"x": x, "y": stat.get("mean"), "err": stat.get("std") or 0.0, "run": run.pk}
+                line.append((point, {"value": sp["value"], "label": sp["label"]} if sp else None))
+    spreads = {}
+    for name, lines in metrics.items():
+        for label, points in lines.items():
+            points.sort(key=lambda p: (isinstance(p[0]["x"], str), p[0]["x"]))
+            spreads.setdefault(name, {})[label] = [sp for _, sp in points]
+            lines[label] = [p for p, _ in points]
     bounds = {target: bound for bound, target in bound_pairs(metrics).items()}
+    # for format.js (docs/metrics.md): "specs" (kind, unit, label per metric) and "spreads", the one
+    # spread of each point (95 % CI over repetitions, else the within-run CI), parallel to "metrics"
     return {"x_axis": x_axis, "series_axis": series_axis, "metrics": metrics, "bounds": bounds,
-            "primary": primary_metrics(family)}  # fmt: skip
+            "primary": primary_metrics(family), "specs": specs, "spreads": spreads}  # fmt: skip

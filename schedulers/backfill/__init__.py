@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from schedulers.backfill.model import ALGORITHMS, BackfillScenario, check
-from schedulers.backfill.output import SUMMARY_METRICS, Stretches, assemble
+from schedulers.backfill.output import METRICS, SUMMARY_METRICS, Stretches, assemble
 from schedulers.backfill.presets import PRESETS
 from schedulers.registry import Family, Progress, RunOutput, register
 
@@ -85,6 +85,7 @@ register(
         simulate=simulate,
         presets=PRESETS,
         summary_metrics=SUMMARY_METRICS,
+        metrics=METRICS,
         check=check,
     )
 )

@@ -14,11 +14,11 @@ from typing import Any
 
 import numpy as np
 
-from schedulers.core.metrics import batch_means_ci, bounded_slowdown
+from schedulers.core.metrics import Metric, batch_means_ci, bounded_slowdown
 from schedulers.core.series import exact_series
 from schedulers.registry import RunOutput
 
-__all__ = ["SUMMARY_METRICS", "Stretches", "assemble"]
+__all__ = ["METRICS", "SUMMARY_METRICS", "Stretches", "assemble"]
 
 SUMMARY_METRICS = (
     "avg_response_time_s",
@@ -30,6 +30,26 @@ SUMMARY_METRICS = (
     "avg_response_time_ci_s",
     "avg_bounded_slowdown_ci",
 )
+# Every metric of a run (see assemble), its kind and unit. The _ci metrics are batch-means 95 %
+# half-widths within one run (Law & Kelton's method over the jobs in completion order).
+_BATCH_CI = "95 % CI within the run (batch means over its jobs)"
+METRICS = {
+    "avg_response_time_s": Metric("duration", "s", "avg response time", "mean of end − submit over all jobs"),
+    "avg_response_time_ci_s": Metric("duration", "s", _BATCH_CI, ci_of="avg_response_time_s"),
+    "avg_bounded_slowdown": Metric("ratio", "", "avg bounded slowdown", "mean of max(1, response / max(runtime, Γ))"),
+    "avg_bounded_slowdown_ci": Metric("ratio", "", _BATCH_CI, ci_of="avg_bounded_slowdown"),
+    "utilization": Metric("fraction", "", "utilization", "useful processor-seconds over processors × span"),
+    "avg_wait_s": Metric("duration", "s", "avg wait", "mean of first start − submit"),
+    "max_response_time_s": Metric("duration", "s", "max response time"),
+    "makespan_s": Metric("duration", "s", "makespan", "last end − first submit"),
+    "migrations": Metric("count", "", "migrations", "jobs moved between VM tiers"),
+    "kills": Metric("count", "", "kills", "background jobs killed and restarted"),
+    "swaps": Metric("count", "", "swaps", "foreground/background tier swaps"),
+    "wasted_work_s": Metric("duration", "s", "wasted work", "progress lost to kills"),
+    "jobs": Metric("count", "", "jobs"),
+    "processors": Metric("count", "", "processors"),
+    "max_queue_length": Metric("count", "", "max queue length", "most jobs waiting at once"),
+}
 
 
 class Stretches:

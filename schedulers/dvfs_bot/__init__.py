@@ -17,7 +17,7 @@ import numpy as np
 
 from schedulers.dvfs_bot.datacenter import Datacenter, build_datacenter
 from schedulers.dvfs_bot.model import ALGORITHMS, DvfsScenario, check, example
-from schedulers.dvfs_bot.output import SUMMARY_METRICS, build_output
+from schedulers.dvfs_bot.output import METRICS, SUMMARY_METRICS, build_output
 from schedulers.dvfs_bot.presets import PRESETS
 from schedulers.registry import Family, RunOutput, register
 
@@ -76,6 +76,7 @@ register(
         simulate=simulate,
         presets=PRESETS,
         summary_metrics=SUMMARY_METRICS,
+        metrics=METRICS,
         check=check,
     )
 )

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from schedulers.core.metrics import Metric
 from schedulers.core.series import exact_series
 from schedulers.dvfs_bot.datacenter import Datacenter, power_timeline
 
@@ -23,9 +24,24 @@ if TYPE_CHECKING:  # annotations only: the family registers without importing it
     from schedulers.dvfs_bot.simulator import SimResult
     from schedulers.dvfs_bot.workloads import Workload
 
-__all__ = ["SUMMARY_METRICS", "build_output", "host_energy_j"]
+__all__ = ["METRICS", "SUMMARY_METRICS", "build_output", "host_energy_j"]
 
 SUMMARY_METRICS = ("energy_kwh", "rejection_rate", "deadline_violation_rate", "avg_job_execution_time_s")
+# Every metric of a run (see _metrics), its kind and unit.
+METRICS = {
+    "energy_kwh": Metric("energy", "kWh", "energy", "∫ host power dt over the run"),
+    "energy_j": Metric("energy", "J", "energy (stored in J)", "the same energy in joules"),
+    "rejection_rate": Metric("fraction", "", "rejected jobs", "jobs refused at submission over all jobs"),
+    "deadline_violation_rate": Metric("fraction", "", "deadline misses", "accepted jobs finished after their deadline"),
+    "avg_job_execution_time_s": Metric("duration", "s", "avg job execution time", "end − submit, accepted jobs"),
+    "jobs": Metric("count", "", "jobs"),
+    "accepted_jobs": Metric("count", "", "accepted jobs"),
+    "tasks_run": Metric("count", "", "tasks run"),
+    "avg_freq_ghz": Metric("frequency", "GHz", "avg CPU frequency", "weighted by busy time"),
+    "vm_busy_time_s": Metric("duration", "s", "VM busy time", "summed over VMs"),
+    "makespan_s": Metric("duration", "s", "makespan"),
+    "scheduler_time_s": Metric("duration", "s", "scheduler wall time", "wall-clock time of the simulation"),
+}
 VIOLATION_TOL = 1e-9
 
 

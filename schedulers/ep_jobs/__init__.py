@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from schedulers.core.metrics import Metric
 from schedulers.ep_jobs.model import Instance, Platform
 from schedulers.ep_jobs.presets import PRESETS
 from schedulers.ep_jobs.scenario import ALGORITHMS, EpJobsScenario, check
@@ -64,6 +65,33 @@ def example() -> dict[str, Any]:
     }
 
 
+# Every metric of an offline (run_offline) or online (simulator) run, its kind and unit. Energy is
+# eq. 9's Σ α·Load/λ, in J with α read as W per vCPU (docs/ep_jobs.md, "Units").
+METRICS = {
+    "jct_s": Metric("duration", "s", "JCT", "job completion time, max over constraints of S_k/B_k (eq. 16)"),
+    "lp_bound_s": Metric("duration", "s", "LP bound on JCT", "relaxed LP (column generation)"),
+    "jct_over_lp_bound": Metric("ratio", "", "JCT / LP bound"),
+    "allocated_vcpus": Metric("quantity", "vCPU", "allocated vCPUs", "Σ c_i"),
+    "energy": Metric("energy", "J", "energy", "eq. 9: Σ α·Load_i/λ (α in W per vCPU)"),
+    "energy_limit": Metric("energy", "J", "energy limit E_MAX", "requested limit (eq. 9)"),
+    "energy_limit_met": Metric("flag", "", "energy limit met", "energy ≤ the requested E_MAX"),
+    "algorithm_runtime_s": Metric("duration", "s", "algorithm wall time"),
+    "task_moves": Metric("count", "", "task moves"),
+    "tasks": Metric("count", "", "tasks"),
+    "servers": Metric("count", "", "servers"),
+    "avg_jct_s": Metric("duration", "s", "avg JCT", "arrival → completion (eq. 59)"),
+    "avg_wait_s": Metric("duration", "s", "avg wait"),
+    "total_scheduler_runtime_s": Metric("duration", "s", "scheduler wall time", "summed over rounds"),
+    "avg_offline_jct_s": Metric("duration", "s", "avg planned JCT", "the JCT planned at each job's start"),
+    "max_jct_s": Metric("duration", "s", "max JCT"),
+    "makespan_s": Metric("duration", "s", "makespan"),
+    "utilization": Metric("fraction", "", "utilization"),
+    "jobs": Metric("count", "", "jobs"),
+    "jobs_unscheduled": Metric("count", "", "jobs unscheduled"),
+    "scheduling_rounds": Metric("count", "", "scheduling rounds"),
+}
+
+
 register(
     Family(
         name="ep_jobs",
@@ -84,6 +112,7 @@ register(
             "avg_wait_s",
             "total_scheduler_runtime_s",
         ),
+        metrics=METRICS,
         check=check,
     )
 )

@@ -15,7 +15,7 @@ import numpy as np
 
 from schedulers.federated.model import ALGORITHMS, FederatedScenario, check
 from schedulers.federated.presets import PRESETS
-from schedulers.federated.report import SUMMARY_METRICS, build_output
+from schedulers.federated.report import METRICS, SUMMARY_METRICS, build_output
 from schedulers.registry import Family, RunOutput, register
 
 if TYPE_CHECKING:
@@ -81,6 +81,7 @@ FAMILY = register(
         simulate=simulate,
         presets=PRESETS,
         summary_metrics=SUMMARY_METRICS,
+        metrics=METRICS,
         check=check,
     )
 )

@@ -18,15 +18,31 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from schedulers.core.metrics import Metric
 from schedulers.core.series import exact_series
 from schedulers.registry import RunOutput
 
 if TYPE_CHECKING:  # annotations only: the family registers without importing its simulator
     from schedulers.federated.simulator import Simulation
 
-__all__ = ["SUMMARY_METRICS", "build_output"]
+__all__ = ["METRICS", "SUMMARY_METRICS", "build_output"]
 
 SUMMARY_METRICS = ("avg_app_execution_time_s", "energy_kwh", "preemptions", "rejected_apps")
+# Every metric of a run (see metrics), its kind and unit; load_<cloud> is one per cloud.
+METRICS = {
+    "avg_app_execution_time_s": Metric("duration", "s", "avg app execution time", "submission → last task's end"),
+    "avg_ar_app_execution_time_s": Metric("duration", "s", "avg AR app execution time", "advance-reservation apps"),
+    "avg_be_app_execution_time_s": Metric("duration", "s", "avg BE app execution time", "best-effort apps"),
+    "energy_kwh": Metric("energy", "kWh", "energy", "active and idle servers (Section 3.3)"),
+    "preemptions": Metric("count", "", "preemptions", "best-effort stints cut short by an AR task"),
+    "rejected_apps": Metric("count", "", "rejected apps"),
+    "completed_apps": Metric("count", "", "completed apps"),
+    "rejection_rate": Metric("fraction", "", "rejected apps (share)"),
+    "makespan_s": Metric("duration", "s", "makespan", "from the first arrival"),
+    "remote_task_share": Metric("fraction", "", "tasks run remotely", "tasks placed away from their home cloud"),
+    "schedule_truncated": Metric("flag", "", "schedule truncated", "the recorded schedule hit max_segments"),
+    "load_*": Metric("fraction", "", "load of {}", "busy VM-seconds over VM-seconds available, per cloud"),
+}
 
 
 def _slug(name: str) -> str:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from schedulers.core.metrics import Metric
 from schedulers.registry import Family, register
 from schedulers.vm_reservations.model import ALGORITHMS, Scenario, check
 from schedulers.vm_reservations.presets import PRESETS
@@ -28,6 +29,21 @@ SUMMARY_METRICS = (
     "power_on_ratio_to_bound",
     "algorithm_runtime_s",
 )
+
+# Every metric of a run (simulator._metrics), its kind and unit. Power-on time is PM-minutes summed over PMs.
+METRICS = {
+    "energy_kwh": Metric("energy", "kWh", "energy", "P_min × power-on time + (P_max − P_min) × work"),
+    "lower_bound_energy_kwh": Metric("energy", "kWh", "energy lower bound", "Theorem 5"),
+    "energy_ratio_to_bound": Metric("ratio", "", "energy / bound"),
+    "power_on_time_min": Metric("duration", "min", "PM power-on time", "summed over PMs"),
+    "lower_bound_power_on_time_min": Metric("duration", "min", "power-on lower bound", "Theorem 5"),
+    "power_on_ratio_to_bound": Metric("ratio", "", "power-on time / bound"),
+    "pms_used": Metric("count", "", "PMs used"),
+    "migrations": Metric("count", "", "migrations"),
+    "requests": Metric("count", "", "VM requests"),
+    "algorithm_runtime_s": Metric("duration", "s", "algorithm wall time"),
+    "exact_optimal": Metric("flag", "", "proved optimal", "the exact solver closed the gap in its time limit"),
+}
 
 
 def prepare(cfg: Scenario, rng: Any) -> Any:
@@ -66,6 +82,7 @@ FAMILY = register(
         simulate=simulate,
         presets=PRESETS,
         summary_metrics=SUMMARY_METRICS,
+        metrics=METRICS,
         check=check,
     )
 )

@@ -41,7 +41,9 @@
     },
   };
 
-  const fmt = (v) => (v === null || v === undefined ? "—" : Math.abs(v) >= 1e5 || (Math.abs(v) < 1e-3 && v !== 0) ? v.toExponential(3) : +v.toPrecision(5));
+  // A plain number (times on the time axis, shares): four significant digits by format.js where the
+  // page ships its rules, never an exponent (no "1.447e+5 s").
+  const fmt = (v) => (v === null || v === undefined ? "—" : window.csFormat && document.getElementById("format-rules") ? window.csFormat.value(v) : String(+v.toPrecision(5)));
 
   // Gantt chart: floating horizontal bars per resource, one colour per job.
   function ganttData(g, colourOf) {

@@ -42,27 +42,7 @@
   const registry = { gantt: {}, series: {}, comparison: null, freq: null };
   window.cloudsched = registry;
 
-  // Comparison: one metric at a time, mean ± sd whiskers, the lower bound as an extra bar.
-  const select = document.getElementById("metric-select");
-  const metricNames = Object.keys(payload.comparison).filter((m) => !/bound/.test(m) || !Object.values(payload.comparison).some((c) => c.bound && c.bound.name === m));
-  metricNames.forEach((m) => select.add(new Option(m, m)));
-  function drawComparison(name) {
-    const m = payload.comparison[name];
-    if (!m) return;
-    const labels = [...m.labels], mean = [...m.mean], err = [...m.std];
-    const colours = labels.map((_, i) => palette[i % palette.length]);
-    if (m.bound) { labels.push("lower bound (" + m.bound.name + ")"); mean.push(m.bound.value); err.push(0); colours.push("#999"); }
-    const data = { labels, datasets: [{ label: name + " (mean ± sd)", data: mean, err, backgroundColor: colours }] };
-    if (registry.comparison) registry.comparison.destroy();
-    registry.comparison = new Chart(document.getElementById("comparison-chart"), {
-      type: "bar", data, plugins: [window.cs.errorBars],
-      options: { animation: false, maintainAspectRatio: false, plugins: { legend: { display: false },
-        tooltip: { callbacks: { label: (c) => `${fmt(c.raw)} ± ${fmt(err[c.dataIndex])}` } } } },
-    });
-  }
-  select.addEventListener("change", () => drawComparison(select.value));
-  const first = (payload.primary || []).find((m) => metricNames.includes(m)) || metricNames[0];
-  if (first) { select.value = first; drawComparison(first); }
+  // The comparison chart of the summary metrics: comparison.js.
 
   // Timeline: series overlays + frequency + Gantts on one linked, server-windowed time axis.
   const repSelect = document.getElementById("rep-select");

@@ -26,7 +26,8 @@ def test_the_table_shows_the_optimality_gap():
     result = {"summary": {"x": {"jct_s": {"mean": 110.0, "std": 1.0}, "lp_bound_s": {"mean": 100.0, "std": 0.0}}}}
     table = charts.summary_table(result)
     assert table["gaps"] == ["jct_s"]
-    assert table["rows"][0]["gaps"][0]["text"] == "10.00%"
+    gap = next(r for r in table["rows"] if r.get("gap"))
+    assert gap["name"] == "gap:jct_s" and gap["cells"][0]["value"] == pytest.approx(0.1)
     assert charts.comparison(result)["jct_s"]["bound"] == {"name": "lp_bound_s", "value": 100.0}
 
 

@@ -1,0 +1,113 @@
+// Writing a metric's number by its kind and unit: the twin of cloudsched_web/runs/formatting.py.
+// The rules (units, display steps, digits) are not copied here: the page ships them as JSON
+// ({% format_rules %} → #format-rules), so the table, chart ticks and tooltips agree.
+(function () {
+  "use strict";
+  let rules = null;
+  function R() {
+    if (!rules) {
+      const el = document.getElementById("format-rules");
+      if (!el) throw new Error("format.js needs {% format_rules %} in the page");
+      rules = JSON.parse(el.textContent);
+    }
+    return rules;
+  }
+  const DEFAULT_SPEC = { kind: "number", unit: "" };
+
+  function group(digits) {
+    const sign = digits.startsWith("-") ? "-" : "";
+    const [whole0, frac] = digits.replace(/^-/, "").split(".");
+    let whole = whole0;
+    const groups = [];
+    while (whole.length > 3) { groups.unshift(whole.slice(-3)); whole = whole.slice(0, -3); }
+    groups.unshift(whole);
+    return sign + groups.join(R().thousands) + (frac ? "." + frac : "");
+  }
+
+  function fixed(value, decimals) {
+    let text = Number(value).toFixed(Math.max(0, Math.min(12, decimals)));
+    if (text.includes(".")) text = text.replace(/0+$/, "").replace(/\.$/, "");
+    if (text === "-0" || text === "") text = "0";
+    return group(text);
+  }
+
+  function significant(value, digits) {
+    if (value === 0 || !Number.isFinite(value)) return Number.isFinite(value) ? fixed(value, 0) : String(value);
+    const magnitude = Math.floor(Math.log10(Math.abs(value)));
+    return fixed(value, digits - 1 - magnitude);
+  }
+
+  function step(kind, base) {
+    const steps = R().scales[kind].steps;
+    if (base === 0) return steps.find((s) => s[2] === 1);
+    return steps.find((s) => Math.abs(base) >= s[0]) || steps[steps.length - 1];
+  }
+  const toBase = (kind, unit, value) => value * (R().scales[kind].to_base[unit] ?? 1);
+
+  function daysHours(base) {
+    const sign = base < 0 ? "-" : "";
+    const hours = Math.floor(Math.abs(base) / 3600 + 0.5);
+    return `${sign}${group(String(Math.floor(hours / 24)))} d ${hours % 24} h`;
+  }
+
+  // The text of one value; `ref` (a chart axis's largest value) picks the display unit.
+  function value(v, spec, ref) {
+    if (v === null || v === undefined || (typeof v === "number" && !Number.isFinite(v))) return "—";
+    spec = spec || DEFAULT_SPEC;
+    const kind = spec.kind || "number", unit = spec.unit || "", sig = R().significant;
+    if (kind === "count") return fixed(v, Number.isInteger(v) ? 0 : 1);
+    if (kind === "flag") {
+      const [yes, no] = R().flag;
+      if (v === 0 || v === 1) return v === 1 ? yes : no;
+      return `${yes} ${significant(v * 100, 2)} %`;
+    }
+    if (kind === "fraction" || kind === "percent") return significant(kind === "fraction" ? v * 100 : v, sig.scaled) + " %";
+    if (R().scales[kind]) {
+      const base = toBase(kind, unit, v);
+      const s = step(kind, ref !== undefined && ref !== null ? toBase(kind, unit, ref) : base);
+      if (s[1] === "d h") return daysHours(base);
+      return `${significant(base / s[2], sig.scaled)} ${s[1]}`;
+    }
+    if (kind === "money") return `${fixed(v, sig.money)} ${unit}`;
+    const text = significant(v, sig[kind] ?? sig.number);
+    return unit ? `${text} ${unit}` : text;
+  }
+
+  // "± err" in the display unit of `v`.
+  function spread(v, err, spec) {
+    if (!err) return "";
+    spec = spec || DEFAULT_SPEC;
+    const kind = spec.kind || "number", unit = spec.unit || "", digits = R().significant.spread;
+    if (kind === "fraction" || kind === "percent") return "± " + significant(kind === "fraction" ? err * 100 : err, digits) + " %";
+    if (R().scales[kind]) {
+      const s = step(kind, toBase(kind, unit, v));
+      const [factor, name] = s[1] === "d h" ? [3600, "h"] : [s[2], s[1]];
+      return `± ${significant(toBase(kind, unit, err) / factor, digits)} ${name}`;
+    }
+    const text = significant(err, digits);
+    return unit && !["count", "flag", "ratio"].includes(kind) ? `± ${text} ${unit}` : `± ${text}`;
+  }
+
+  // The tooltip: the stored number in full (durations in seconds).
+  function exact(v, spec) {
+    if (v === null || v === undefined) return "";
+    spec = spec || DEFAULT_SPEC;
+    const kind = spec.kind || "number", unit = spec.unit || "";
+    if (kind === "duration") return `${fixed(toBase(kind, unit, v), 3)} s`;
+    const text = fixed(v, 6);
+    return unit ? `${text} ${unit}` : text;
+  }
+
+  // A chart axis's display unit for values up to `ref`: how many stored units make one display unit.
+  function unit(spec, ref) {
+    spec = spec || DEFAULT_SPEC;
+    const kind = spec.kind || "number";
+    if (R().scales[kind]) {
+      const s = step(kind, toBase(kind, spec.unit || "", ref || 0));
+      return (s[1] === "d h" ? 86400 : s[2]) / (R().scales[kind].to_base[spec.unit || ""] ?? 1);
+    }
+    return kind === "fraction" ? 0.01 : 1;
+  }
+
+  window.csFormat = { value, spread, exact, unit };
+})();

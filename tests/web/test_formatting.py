@@ -1,0 +1,95 @@
+"""The number formatter of the result pages (runs.formatting) and the one spread per metric (charts.spread)."""
+
+import pytest
+
+from cloudsched_web.runs import charts, formatting
+
+T = formatting.THIN
+D = {"kind": "duration", "unit": "s"}
+
+
+@pytest.mark.parametrize(
+    ("value", "spec", "text"),
+    [
+        (1000, {"kind": "count"}, f"1{T}000"),
+        (1234567, {"kind": "count"}, f"1{T}234{T}567"),
+        (4.5, {"kind": "count"}, "4.5"),  # a mean over repetitions
+        (1.0, {"kind": "flag"}, "✓"),
+        (0.0, {"kind": "flag"}, "✗"),
+        (2 / 3, {"kind": "flag"}, "✓ 67 %"),
+        (0.0123, D, "12.3 ms"),
+        (3.2, D, "3.2 s"),
+        (0.0, D, "0 s"),
+        (750, D, "12.5 min"),
+        (144_720, D, "40.2 h"),
+        (1.447e5, D, "40.2 h"),
+        (254_234.2, D, "2 d 23 h"),
+        (10_615, {"kind": "duration", "unit": "min"}, "7 d 9 h"),
+        (500, {"kind": "energy", "unit": "Wh"}, "500 Wh"),
+        (2.9227, {"kind": "energy", "unit": "kWh"}, "2.92 kWh"),
+        (1234.5, {"kind": "energy", "unit": "kWh"}, "1.23 MWh"),
+        (10_521_723.5, {"kind": "energy", "unit": "J"}, "2.92 kWh"),
+        (1500, {"kind": "power", "unit": "W"}, "1.5 kW"),
+        (1.3484, {"kind": "frequency", "unit": "GHz"}, "1.35 GHz"),
+        (0.53183, {"kind": "fraction"}, "53.2 %"),
+        (1.0, {"kind": "ratio"}, "1"),
+        (1.0914267, {"kind": "ratio"}, "1.091"),
+        (0.0000123, {"kind": "ratio"}, "0.0000123"),
+        (77_341.6, {"kind": "quantity", "unit": "α·vCPU·s"}, f"77{T}342 α·vCPU·s"),
+        (1000.0, None, f"1{T}000"),  # an undeclared metric: never 1000.0000
+        (None, D, "—"),
+    ],
+)
+def test_values_read_as_a_person_writes_them(value, spec, text):
+    assert formatting.value_text(value, spec) == text
+
+
+def test_spreads_tooltips_and_axis_units():
+    assert formatting.spread_text(26_408.3, 24_217.6, D) == "± 6.7 h"
+    assert formatting.spread_text(254_234.2, 3600 * 7.1, D) == "± 7.1 h"  # beside "2 d 23 h": in hours
+    assert formatting.spread_text(0.5, 0.012, {"kind": "fraction"}) == "± 1.2 %"
+    assert formatting.spread_text(5, 0, {"kind": "count"}) == ""
+    assert formatting.exact_text(254_234.244005, D) == f"254{T}234.244 s"
+    assert formatting.exact_text(10, {"kind": "duration", "unit": "min"}) == "600 s"
+    assert formatting.value_text(1800, D, ref=7200) == "0.5 h"  # a chart tick takes its axis's unit
+
+
+def test_one_spread_per_metric_and_its_label():
+    reps = {"mean": 10.0, "std": 2.0, "ci": 4.97, "n": 2}
+    assert charts.spread(reps, {"mean": 1.0}, {"label": "batch"}) == {
+        "value": 4.97, "source": "repetitions", "n": 2, "std": 2.0, "label": "± 95 % CI over 2 repetitions"}  # fmt: skip
+    one = {"mean": 10.0, "std": 0.0, "ci": 0.0, "n": 1}
+    assert charts.spread(one, {"mean": 1.5}, {"label": "95 % CI within the run"})["label"] == "± 95 % CI within the run"
+    assert charts.spread(one) is None
+
+
+def test_the_table_folds_within_run_cis_into_their_metric():
+    result = {
+        "family": "backfill",
+        "runs": [{"algorithm": "easy", "repetition": 0}],
+        "summary": {"easy": {"avg_response_time_s": {"mean": 100.0, "std": 0.0, "ci": 0.0, "n": 1},
+                             "avg_response_time_ci_s": {"mean": 7.0, "std": 0.0, "ci": 0.0, "n": 1},
+                             "jobs": {"mean": 200.0, "std": 0.0, "ci": 0.0, "n": 1}}},
+    }  # fmt: skip
+    table = charts.summary_table(result)
+    assert [r["name"] for r in table["rows"]] == ["avg_response_time_s", "jobs"]  # summary metrics first
+    cell = table["rows"][0]["cells"][0]
+    assert cell["spread"] == 7.0 and cell["spread_title"].startswith("95 % CI within the run")
+    assert table["notes"] == ["± 95 % CI within the run (batch means over its jobs)"]
+    assert "avg_response_time_ci_s" not in charts.comparison(result)
+
+
+def test_study_points_carry_their_spread_beside_the_curves():
+    class R:
+        def __init__(self, pk, x):
+            self.pk, self.point = pk, {"workload.load": x}
+
+    class S:
+        axes = ["workload.load"]
+
+    three = {"mean": 3.0, "std": 0.5, "ci": 1.24, "n": 3}
+    pairs = [(R(2, 0.9), {"a": {"m": three}}), (R(1, 0.5), {"a": {"m": {"mean": 1.0, "std": 0.0, "ci": 0.0, "n": 1}}})]
+    payload = charts.study_payload(S(), pairs)
+    assert [p["x"] for p in payload["metrics"]["m"]["a"]] == [0.5, 0.9]
+    assert payload["spreads"]["m"]["a"] == [None, {"value": 1.24, "label": "± 95 % CI over 3 repetitions"}]
+    assert payload["specs"]["m"]["kind"] == "number"  # no family: an undeclared plain number
