@@ -96,10 +96,12 @@ def create_preset_study(owner, family, preset, scale="paper"):
     doc = schedulers.preset(family, preset, scale)
     first = _validated(doc["scenarios"][:1])[0]
     scenario = Scenario.objects.create(owner=owner, family=family, name=doc.get("name") or preset, config=first)
-    return submit_study(
+    study = submit_study(
         scenario, doc["scenarios"], name=doc.get("name") or preset, description=doc.get("description", ""),
         claims=doc.get("claims", []), preset=preset, scale=scale,
     )  # fmt: skip
+    study.missing_traces = doc.get("missing_traces", [])  # real logs not stored here: the caller says so
+    return study
 
 
 REDISPATCH_AFTER_S = 6 * 3600

@@ -50,6 +50,8 @@ class Scenario(Trashable):
             family, cfg = schedulers.validate(self.config)
         except schedulers.ScenarioError as exc:
             raise ValidationError({"config": [f"{f}: {m}" for f, m in exc.by_field().items()]}) from None
+        from cloudsched_web.traces.services import absorb_inline
+
         self.family = family.name
-        self.config = cfg.model_dump(mode="json")
+        self.config = absorb_inline(cfg.model_dump(mode="json"), self.owner)  # inline SWF text → a stored Trace
         self.name = self.config.get("name") or self.name

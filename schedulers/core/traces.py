@@ -42,6 +42,7 @@ __all__ = [
     "recording_misses",
     "set_catalog",
     "summary",
+    "swf_error",
     "trace_dirs",
     "trace_file",
 ]
@@ -84,9 +85,16 @@ def check_trace_text(text: str, field: str) -> list[dict[str, str]]:
     try:
         read_swf(text)
     except SwfError as exc:
-        allowed = "SWF v2.2: one record of 18 numbers per line, each ≥ 0 or −1 for unknown; ';' comments"
-        return [{"field": field, "message": str(exc), "allowed": allowed}]
+        return [swf_error(exc, field)]
     return []
+
+
+SWF_ALLOWED = "SWF v2.2: one record of 18 numbers per line, each ≥ 0 or −1 for unknown; ';' comments"
+
+
+def swf_error(exc: Exception, field: str) -> dict[str, str]:
+    """A validation error for SWF content that did not parse (its message names the line and field)."""
+    return {"field": field, "message": str(exc), "allowed": SWF_ALLOWED}
 
 
 def _check(path: str, field: str) -> list[dict[str, str]]:
