@@ -10,6 +10,7 @@ from django.utils import timezone
 import schedulers
 from cloudsched_web.runs.models import Run, Study
 from cloudsched_web.scenarios.models import Scenario
+from cloudsched_web.traces.services import check_refs
 from schedulers.core.sweep import expand, flatten, varying_paths
 
 log = logging.getLogger(__name__)
@@ -59,6 +60,10 @@ def submit_study(scenario, configs, points=None, name="", description="", claims
     if not 1 <= len(configs) <= MAX_STUDY_POINTS:
         raise schedulers.ScenarioError.single("points", f"a study has {len(configs)} points", f"1..{MAX_STUDY_POINTS}")
     configs = _validated(configs)
+    refused = [{**e, "field": f"points[{i}].{e['field']}"} for i, c in enumerate(configs)
+               for e in check_refs(c, scenario.owner)]  # fmt: skip
+    if refused:  # a sweep over workload.trace names only traces the owner may use
+        raise schedulers.ScenarioError(refused)
     axes = varying_paths(configs)
     if points is None:
         flat = [flatten(c) for c in configs]

@@ -51,6 +51,12 @@ def store(data: bytes, name: str, owner=None, field: str = "file") -> tuple[Trac
         return existing, False
     info = summary(parsed)
     del parsed
+    if info["usable_jobs"] == 0:
+        raise schedulers.ScenarioError.single(
+            field,
+            f"the trace has no usable job ({info['jobs']} records)",
+            "at least one record with submit ≥ 0, runtime ≥ 0 and a size > 0",
+        )
     blob = data if data[:2] == GZIP_MAGIC else gzip.compress(text, compresslevel=6, mtime=0)
     name_in_storage = f"traces/{digest}.swf.gz"
     if not default_storage.exists(name_in_storage):  # content-addressed: a file left by a lost row is the same
@@ -141,8 +147,8 @@ def absorb_inline(config: dict, owner) -> dict:
     """A validated scenario with its inline SWF text moved into a Trace and referenced (the text is gone)."""
     family = config.get("family")
     wl = config.get("workload")
-    if family not in INLINE_FIELDS or not isinstance(wl, dict) or wl.get("kind") != "trace":
-        return config
+    if owner is None or family not in INLINE_FIELDS or not isinstance(wl, dict) or wl.get("kind") != "trace":
+        return config  # (no owner: nobody to store it for; an imported trace comes only from import_trace)
     field, unused = INLINE_FIELDS[family]
     text = wl.get(field)
     if not isinstance(text, str) or not text.strip():

@@ -190,6 +190,7 @@ def test_api_upload_list_get_and_download(client, alice, bob):
     out = response.json()
     assert (out["jobs"], out["processors"], out["span_s"], out["name"]) == (5, 16, SPAN, "via api")
     assert out["natural_load"] == pytest.approx(LOAD) and out["ref"] == "sha256:" + out["sha256"]
+    assert out["download_url"].endswith(f"/api/v1/traces/{out['id']}/download")
     again = io.BytesIO(gzip.compress(SWF.encode()))
     again.name = "log.swf.gz"
     response = client.post("/api/v1/traces", {"file": again}, headers=headers)
@@ -287,3 +288,21 @@ def test_the_preset_page_warns_about_a_missing_log(client, alice):
     response = client.post("/presets/vm_reservations/fig5_7/", {"scale": "small"}, follow=True)
     text = response.content.decode()
     assert "Real log missing" in text and "import_trace" in text
+
+
+def test_a_trace_without_a_usable_job_is_refused(alice):
+    with pytest.raises(schedulers.ScenarioError) as exc:
+        store(b"; only a header\n", "empty", owner=alice, field="file")
+    assert exc.value.errors[0]["field"] == "file" and "no usable job" in exc.value.errors[0]["message"]
+
+
+def test_a_sweep_cannot_reach_another_users_trace(alice, bob):
+    from cloudsched_web.runs.services import submit_sweep
+
+    mine, _ = store(SWF.encode(), "bob's", owner=bob)
+    theirs, _ = store(SWF.replace("; Version: 2.2", "; Version: 2.2 (alice)").encode(), "alice's", owner=alice)
+    scenario = Scenario.objects.create(owner=bob, family="backfill", name="s", config=_backfill(mine.ref))
+    with pytest.raises(schedulers.ScenarioError) as exc:
+        submit_sweep(scenario, {"workload.trace": [mine.ref, theirs.ref]})
+    assert [e["field"] for e in exc.value.errors] == ["points[1].workload.trace"]
+    assert not Run.objects.exists()
