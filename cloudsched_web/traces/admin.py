@@ -31,16 +31,27 @@ class TraceHolderInline(admin.TabularInline):
     verbose_name_plural = "users who may use it (each under their own name)"
 
 
+def referenced(trace):
+    from cloudsched_web.runs.models import Run
+    from cloudsched_web.scenarios.models import Scenario
+
+    return any(m.all_objects.filter(config__workload__trace=trace.ref).exists() for m in (Scenario, Run))
+
+
 @admin.register(Trace)
 class TraceAdmin(admin.ModelAdmin):
     list_display = ("name", "short_ref", "jobs", "processors", "span_s", "natural_load", "stored_bytes", "owner",
                     "created_at")  # fmt: skip
-    list_filter = (("owner", admin.EmptyFieldListFilter),)
+    list_filter = ("imported",)
     search_fields = ("name", "sha256", "owner__username")
     readonly_fields = ("sha256", "ref", "download", "jobs", "usable_jobs", "processors", "span_s", "natural_load",
                        "text_bytes", "stored_bytes", "created_at")  # fmt: skip
-    fields = ("name", "owner", *readonly_fields)
+    fields = ("name", "owner", "imported", *readonly_fields)
     inlines = [TraceHolderInline]
+
+    def has_delete_permission(self, request, obj=None):
+        """Not while a scenario or run (trashed ones too) refers to it: they would no longer run."""
+        return super().has_delete_permission(request, obj) and (obj is None or not referenced(obj))
 
     def has_add_permission(self, request):
         return False  # traces come in through uploads and `manage.py import_trace` (parsed and summarised)

@@ -32,7 +32,7 @@ class StoredTraces(TraceCatalog):
         for suffix in SUFFIXES[::-1]:
             stem = stem.removesuffix(suffix)
         names = {filename, stem, f"{stem}.swf", f"{stem}.swf.gz"}
-        trace = Trace.objects.filter(owner=None, name__in=names).order_by("-created_at").first()
+        trace = Trace.objects.filter(imported=True, name__in=names).order_by("-created_at").first()
         return {"trace": trace.ref} if trace is not None else None
 
     def how_to_add(self, filename: str = "") -> str:

@@ -20,7 +20,10 @@ class Trace(models.Model):
         blank=True,
         on_delete=models.SET_NULL,
         related_name="owned_traces",
-        help_text="Who stored it first. Empty: imported by `manage.py import_trace`, usable by every user.",
+        help_text="Who stored it first (empty: imported from the command line, or the user was deleted).",
+    )
+    imported = models.BooleanField(
+        default=False, help_text="Imported by `manage.py import_trace`: every user may use it, presets find it by name."
     )
     users = models.ManyToManyField(
         settings.AUTH_USER_MODEL,
@@ -50,20 +53,22 @@ class Trace(models.Model):
 
     @classmethod
     def visible_to(cls, user):
-        """The traces ``user`` may list, download and name in a scenario: theirs, and the imported ones.
+        """The traces ``user`` may list, download and name in a scenario: theirs (held), and the imported ones.
 
         Each carries ``shown_name``: the name ``user`` gave it, else its own name if it was imported, else
         a neutral one — the same content uploaded by two users never shows one user's name to the other.
         """
         theirs = TraceHolder.objects.filter(trace=OuterRef("pk"), user=user).values("name")[:1]
-        return cls.objects.filter(Q(owner=None) | Q(holders__user=user)).distinct().annotate(held_as=Subquery(theirs))
+        return (
+            cls.objects.filter(Q(imported=True) | Q(holders__user=user)).distinct().annotate(held_as=Subquery(theirs))
+        )
 
     def name_for(self, user):
         """The name ``user`` knows this trace by (see :meth:`visible_to`)."""
         held = getattr(self, "held_as", None)
         if held is None and user is not None and getattr(user, "pk", None):
             held = self.holders.filter(user=user).values_list("name", flat=True).first()
-        return held or (self.name if self.owner_id is None else f"trace {self.sha256[:12]}")
+        return held or (self.name if self.imported else f"trace {self.sha256[:12]}")
 
 
 class TraceHolder(models.Model):

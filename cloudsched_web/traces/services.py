@@ -33,7 +33,7 @@ def max_upload_bytes():
     return settings.TRACE_UPLOAD_MAX_BYTES
 
 
-def store(data: bytes, name: str, owner=None, field: str = "file") -> tuple[Trace, bool]:
+def store(data: bytes, name: str, owner=None, field: str = "file", imported: bool = False) -> tuple[Trace, bool]:
     """The Trace holding SWF ``data`` (text or gzip), created if new; ``(trace, created)``.
 
     Malformed or oversized content is a ScenarioError naming ``field`` with the line and
@@ -68,12 +68,13 @@ def store(data: bytes, name: str, owner=None, field: str = "file") -> tuple[Trac
                 name=(name or digest[:12])[:200],
                 file=name_in_storage,
                 owner=owner,
+                imported=imported,
                 text_bytes=len(text),
                 stored_bytes=len(blob),
                 **{k: info[k] for k in ("jobs", "usable_jobs", "processors", "span_s", "natural_load")},
             )
     except IntegrityError:  # the same content stored concurrently
-        return store(data, name, owner, field)
+        return store(data, name, owner, field, imported)
     hold(trace, owner, name)
     return trace, True
 

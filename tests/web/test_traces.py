@@ -93,7 +93,7 @@ def test_import_trace_registers_a_server_wide_trace(tmp_path):
     text = out.getvalue()
     assert f"trace {t.pk}" in text and t.sha256 in text and "jobs       5 (4 usable)" in text
     assert "processors 16" in text and "span       600 s" in text and f"{LOAD:.3f}" in text
-    assert t.owner is None and t.name == "hand.swf.gz"
+    assert t.imported and t.owner is None and t.name == "hand.swf.gz"
     out = io.StringIO()
     call_command("import_trace", str(path), "--name", "renamed", stdout=out)
     assert "already stored" in out.getvalue() and Trace.objects.get().name == "renamed"
@@ -306,3 +306,21 @@ def test_a_sweep_cannot_reach_another_users_trace(alice, bob):
         submit_sweep(scenario, {"workload.trace": [mine.ref, theirs.ref]})
     assert [e["field"] for e in exc.value.errors] == ["points[1].workload.trace"]
     assert not Run.objects.exists()
+
+
+def test_the_admin_keeps_a_trace_that_a_scenario_uses(client, alice, django_user_model):
+    admin = django_user_model.objects.create_superuser("root", "r@example.org", "pw")
+    used, _ = store(SWF.encode(), "used", owner=alice)
+    unused, _ = store(SWF.replace("; Version: 2.2", "; other").encode(), "unused", owner=alice)
+    Scenario.objects.create(owner=alice, family="backfill", name="s", config=_backfill(used.ref))
+    client.force_login(admin)
+    assert client.get(f"/admin/traces/trace/{used.pk}/delete/").status_code == 403
+    assert client.post(f"/admin/traces/trace/{unused.pk}/delete/", {"post": "yes"}).status_code == 302
+    assert list(Trace.objects.all()) == [used]
+
+
+def test_a_deleted_users_upload_does_not_become_everyones(alice, bob):
+    t, _ = store(SWF.encode(), "alice's", owner=alice)
+    alice.delete()
+    t.refresh_from_db()
+    assert t.owner is None and not t.imported and t not in Trace.visible_to(bob)

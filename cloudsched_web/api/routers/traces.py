@@ -41,7 +41,7 @@ def trace_out(request, trace):
         "natural_load": trace.natural_load,
         "text_bytes": trace.text_bytes,
         "stored_bytes": trace.stored_bytes,
-        "imported": trace.owner_id is None,
+        "imported": trace.imported,
         "created_at": trace.created_at,
         "download_url": absolute(request, "api-1:download_trace", trace.pk),
     }

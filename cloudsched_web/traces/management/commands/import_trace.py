@@ -27,13 +27,13 @@ class Command(BaseCommand):
         except OSError as exc:
             raise CommandError(f"{path}: {exc.strerror}") from None
         try:
-            trace, created = store(data, opts["name"] or path.name, owner=None, field=str(path))
+            trace, created = store(data, opts["name"] or path.name, field=str(path), imported=True)
         except schedulers.ScenarioError as exc:
             raise CommandError(exc.format()) from None
-        if not created and (trace.owner is not None or opts["name"]):
+        if not created and (not trace.imported or opts["name"]):
             # Uploaded first by a user, or renamed: importing makes it a server-wide trace under this name.
-            trace.owner, trace.name = None, (opts["name"] or path.name)[:200]
-            trace.save(update_fields=["owner", "name"])
+            trace.imported, trace.name = True, (opts["name"] or path.name)[:200]
+            trace.save(update_fields=["imported", "name"])
         load = "n/a" if trace.natural_load is None else f"{trace.natural_load:.3f}"
         self.stdout.write(
             f"{'imported' if created else 'already stored'}: trace {trace.pk} {trace.name!r}\n"
