@@ -40,7 +40,8 @@ def trace_list(request):
             try:
                 trace, created = store_upload(upload, request.user, request.POST.get("name", "").strip())
             except schedulers.ScenarioError as exc:
-                messages.error(request, exc.format())
+                for e in exc.errors:
+                    messages.error(request, f"{e['field']}: {e['message']} (allowed: {e['allowed']})")
             else:
                 messages.success(request, f"{'Stored' if created else 'Already stored'}: {trace.name} ({trace.ref}).")
                 return redirect("traces")

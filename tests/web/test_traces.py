@@ -324,3 +324,16 @@ def test_a_deleted_users_upload_does_not_become_everyones(alice, bob):
     alice.delete()
     t.refresh_from_db()
     assert t.owner is None and not t.imported and t not in Trace.visible_to(bob)
+
+
+def test_the_traces_page_lists_and_uploads(client, alice, bob):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    store(SWF.replace("; Version: 2.2", "; bob").encode(), "bob's private log", owner=bob)
+    _login(client, alice)
+    response = client.post("/traces/", {"file": SimpleUploadedFile("mine.swf", SWF.encode()), "name": "my log"})
+    assert response.status_code == 302
+    page = client.get("/traces/").content.decode()
+    assert "my log" in page and "bob's private log" not in page and MARK_LINE not in page
+    response = client.post("/traces/", {"file": SimpleUploadedFile("bad.swf", b"1 2\n")}, follow=True)
+    assert "SWF line 1: expected 18 fields, found 2" in response.content.decode()
