@@ -53,5 +53,6 @@ class Scenario(Trashable):
         from cloudsched_web.traces.services import absorb_inline
 
         self.family = family.name
-        self.config = absorb_inline(cfg.model_dump(mode="json"), self.owner)  # inline SWF text → a stored Trace
+        owner = self.owner if self.owner_id else None  # (an admin form whose owner field is invalid)
+        self.config = absorb_inline(cfg.model_dump(mode="json"), owner)  # inline SWF text → a stored Trace
         self.name = self.config.get("name") or self.name
