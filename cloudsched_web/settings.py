@@ -52,6 +52,7 @@ INSTALLED_APPS = [
     "django.contrib.sessions",
     "django.contrib.messages",
     "django.contrib.staticfiles",
+    "cloudsched_web.traces",
     "cloudsched_web.scenarios",
     "cloudsched_web.runs",
     "cloudsched_web.api",
@@ -227,6 +228,9 @@ TRASH_KEEP_DAYS = envint("TRASH_KEEP_DAYS", 30)  # deleted scenarios, studies an
 # Upload / payload limits: a scenario with an inline SWF trace of ~200k jobs fits.
 DATA_UPLOAD_MAX_MEMORY_SIZE = envint("DATA_UPLOAD_MAX_MEMORY_SIZE", 50 * 1024 * 1024)
 FILE_UPLOAD_MAX_MEMORY_SIZE = DATA_UPLOAD_MAX_MEMORY_SIZE
+# An uploaded SWF trace file (form or POST /api/v1/traces), as sent (gzip counts compressed); its text is
+# further bounded by CLOUDSCHED_SWF_MAX_BYTES / _MAX_LINES (schedulers.core.swf). docs/formats.md.
+TRACE_UPLOAD_MAX_BYTES = envint("TRACE_UPLOAD_MAX_BYTES", 256 * 1024 * 1024)
 
 LOGGING = {
     "version": 1,

@@ -4,6 +4,7 @@ from django.urls import include, path
 
 from cloudsched_web.runs import views as runs
 from cloudsched_web.scenarios import views as scenarios
+from cloudsched_web.traces import views as traces
 
 urlpatterns = [
     path("", scenarios.home, name="home"),
@@ -32,6 +33,9 @@ urlpatterns = [
     path("share/<uuid:token>/diff/", runs.shared_diff, name="run_shared_diff"),
     path("share/<uuid:token>/export/<str:kind>/", runs.shared_export, name="run_shared_export"),
     path("share/<uuid:token>/clone/", runs.shared_clone, name="run_shared_clone"),
+    path("share/<uuid:token>/trace/", traces.shared_download, name="run_shared_trace"),
+    path("traces/", traces.trace_list, name="traces"),
+    path("traces/<int:pk>/download/", traces.download, name="trace_download"),
     path("studies/", runs.studies, name="studies"),
     path("studies/<int:pk>/", runs.study, name="study"),
     path("studies/<int:pk>/status.json", runs.study_status, name="study_status"),

@@ -12,6 +12,7 @@ import copy
 from typing import Any
 
 from schedulers.core.claims import Claim
+from schedulers.core.traces import recording_misses
 from schedulers.core.validation import ScenarioError
 from schedulers.registry import Family, RunOutput, all_families, get_family, register
 from schedulers.result import digest, run, validate
@@ -59,12 +60,18 @@ def _preset_doc(family: str, name: str) -> dict[str, Any]:
 def preset(family: str, name: str, scale: str = "paper") -> dict[str, Any]:
     """A paper-figure experiment of ``family`` as a study document (JSON: claims as their sentences).
 
+    ``missing_traces`` (present only when needed) says which real logs the preset calls for
+    but the trace catalog lacks, and how to add them; those points fall back as the preset states.
+
     ``scale="small"`` applies the family's documented reduction (the preset's ``small``
     entry: a note and a function of one scenario) to every scenario.
     """
     if scale not in SCALES:
         raise ScenarioError.single("scale", f"unknown scale {scale!r}", "one of " + ", ".join(SCALES))
-    doc = dict(_preset_doc(family, name))  # a copy: a preset may hand out the same document every call
+    with recording_misses() as missing:  # real logs the preset calls for but this machine lacks
+        doc = dict(_preset_doc(family, name))  # a copy: a preset may hand out the same document every call
+    if missing:
+        doc["missing_traces"] = missing
     small = doc.pop("small", None)
     doc["claims"] = [c.text if isinstance(c, Claim) else c for c in doc.get("claims", [])]
     if scale == "small" and small is not None:

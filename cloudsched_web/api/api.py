@@ -7,12 +7,12 @@ from ninja.parser import Parser
 from cloudsched_web.api import errors
 from cloudsched_web.api.auth import SessionAuth, TokenAuth
 from cloudsched_web.api.openapi import CloudschedAPI
-from cloudsched_web.api.routers import families, runs, scenarios, studies, trash
+from cloudsched_web.api.routers import families, runs, scenarios, studies, traces, trash
 from schedulers.core import jsonio
 
 DESCRIPTION = """\
 Scripted experiments against a cloudsched server: families and their scenario schemas,
-scenarios, runs and studies, results (windowed, paginated, downsampled) and exports.
+scenarios, stored SWF traces, runs and studies, results (windowed, paginated, downsampled) and exports.
 
 Authenticate with a personal token (`Authorization: Bearer cs_…`, created at
 [/account/tokens/](/account/tokens/)) or, from the site's own pages, the session cookie
@@ -52,3 +52,4 @@ api.add_router("/scenarios", studies.submit)
 api.add_router("/runs", runs.router)
 api.add_router("/studies", studies.router)
 api.add_router("/trash", trash.router)
+api.add_router("/traces", traces.router)

@@ -136,12 +136,15 @@ def install(api):
         return error_response(500, "server_error", "internal error; it has been logged")
 
 
-def max_body_bytes():
+def max_body_bytes(request=None):
+    """The body limit; a trace upload (POST …/traces) may carry a file up to ``TRACE_UPLOAD_MAX_BYTES``."""
+    if request is not None and request.method == "POST" and request.path.rstrip("/").endswith("/api/v1/traces"):
+        return settings.TRACE_UPLOAD_MAX_BYTES + 64 * 1024  # the multipart envelope around the file
     return getattr(settings, "API_MAX_BODY_BYTES", min(settings.DATA_UPLOAD_MAX_MEMORY_SIZE or 2**31, 20 * 2**20))
 
 
-def _too_large():
-    limit = max_body_bytes()
+def _too_large(request=None):
+    limit = max_body_bytes(request)
     return error_response(
         413, "too_large", f"request body over the limit of {limit} bytes", field="(body)", allowed=f"≤ {limit} bytes"
     )
@@ -159,8 +162,8 @@ def guard(view):
 
     @functools.wraps(view)
     def wrapped(request, *args, **kwargs):
-        if _content_length(request) > max_body_bytes():
-            return _too_large()
+        if _content_length(request) > max_body_bytes(request):
+            return _too_large(request)
         response = view(request, *args, **kwargs)
         if response.status_code == 405 and not response.get("Content-Type", "").startswith("application/json"):
             allowed = response.get("Allow", "")

@@ -214,3 +214,27 @@ class SeriesOut(Schema):
     points: int
     length: int
     series: dict[str, SeriesData]
+
+
+class TraceOut(Schema):
+    id: int
+    ref: str = Field(description="What a scenario names: `workload.trace` = this value")
+    sha256: str = Field(description="SHA-256 of the SWF text (gzip undone)")
+    name: str
+    jobs: int = Field(description="Records in the trace")
+    usable_jobs: int = Field(description="Records with a known submit time, runtime ≥ 0 and size > 0")
+    processors: int = Field(description="The header's MaxProcs, else the largest job")
+    span_s: float = Field(description="Last minus first submit time of the usable jobs (s)")
+    natural_load: float | None = Field(description="Σ size·runtime / (processors × span); null if the span is 0")
+    text_bytes: int
+    stored_bytes: int = Field(description="Size of the stored gzip file (what the download sends)")
+    imported: bool = Field(description="Imported by an administrator (`manage.py import_trace`): usable by everyone")
+    created_at: datetime
+    download_url: str
+
+
+class TracePage(Schema):
+    count: int
+    offset: int
+    limit: int
+    items: list[TraceOut]

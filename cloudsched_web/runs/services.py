@@ -10,6 +10,7 @@ from django.utils import timezone
 import schedulers
 from cloudsched_web.runs.models import Run, Study
 from cloudsched_web.scenarios.models import Scenario
+from cloudsched_web.traces.services import check_refs
 from schedulers.core.sweep import expand, flatten, varying_paths
 
 log = logging.getLogger(__name__)
@@ -59,6 +60,10 @@ def submit_study(scenario, configs, points=None, name="", description="", claims
     if not 1 <= len(configs) <= MAX_STUDY_POINTS:
         raise schedulers.ScenarioError.single("points", f"a study has {len(configs)} points", f"1..{MAX_STUDY_POINTS}")
     configs = _validated(configs)
+    refused = [{**e, "field": f"points[{i}].{e['field']}"} for i, c in enumerate(configs)
+               for e in check_refs(c, scenario.owner)]  # fmt: skip
+    if refused:  # a sweep over workload.trace names only traces the owner may use
+        raise schedulers.ScenarioError(refused)
     axes = varying_paths(configs)
     if points is None:
         flat = [flatten(c) for c in configs]
@@ -96,10 +101,12 @@ def create_preset_study(owner, family, preset, scale="paper"):
     doc = schedulers.preset(family, preset, scale)
     first = _validated(doc["scenarios"][:1])[0]
     scenario = Scenario.objects.create(owner=owner, family=family, name=doc.get("name") or preset, config=first)
-    return submit_study(
+    study = submit_study(
         scenario, doc["scenarios"], name=doc.get("name") or preset, description=doc.get("description", ""),
         claims=doc.get("claims", []), preset=preset, scale=scale,
     )  # fmt: skip
+    study.missing_traces = doc.get("missing_traces", [])  # real logs not stored here: the caller says so
+    return study
 
 
 REDISPATCH_AFTER_S = 6 * 3600

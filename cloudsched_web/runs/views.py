@@ -14,6 +14,7 @@ from django.views.decorators.http import require_POST
 from cloudsched_web.runs import charts, checks, exports, page, queries, store, timeline, trash
 from cloudsched_web.runs.models import Run, Study
 from cloudsched_web.scenarios.views import clone_config
+from cloudsched_web.traces.views import traces_of
 
 
 def _get_run_for_user(request, pk):
@@ -48,6 +49,7 @@ def _render_run(request, run, shared=False, token=None):
         "validity": validity,
         "stamp": charts.stamp(run, doc, public=shared),
         "can_swf": can_swf,
+        "traces": traces_of(run.config, run.scenario.owner),
     }
     return render(request, "runs/detail.html", ctx)
 

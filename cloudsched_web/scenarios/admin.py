@@ -94,9 +94,10 @@ class ScenarioAdmin(TrashAdmin):
     list_display = ("name", "family", "owner", "algorithms", "updated_at", "trashed")
     list_filter = ("family", "owner")
     search_fields = ("name", "owner__username")
-    readonly_fields = ("family_from_config", "created_at", "updated_at", "config_pretty", "trashed_at")
+    readonly_fields = ("family_from_config", "trace", "created_at", "updated_at", "config_pretty", "trashed_at")
     fields = (
-        "owner", "name", "family_from_config", "config", "config_pretty", "created_at", "updated_at", "trashed_at",
+        "owner", "name", "family_from_config", "trace", "config", "config_pretty", "created_at", "updated_at",
+        "trashed_at",
     )  # fmt: skip
     actions = ("duplicate",)
 
@@ -114,6 +115,12 @@ class ScenarioAdmin(TrashAdmin):
     @admin.display(description="family")
     def family_from_config(self, obj):
         return format_html('{} <span class="help">(comes from the configuration\'s "family" key)</span>', obj.family)
+
+    @admin.display(description="trace")
+    def trace(self, obj):
+        from cloudsched_web.traces.admin import trace_summary_html
+
+        return trace_summary_html(obj.config)
 
     @admin.display(description="configuration (formatted)")
     def config_pretty(self, obj):

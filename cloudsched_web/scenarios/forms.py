@@ -12,6 +12,7 @@ import re
 from django import forms
 
 import schedulers
+from cloudsched_web.traces.services import absorb_inline, check_refs, max_upload_bytes, store_upload, use_trace
 from schedulers.core import jsonio
 
 _TOKEN = re.compile(r"([^.\[\]]+)|\[(\d+)\]")
@@ -24,9 +25,18 @@ class ScenarioForm(forms.Form):
         help_text="The scenario as JSON (see the family's schema). Prefilled with the family's example.",
     )
 
-    def __init__(self, *args, **kwargs):
+    trace_file = forms.FileField(
+        required=False,
+        label="SWF trace file",
+        help_text="Optional: an .swf or .swf.gz file. It is stored as a trace (same content, same trace) and the "
+        "workload refers to it by its SHA-256; the scenario never carries its text.",
+    )
+
+    def __init__(self, *args, user=None, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["family"].choices = [(n, f"{n} — {f.description}") for n, f in schedulers.all_families().items()]
+        self.fields["trace_file"].help_text += f" At most {max_upload_bytes():,} bytes."
+        self.user = user
         self.validated = None
         self.scenario_errors = []
 
@@ -42,11 +52,20 @@ class ScenarioForm(forms.Form):
         if isinstance(config, dict) and data.get("family"):
             config.setdefault("family", data["family"])
         try:
+            if data.get("trace_file") and isinstance(config, dict):
+                trace, _ = store_upload(data["trace_file"], self.user, field="trace_file")
+                config = use_trace(config, trace)
             family, cfg = schedulers.validate(config)
+            self.validated = absorb_inline(cfg.model_dump(mode="json"), self.user)
+            if errors := check_refs(self.validated, self.user):
+                raise schedulers.ScenarioError(errors)
         except schedulers.ScenarioError as exc:
             self.scenario_errors = exc.errors
-            raise forms.ValidationError({"config": _messages(exc.errors)}) from None
-        self.validated = cfg.model_dump(mode="json")
+            upload = [e for e in exc.errors if e["field"] == "trace_file"]
+            rest = [e for e in exc.errors if e["field"] != "trace_file"]
+            raise forms.ValidationError(
+                {k: _messages(v) for k, v in (("trace_file", upload), ("config", rest)) if v}
+            ) from None
         data["family"] = family.name
         return data
 

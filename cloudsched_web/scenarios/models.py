@@ -50,6 +50,9 @@ class Scenario(Trashable):
             family, cfg = schedulers.validate(self.config)
         except schedulers.ScenarioError as exc:
             raise ValidationError({"config": [f"{f}: {m}" for f, m in exc.by_field().items()]}) from None
+        from cloudsched_web.traces.services import absorb_inline
+
         self.family = family.name
-        self.config = cfg.model_dump(mode="json")
+        owner = self.owner if self.owner_id else None  # (an admin form whose owner field is invalid)
+        self.config = absorb_inline(cfg.model_dump(mode="json"), owner)  # inline SWF text → a stored Trace
         self.name = self.config.get("name") or self.name

@@ -16,6 +16,7 @@ import schedulers
 from cloudsched_web.runs.services import create_preset_study, submit_run, submit_sweep
 from cloudsched_web.scenarios.forms import ScenarioForm, SweepForm, error_paths
 from cloudsched_web.scenarios.models import Scenario
+from cloudsched_web.traces.views import traces_of
 
 SORTS = {
     "updated": "-updated_at",
@@ -84,6 +85,7 @@ def _editor(request, form, scenario, family, config):
     """The edit page: the JSON field plus what the wizard needs to draw the family's form."""
     families = schedulers.all_families()
     ctx = {"form": form, "families": families, "scenario": scenario, "family": family}
+    ctx["traces"] = traces_of(scenario.config, request.user) if scenario is not None else []
     if family in families:
         schema = schedulers.schema(family)
         ctx["wizard"] = {
@@ -97,7 +99,7 @@ def _editor(request, form, scenario, family, config):
 def _edit(request, scenario):
     families = schedulers.all_families()
     if request.method == "POST":
-        form = ScenarioForm(request.POST)
+        form = ScenarioForm(request.POST, request.FILES, user=request.user)
         if form.is_valid():
             saved = _save(form, scenario or Scenario(owner=request.user))
             messages.success(request, "Scenario saved." if scenario is None else "Scenario updated.")
@@ -138,6 +140,7 @@ def detail(request, pk):
         "runs": scenario.runs.filter(study=None)[:50],
         "studies": scenario.studies.all()[:50],
         "config_json": json.dumps(scenario.config, indent=2),
+        "traces": traces_of(scenario.config, request.user),
     }
     return render(request, "scenarios/detail.html", ctx)
 
@@ -165,7 +168,10 @@ def clone(request, pk):
 
 
 def clone_config(owner, config, name):
+    from cloudsched_web.traces.services import grant
+
     config = {**config, "name": f"copy of {name}"[:200]}
+    grant(owner, config)  # the source was the owner's, or shared with them: so is its trace
     return Scenario.objects.create(owner=owner, family=config.get("family", ""), name=config["name"], config=config)
 
 
@@ -235,4 +241,6 @@ def preset_run(request, family, name):
         messages.error(request, exc.format())
         return redirect("presets")
     messages.success(request, f"Preset “{study.name}” queued as a study of {study.runs.count()} runs.")
+    for missing in study.missing_traces:
+        messages.warning(request, f"Real log missing, the study falls back as its description says: {missing}")
     return redirect("study", pk=study.pk)

@@ -13,7 +13,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, model_validator
 
-from schedulers.core.traces import check_trace_path, check_trace_text
+from schedulers.core.traces import check_trace_path, check_trace_ref, check_trace_text
 from schedulers.core.validation import ScenarioBase, ScenarioError, StrictModel
 
 __all__ = [
@@ -140,8 +140,9 @@ class JobsWorkload(StrictModel):
 
 class TraceWorkload(StrictModel):
     kind: Literal["trace"] = "trace"
-    swf: str = Field("", max_length=200_000_000, description="SWF text (an uploaded log); or give `path`.")
+    swf: str = Field("", max_length=200_000_000, description="SWF text (an uploaded log); or give `path` or `trace`.")
     path: str = Field("", max_length=1000, description="Path of an SWF(.gz) file readable by the worker.")
+    trace: str = Field("", max_length=71, description="A stored trace: 'sha256:' + the SHA-256 of its SWF text.")
     max_jobs: int = Field(0, ge=0, le=MAX_JOBS, description="Keep only the first jobs (0 = all).")
     load: float | None = Field(
         None, gt=0, le=2.0, description="Offered load to scale inter-arrivals to; none = as logged."
@@ -234,11 +235,13 @@ def check(cfg: BackfillScenario) -> None:
             if job.processors > n and not cfg.datacenter.use_trace_size:
                 errors.append({"field": f"workload.jobs[{i}].processors", "message": "more than the machine has",
                                "allowed": f"1..{n}"})  # fmt: skip
-    elif isinstance(w, TraceWorkload) and w.path.strip() and (path_errors := check_trace_path(w.path.strip())):
-        errors.extend(path_errors)
-    elif isinstance(w, TraceWorkload) and bool(w.swf.strip()) == bool(w.path.strip()):
-        errors.append({"field": "workload.swf", "message": "give exactly one of `swf` (text) and `path`",
-                       "allowed": "SWF text or a file path"})  # fmt: skip
+    elif isinstance(w, TraceWorkload) and sum(map(bool, (w.swf.strip(), w.path.strip(), w.trace))) != 1:
+        errors.append({"field": "workload.swf", "message": "give exactly one of `swf` (text), `path` and `trace`",
+                       "allowed": "SWF text, a file path or a stored trace"})  # fmt: skip
+    elif isinstance(w, TraceWorkload) and w.path.strip():
+        errors.extend(check_trace_path(w.path.strip()))
+    elif isinstance(w, TraceWorkload) and w.trace:
+        errors.extend(check_trace_ref(w.trace))
     elif isinstance(w, TraceWorkload) and w.swf.strip():
         errors.extend(check_trace_text(w.swf, "workload.swf"))
     if errors:

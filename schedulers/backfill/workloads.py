@@ -37,6 +37,7 @@ from schedulers.backfill import generators
 from schedulers.backfill.estimates import tsafrir_estimates
 from schedulers.backfill.model import BackfillScenario, GeneratorWorkload, JobsWorkload
 from schedulers.core.swf import SwfTrace, read_swf
+from schedulers.core.traces import natural_load, trace_file
 
 __all__ = ["Instance", "build_instance", "natural_load", "scale_load", "swf_jobs"]
 
@@ -58,11 +59,6 @@ class Instance:
 
     def __len__(self) -> int:
         return int(self.submit.size)
-
-
-def natural_load(submit, size, runtime, processors: int) -> float:
-    span = float(submit[-1] - submit[0]) if len(submit) > 1 else 0.0
-    return float(np.dot(size, runtime) / (processors * span)) if span > 0 else float("inf")
 
 
 def scale_load(submit: np.ndarray, size, runtime, processors: int, target: float | None) -> tuple[np.ndarray, float]:
@@ -113,7 +109,7 @@ def _base_jobs(cfg: BackfillScenario, rng: np.random.Generator):
         if cfg.datacenter.use_trace_size:
             n = int(size.max())
         return n, submit, size, run, est, ids, cpu, {}
-    trace = read_swf(Path(w.path.strip())) if w.path.strip() else read_swf(w.swf)
+    trace = read_swf(Path(w.path.strip()) if w.path.strip() else trace_file(w.trace) if w.trace else w.swf)
     if cfg.datacenter.use_trace_size:
         n = _trace_size(trace, n)
     submit, size, run, req, ids, cap, info = swf_jobs(trace, n, w.max_estimate_s)

@@ -32,7 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["FIELDS", "MAX_BYTES", "MAX_LINES", "SwfError", "SwfTrace", "read_swf", "write_swf"]
+__all__ = ["FIELDS", "MAX_BYTES", "MAX_LINES", "SwfError", "SwfTrace", "load_bytes", "read_swf", "write_swf"]
 
 FIELDS = (
     "job", "submit", "wait", "run_time", "alloc_procs", "avg_cpu_time", "used_mem",
@@ -135,7 +135,8 @@ def _decompress(data: bytes) -> bytes:
     return b"".join(out)
 
 
-def _load_bytes(source: str | Path | bytes) -> bytes:
+def load_bytes(source: str | Path | bytes) -> bytes:
+    """The SWF text of ``source`` as bytes: read (bounded), decompressed (bounded), limits checked."""
     if isinstance(source, Path):
         data = _read_file(source)
     elif isinstance(source, bytes | bytearray | memoryview):
@@ -158,7 +159,7 @@ def read_swf(source: str | Path | bytes) -> SwfTrace:
 
     A ``str`` is never taken for a file name: pass ``Path(name)`` to read a file.
     """
-    data = _load_bytes(source)
+    data = load_bytes(source)
     parsed = _parse_fast(data)
     if parsed is None:
         parsed = _parse_lines(data)

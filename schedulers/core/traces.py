@@ -5,16 +5,51 @@ to search are ``$CLOUDSCHED_TRACE_DIRS`` (``os.pathsep``-separated) and, in a
 development checkout, ``../shared/workloads/traces``. A server that takes scenarios
 from untrusted users sets ``CLOUDSCHED_RESTRICT_TRACE_PATHS=1`` (the web app does),
 and then a scenario may only name files inside those directories.
+
+**Trace references.** A scenario may also name a trace by its content:
+``workload.trace = "sha256:<64 hex digits>"``, the SHA-256 of the SWF text (after gunzip;
+:func:`content_ref`). Where a reference resolves is the business of the current
+:class:`TraceCatalog`: the default one (the CLI) finds a file with that content in the trace
+directories — a file named ``<hex>.swf`` / ``<hex>.swf.gz`` first, else any ``*.swf[.gz]``
+there whose content hashes to it; the web app installs its own (the ``Trace`` table, files
+in its storage) with :func:`set_catalog`. Either way the family reads a file (a ``Path``),
+never text carried in the scenario. Presets that call for a real log ask
+:func:`locate_log` and say, when it is missing, which log and how to add it.
 """
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
+import hashlib
 import os
+import re
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
-__all__ = ["check_trace_path", "check_trace_text", "find_trace", "trace_dirs"]
+__all__ = [
+    "DirectoryCatalog",
+    "TraceCatalog",
+    "catalog",
+    "check_trace_path",
+    "check_trace_ref",
+    "check_trace_text",
+    "content_ref",
+    "find_trace",
+    "locate_log",
+    "natural_load",
+    "recording_misses",
+    "set_catalog",
+    "summary",
+    "swf_error",
+    "trace_dirs",
+    "trace_file",
+]
 
 SUFFIXES = (".swf", ".swf.gz")
+REF_RE = re.compile(r"sha256:[0-9a-f]{64}")
+REF_ALLOWED = "'sha256:' followed by the 64 lowercase hex digits of the trace's SHA-256"
 _SHARED = Path(__file__).resolve().parents[3] / "shared" / "workloads" / "traces"
 
 
@@ -50,9 +85,16 @@ def check_trace_text(text: str, field: str) -> list[dict[str, str]]:
     try:
         read_swf(text)
     except SwfError as exc:
-        allowed = "SWF v2.2: one record of 18 numbers per line, each ≥ 0 or −1 for unknown; ';' comments"
-        return [{"field": field, "message": str(exc), "allowed": allowed}]
+        return [swf_error(exc, field)]
     return []
+
+
+SWF_ALLOWED = "SWF v2.2: one record of 18 numbers per line, each ≥ 0 or −1 for unknown; ';' comments"
+
+
+def swf_error(exc: Exception, field: str) -> dict[str, str]:
+    """A validation error for SWF content that did not parse (its message names the line and field)."""
+    return {"field": field, "message": str(exc), "allowed": SWF_ALLOWED}
 
 
 def _check(path: str, field: str) -> list[dict[str, str]]:
@@ -74,3 +116,163 @@ def _check(path: str, field: str) -> list[dict[str, str]]:
     if not p.is_file():
         return [{"field": field, "message": f"no such file: {path}", "allowed": "a readable SWF file"}]
     return []
+
+
+def content_ref(source: str | bytes | Path) -> str:
+    """The reference of a trace: ``sha256:`` + the SHA-256 of its SWF text (gzip undone, so a
+    compressed and a plain copy of one log are the same trace). Reads are bounded as in read_swf."""
+    from schedulers.core.swf import load_bytes
+
+    return "sha256:" + hashlib.sha256(load_bytes(source)).hexdigest()
+
+
+class TraceCatalog:
+    """Where ``workload.trace`` references resolve (see the module docstring)."""
+
+    where = "a trace directory"
+
+    def path(self, ref: str) -> Path | None:
+        """A local file holding the trace ``ref``, or None."""
+        raise NotImplementedError
+
+    def log(self, filename: str) -> dict[str, str] | None:
+        """Workload keys naming the real log ``filename`` (``{"path": …}`` or ``{"trace": …}``), or None."""
+        raise NotImplementedError
+
+    def how_to_add(self, filename: str = "") -> str:
+        """What to do so that a missing trace (or the log ``filename``) is found."""
+        raise NotImplementedError
+
+
+class DirectoryCatalog(TraceCatalog):
+    """The CLI's catalog: the trace directories (:func:`trace_dirs`)."""
+
+    where = "the trace directories"
+
+    def __init__(self) -> None:
+        self._digests: dict[tuple[str, int, int], str] = {}  # (file, mtime_ns, size) → its ref
+
+    def path(self, ref: str) -> Path | None:
+        digest = ref.removeprefix("sha256:")
+        for root in trace_dirs():
+            for suffix in SUFFIXES:
+                if (root / f"{digest}{suffix}").is_file():
+                    return root / f"{digest}{suffix}"
+        for root in trace_dirs():
+            for file in sorted(root.glob("*.swf*")):
+                if file.name.endswith(SUFFIXES) and file.is_file() and self._ref(file) == ref:
+                    return file
+        return None
+
+    def _ref(self, file: Path) -> str | None:
+        st = file.stat()
+        key = (str(file.resolve()), st.st_mtime_ns, st.st_size)
+        if key not in self._digests:
+            from schedulers.core.swf import SwfError
+
+            try:
+                self._digests[key] = content_ref(file)
+            except SwfError:  # unreadable or over the limits: never this trace
+                self._digests[key] = ""
+        return self._digests[key] or None
+
+    def log(self, filename: str) -> dict[str, str] | None:
+        found = find_trace(filename)
+        return {"path": str(found)} if found is not None else None
+
+    def how_to_add(self, filename: str = "") -> str:
+        what = filename or "a file with that content (e.g. named <sha256>.swf.gz)"
+        return f"put {what} in $CLOUDSCHED_TRACE_DIRS or ../shared/workloads/traces"
+
+
+_catalog: TraceCatalog = DirectoryCatalog()
+
+
+def catalog() -> TraceCatalog:
+    return _catalog
+
+
+def set_catalog(new: TraceCatalog) -> TraceCatalog:
+    """Install the catalog trace references resolve in (the web app's, at start); returns the old one."""
+    global _catalog
+    old, _catalog = _catalog, new
+    return old
+
+
+def check_trace_ref(ref: str, field: str = "workload.trace") -> list[dict[str, str]]:
+    """Validation errors for a trace named by reference (empty list when the catalog has it)."""
+    if not REF_RE.fullmatch(ref):
+        return [{"field": field, "message": "not a trace reference", "allowed": REF_ALLOWED}]
+    if _catalog.path(ref) is None:
+        return [{"field": field, "message": f"no trace {ref} in {_catalog.where}", "allowed": _catalog.how_to_add()}]
+    return []
+
+
+def trace_file(ref: str, field: str = "workload.trace") -> Path:
+    """The file of the trace ``ref`` (what a family reads); a ScenarioError naming ``field`` if it is gone."""
+    from schedulers.core.validation import ScenarioError
+
+    errors = check_trace_ref(ref, field)
+    if errors:
+        raise ScenarioError(errors)
+    path = _catalog.path(ref)
+    assert path is not None
+    return path
+
+
+def locate_log(filename: str) -> tuple[dict[str, Any] | None, str]:
+    """For a preset that calls for the real log ``filename``: the workload keys naming it and where it
+    is, or ``(None, what is missing and how to add it)``."""
+    keys = _catalog.log(filename)
+    if keys is not None:
+        return keys, f"{filename} ({keys.get('trace') or keys.get('path')})"
+    missing = f"{filename} is not in {_catalog.where}: {_catalog.how_to_add(filename)}"
+    recorder = _misses.get()
+    if recorder is not None and missing not in recorder:
+        recorder.append(missing)
+    return None, missing
+
+
+_misses: contextvars.ContextVar[list[str] | None] = contextvars.ContextVar("trace_misses", default=None)
+
+
+@contextlib.contextmanager
+def recording_misses() -> Iterator[list[str]]:
+    """Collect what :func:`locate_log` could not find inside the block (``schedulers.preset`` reports them)."""
+    found: list[str] = []
+    token = _misses.set(found)
+    try:
+        yield found
+    finally:
+        _misses.reset(token)
+
+
+def natural_load(submit, size, runtime, processors: int) -> float:
+    """Offered load of jobs sorted by submit time: Σ size·runtime / (processors × (last − first submit))."""
+    import numpy as np
+
+    span = float(submit[-1] - submit[0]) if len(submit) > 1 else 0.0
+    return float(np.dot(size, runtime) / (processors * span)) if span > 0 else float("inf")
+
+
+def summary(trace: Any) -> dict[str, Any]:
+    """What a stored trace shows instead of its text: jobs (records), processors (the header's
+    ``MaxProcs``, else the largest job), the submit span and the natural offered load of its usable jobs
+    (known submit, runtime ≥ 0, size > 0; :func:`natural_load`; None when the span is 0)."""
+    import numpy as np
+
+    c = trace.columns
+    size = np.where(c["alloc_procs"] > 0, c["alloc_procs"], c["req_procs"])
+    ok = (c["submit"] >= 0) & (c["run_time"] >= 0) & (size > 0)
+    order = np.flatnonzero(ok)[np.argsort(c["submit"][ok], kind="stable")]
+    processors = trace.header_int("MaxProcs") or int(size[ok].max(initial=0))
+    submit = c["submit"][order]
+    span = float(submit[-1] - submit[0]) if submit.size else 0.0
+    load = natural_load(submit, size[order], c["run_time"][order], processors) if processors else float("inf")
+    return {
+        "jobs": len(trace),
+        "usable_jobs": int(order.size),
+        "processors": int(processors),
+        "span_s": span,
+        "natural_load": load if np.isfinite(load) else None,
+    }

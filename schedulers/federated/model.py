@@ -30,7 +30,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
-from schedulers.core.traces import check_trace_path, check_trace_text
+from schedulers.core.traces import check_trace_path, check_trace_ref, check_trace_text
 from schedulers.core.validation import ScenarioBase, ScenarioError, StrictModel, series_points_field
 
 __all__ = [
@@ -181,6 +181,9 @@ class TraceWorkload(_WorkloadCommon):
     kind: Literal["trace"] = "trace"
     swf: str | None = Field(default=None, description="SWF text")
     path: str | None = Field(default=None, description="Path of an SWF (.swf or .swf.gz) file")
+    trace: str | None = Field(
+        default=None, max_length=71, description="A stored trace: 'sha256:' + the SHA-256 of its SWF text"
+    )
     max_jobs: int = Field(default=300000, ge=1, le=300000, description="Use at most this many jobs")
     skip_jobs: int = Field(default=0, ge=0, le=10000000, description="Skip this many jobs first")
     group_min: int = Field(default=1, ge=1, le=64, description="Fewest jobs grouped into one application")
@@ -253,10 +256,13 @@ def check(cfg: FederatedScenario) -> None:
     if isinstance(wl, (GeneratorWorkload, TraceWorkload)) and wl.homes == "fixed" and wl.home_cloud >= n_clouds:
         bad("workload.home_cloud", "no such cloud", f"0..{n_clouds - 1}")
     if isinstance(wl, TraceWorkload):
-        if (wl.swf is None) == (wl.path is None):
-            bad("workload.swf", "give exactly one of swf (text) or path", "swf or path")
+        if sum(v is not None for v in (wl.swf, wl.path, wl.trace)) != 1:
+            bad("workload.swf", "give exactly one of swf (text), path and trace", "swf, path or trace")
         elif wl.path is not None:
             for err in check_trace_path(wl.path):
+                bad(err["field"], err["message"], err["allowed"])
+        elif wl.trace is not None:
+            for err in check_trace_ref(wl.trace):
                 bad(err["field"], err["message"], err["allowed"])
         else:
             for err in check_trace_text(wl.swf, "workload.swf"):

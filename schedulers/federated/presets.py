@@ -3,8 +3,9 @@
 Section 6.1 runs the LLNL-Thunder, LLNL-Atlas and LLNL-uBGL logs separately, jobs
 grouped into applications of up to 64 (Table 1), on the three data centres of Table 2,
 with 20% AR applications, 1 Gbps between clouds, 4 GB/s inside, 1 TB datasets. A
-preset refers to a real log by path (``../shared/workloads/traces/`` next to the
-checkout, or ``$CLOUDSCHED_TRACE_DIRS``); when the log is not there it falls back to the
+preset refers to a real log by :func:`schedulers.core.traces.locate_log` (a path in
+``../shared/workloads/traces/`` next to the checkout or ``$CLOUDSCHED_TRACE_DIRS``; a stored
+trace on the web); when the log is not there it falls back to the
 synthetic DAG generator with 64-task applications (stated in the study description).
 The uBGL log is not among the shipped traces, so the presets use Thunder (and Atlas for
 Figs. 7-8). Each log's applications are submitted to the cloud it was recorded on
@@ -31,7 +32,7 @@ from schedulers.core.claims import (
     reduction,
     value,
 )
-from schedulers.core.traces import find_trace
+from schedulers.core.traces import find_trace, locate_log
 
 __all__ = ["PRESETS", "READINGS", "SMALL", "trace_path"]
 
@@ -109,18 +110,18 @@ def trace_path(name: str) -> Path | None:
 
 
 def _workload(trace: str, **common: Any) -> tuple[dict[str, Any], str]:
-    path = trace_path(trace)
-    if path is not None:
+    keys, where = locate_log(_TRACES[trace][0])
+    if keys is not None:
         _, perf, home = _TRACES[trace]
         wl = {
             "kind": "trace",
-            "path": str(path),
+            **keys,
             "reference_perf": perf,
             "homes": "fixed",
             "home_cloud": home,
             **common,
         }
-        return wl, f"LLNL-{trace.capitalize()} log at {path}"
+        return wl, f"LLNL-{trace.capitalize()} log: {where}"
     wl = {
         "kind": "generator",
         "apps": 400,
@@ -132,7 +133,7 @@ def _workload(trace: str, **common: Any) -> tuple[dict[str, Any], str]:
         "vms_max": 256,
         **common,
     }
-    return wl, f"synthetic fallback (LLNL-{trace.capitalize()} log not found): 400 apps of 1-64 tasks"
+    return wl, f"synthetic fallback, 400 apps of 1-64 tasks ({where})"
 
 
 def _scenario(name: str, workload: dict, algorithms: list[str], alpha: float = 0.8, el: bool = True) -> dict:

@@ -35,6 +35,7 @@ from pathlib import Path
 import numpy as np
 
 from schedulers.core.swf import SwfError, read_swf
+from schedulers.core.traces import trace_file
 from schedulers.core.validation import ScenarioError
 from schedulers.federated.model import FederatedScenario, GeneratorWorkload, InlineWorkload, TraceWorkload
 
@@ -202,13 +203,14 @@ def load_trace_jobs(wl: TraceWorkload) -> tuple[np.ndarray, np.ndarray, np.ndarr
 
     A log named by path is parsed once per process (several scenarios of a preset share it).
     """
-    field = "workload.swf" if wl.swf is not None else "workload.path"
+    field = "workload.swf" if wl.swf is not None else "workload.trace" if wl.trace is not None else "workload.path"
     try:
         if wl.swf is not None:
             start, runtime, vms = _usable_jobs(read_swf(wl.swf))
         else:
-            stat = Path(wl.path).stat()
-            start, runtime, vms = _read_jobs(str(Path(wl.path).resolve()), stat.st_mtime_ns, stat.st_size)
+            path = trace_file(wl.trace) if wl.trace is not None else Path(wl.path)
+            stat = path.stat()
+            start, runtime, vms = _read_jobs(str(path.resolve()), stat.st_mtime_ns, stat.st_size)
     except (OSError, SwfError) as exc:
         raise ScenarioError.single(field, f"cannot read the trace: {exc}", "a readable SWF file") from None
     sel = slice(wl.skip_jobs, wl.skip_jobs + wl.max_jobs)

@@ -25,7 +25,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
-from schedulers.core.traces import check_trace_path, check_trace_text
+from schedulers.core.traces import check_trace_path, check_trace_ref, check_trace_text
 from schedulers.core.validation import ScenarioBase, ScenarioError, StrictModel
 
 __all__ = [
@@ -144,6 +144,9 @@ class TraceWorkload(StrictModel):
     kind: Literal["trace"] = "trace"
     path: str | None = Field(default=None, max_length=1000, description="Path of an SWF file (.swf or .swf.gz)")
     text: str | None = Field(default=None, max_length=50_000_000, description="SWF text (uploaded trace)")
+    trace: str | None = Field(
+        default=None, max_length=71, description="A stored trace: 'sha256:' + the SHA-256 of its SWF text"
+    )
     n_requests: int = Field(default=1000, ge=1, le=MAX_REQUESTS, description="Use the first N usable jobs")
     skip: int = Field(default=0, ge=0, le=10_000_000, description="Usable jobs to skip before taking N")
     proc_mapping: Literal["nearest_cpu", "modulo"] = Field(
@@ -251,10 +254,18 @@ def _workload_errors(cfg: Scenario) -> list[dict[str, str]]:
                     {"field": f"workload.jobs[{i}].vm_type", "message": "unknown VM type", "allowed": allowed}
                 )
     if isinstance(wl, TraceWorkload):
-        if (wl.path is None) == (wl.text is None):
-            errors.append({"field": "workload.path", "message": "give a path or the text", "allowed": "exactly one"})
+        if sum(v is not None for v in (wl.path, wl.text, wl.trace)) != 1:
+            errors.append(
+                {
+                    "field": "workload.path",
+                    "message": "give a path, the text or a stored trace",
+                    "allowed": "exactly one",
+                }
+            )
         elif wl.path is not None:
             errors.extend(check_trace_path(wl.path))
+        elif wl.trace is not None:
+            errors.extend(check_trace_ref(wl.trace))
         else:
             errors.extend(check_trace_text(wl.text, "workload.text"))
     return errors

@@ -6,8 +6,8 @@ Archive log with 1 min slots and 1000…7000 VMs. The paper names no log beyond
 "a large Linux cluster" observed for months; we use LLNL-Atlas (a Linux cluster,
 8 months). The paper gives five migration counts for "1000 to 7000" VMs, so we
 read the sweep as 1000, 2500, 4000, 5500, 7000. A user's machine may not have
-the log: it is looked up in ``$CLOUDSCHED_TRACE_DIRS`` or ``../shared/workloads/
-traces`` beside the checkout, and when absent the study falls back to the
+the log: it is looked up by :func:`schedulers.core.traces.locate_log` (``$CLOUDSCHED_TRACE_DIRS``
+or ``../shared/workloads/traces`` beside the checkout; the stored traces on the web), and when absent the study falls back to the
 synthetic generator with the same request counts (said in its description).
 """
 
@@ -27,7 +27,7 @@ from schedulers.core.claims import (
     reduction,
     value,
 )
-from schedulers.core.traces import find_trace
+from schedulers.core.traces import find_trace, locate_log
 
 __all__ = ["PRESETS", "READINGS", "SMALL", "trace_path"]
 
@@ -161,11 +161,11 @@ def _duration_sweep(name: str, what: str, claims: list[Claim]) -> dict[str, Any]
 
 
 def _vm_sweep(name: str, what: str, claims: list[Claim]) -> dict[str, Any]:
-    path = trace_path()
+    keys, where = locate_log(TRACE_NAME)
     scenarios = []
     for n in VM_COUNTS:
-        if path is not None:
-            workload = {"kind": "trace", "path": str(path), "n_requests": n, "proc_mapping": "nearest_cpu"}
+        if keys is not None:
+            workload = {"kind": "trace", **keys, "n_requests": n, "proc_mapping": "nearest_cpu"}
         else:
             workload = {"kind": "generator", "n_requests": n, "max_duration_slots": 800}
         scenarios.append(
@@ -173,13 +173,13 @@ def _vm_sweep(name: str, what: str, claims: list[Claim]) -> dict[str, Any]:
                 "family": "vm_reservations",
                 "name": f"{name} {n} VMs",
                 "seed": 2017,
-                "repetitions": 1 if path is not None else 10,
+                "repetitions": 1 if keys is not None else 10,
                 "algorithms": ALGS,
-                "datacenter": {"slot_minutes": 1 if path is not None else 5},
+                "datacenter": {"slot_minutes": 1 if keys is not None else 5},
                 "workload": workload,
             }
         )
-    source = f"the {TRACE_NAME} log (1 min slots)" if path else "the synthetic generator (the log was not found)"
+    source = f"the log {where} (1 min slots)" if keys else f"the synthetic generator ({where})"
     return {
         "name": name,
         "description": f"{what} when the number of VMs grows from 1000 to 7000, replaying {source}; "

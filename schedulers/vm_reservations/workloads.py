@@ -26,6 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from schedulers.core.swf import read_swf
+from schedulers.core.traces import trace_file
 from schedulers.vm_reservations.model import (
     GeneratorWorkload,
     JobsWorkload,
@@ -98,7 +99,8 @@ def _read_trace(path: str, mtime: float):
 
 
 def from_trace(wl: TraceWorkload, slot_minutes: float, vm_cpu: np.ndarray) -> tuple[np.ndarray, ...]:
-    trace = _read_trace(wl.path, os.path.getmtime(wl.path)) if wl.path else read_swf(wl.text or "")
+    path = str(trace_file(wl.trace)) if wl.trace else wl.path
+    trace = _read_trace(path, os.path.getmtime(path)) if path else read_swf(wl.text or "")
     c = trace.columns
     procs = np.where(c["alloc_procs"] > 0, c["alloc_procs"], c["req_procs"])
     usable = np.flatnonzero((c["run_time"] > 0) & (procs > 0) & (c["submit"] >= 0))

@@ -132,12 +132,20 @@
           file.addEventListener("change", () => {
             const f = file.files[0];
             if (!f) return;
+            const stored = document.getElementById("id_trace_file");
+            if (stored) { // the page's upload field: the server stores the file as a trace (never as text here)
+              stored.files = file.files;
+              input.value = "";
+              note.textContent = f.name + " will be stored as a trace when you save (the scenario refers to it by its SHA-256).";
+              return;
+            }
             const text = /\.gz$/i.test(f.name) && window.DecompressionStream // gzipped traces unpack in the browser
               ? new Response(f.stream().pipeThrough(new DecompressionStream("gzip"))).text()
               : f.text();
             text.then((t) => { input.value = t; }).catch((e) => alert("Could not read " + f.name + ": " + e.message));
           });
-          extra = el("div", { class: "upload" }, "or upload a file: ", file);
+          const note = el("span", { class: "help", id: "w-" + path + "-note" });
+          extra = el("div", { class: "upload" }, "or upload a file: ", file, note);
         }
         const box = field(path, n, label, input, extra);
         if (long) box.classList.add("wide");

@@ -19,6 +19,7 @@ from cloudsched_web.api.models import ApiToken
 from cloudsched_web.runs import services, trash
 from cloudsched_web.runs.models import Run, Study
 from cloudsched_web.scenarios.models import Scenario
+from cloudsched_web.traces.services import store
 from tests.api.factories import big_result, finished_run
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
@@ -35,6 +36,8 @@ values = [{run}, {swf_run}]
 values = [{study}]
 [dictionaries.items]
 values = [{scenario}, {run}, {study}, {trashed}]
+[dictionaries.traces]
+values = [{trace}]
 [dictionaries.families]
 values = ["toy", "backfill"]
 [dictionaries.presets]
@@ -47,6 +50,7 @@ values = ["machines_sweep"]
 "path.family" = {{ dictionary = "families", probability = 0.8 }}
 "path.preset" = {{ dictionary = "presets", probability = 0.8 }}
 "path.item_id" = {{ dictionary = "items", probability = 0.8 }}
+"path.trace_id" = {{ dictionary = "traces", probability = 0.8 }}
 
 # Scenario bodies are the families' whole oneOf schema: the coverage phase enumerates thousands
 # of variants of it (~2 min each); fuzzing them with the other operations' budget is enough here.
@@ -69,6 +73,7 @@ def objects(alice, scenario):
         "spare_study": Study.objects.create(scenario=spare, name="spare", axes=["seed"]).pk,
         "spare_run": finished_run(spare).pk,
         "trashed": _trashed(finished_run(scenario)),
+        "trace": store(b"1 0 0 100 4 -1 -1 4 200 -1 1 1 1 1 1 -1 -1 -1\n", "t", owner=alice)[0].pk,
     }
 
 

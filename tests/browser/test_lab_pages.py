@@ -158,8 +158,15 @@ def test_an_swf_trace_is_uploaded_into_the_trace_tab(page, live_server, alice, t
     page.goto(f"{live_server.url}/scenarios/new/?family=backfill")
     page.click("[data-tab='workload:trace']")
     page.set_input_files("#w-workload\\.swf-file", str(trace))
-    page.wait_for_function("() => document.getElementById('w-workload.swf').value.includes('MaxProcs')")
+    # The picked file goes to the page's upload field: stored as a trace on save, never read into the JSON.
+    page.wait_for_function("() => document.getElementById('id_trace_file').files.length === 1")
+    assert "stored as a trace" in page.inner_text("#w-workload\\.swf-note")
     page.click("#save-button")
     page.wait_for_selector("#run-button")
+    from cloudsched_web.traces.models import Trace
+
+    stored = Trace.objects.get()
     workload = Scenario.objects.get().config["workload"]
-    assert workload["kind"] == "trace" and workload["swf"].count("\n") == 3
+    assert workload["kind"] == "trace" and workload["swf"] == "" and workload["trace"] == stored.ref
+    assert (stored.jobs, stored.processors) == (3, 8)
+    assert "3" in page.inner_text("#trace-summary") and "MaxProcs" not in page.content()

@@ -34,6 +34,8 @@ from cloudsched_web.api.api import api as ninja_api
 from cloudsched_web.api.models import ApiToken
 from cloudsched_web.runs.models import Run, Study
 from cloudsched_web.scenarios.models import Scenario
+from cloudsched_web.traces.models import Trace, TraceHolder
+from cloudsched_web.traces.services import store
 from tests.api.factories import finished_run
 
 ALICE_MARK, BOB_MARK = "alicesecret7q", "bobown3k"
@@ -42,7 +44,7 @@ ALICE_MARK, BOB_MARK = "alicesecret7q", "bobown3k"
 @dataclass(frozen=True)
 class Case:
     """One request by Bob. ``url`` is filled from Alice's world: {scenario} {run} {queued_run} {study}
-    {token} {run_share} {study_share} (and {bob_scenario} for Bob's own objects)."""
+    {token} {trace} {run_share} {study_share} (and {bob_scenario} for Bob's own objects)."""
 
     method: str
     url: str
@@ -89,6 +91,8 @@ WEB: dict[str, list[Case]] = {
     "trash": [Case(G, "/trash/", 200)],
     "trash_restore": _each(P, "/trash/{value}/restore/", ["scenario/{scenario}", "run/{run}", "study/{study}"]),
     "studies": [Case(G, "/studies/", 200, sees=("study",))],
+    "traces": [Case(G, "/traces/", 200, sees=("trace",)), Case(P, "/traces/", 200)],
+    "trace_download": [Case(G, "/traces/{trace}/download/")],
     "study": [Case(G, "/studies/{study}/")],
     "study_status": [Case(G, "/studies/{study}/status.json")],
     "study_share": [Case(P, "/studies/{study}/share/"), Case(P, "/studies/{study}/share/", data={"revoke": "1"})],
@@ -108,6 +112,7 @@ WEB: dict[str, list[Case]] = {
         Case(G, "/share/{run_share}/export/json/", 404, public=True),  # the full result is not shared
     ],
     "run_shared_clone": [Case(P, "/share/{run_share}/clone/", 302, public=True)],
+    "run_shared_trace": [Case(G, "/share/{run_share}/trace/", 200, public=True)],  # the shared run's trace
     "study_shared": [Case(G, "/share/study/{study_share}/", 404)],  # Alice's study is not shared
     "study_shared_clone": [Case(P, "/share/study/{study_share}/clone/", 404)],
 }
@@ -175,6 +180,10 @@ API: dict[str, list[Case]] = {
     "GET /studies/{study_id}/runs": [Case(G, "/studies/{study}/runs")],
     "POST /studies/{study_id}/share": [Case(P, "/studies/{study}/share")],
     "DELETE /studies/{study_id}/share": [Case("DELETE", "/studies/{study}/share")],
+    "GET /traces": [Case(G, "/traces", 200, sees=("trace",), items="traces")],
+    "POST /traces": [Case(P, "/traces", 400)],  # no file: nothing stored, nothing of Alice's named
+    "GET /traces/{trace_id}": [Case(G, "/traces/{trace}")],
+    "GET /traces/{trace_id}/download": [Case(G, "/traces/{trace}/download")],
 }
 
 # Endpoints without per-user objects, each with the reason.
@@ -238,6 +247,12 @@ def _fast_passwords(settings):
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
+def _swf(mark):
+    """A small SWF trace whose content differs per user (its job count comes from the mark)."""
+    rows = [f"{j} {j * 10} 0 100 2 -1 -1 2 200 -1 1 1 1 1 1 -1 -1 -1" for j in range(1, len(mark) + 2)]
+    return ("\n".join(rows) + "\n").encode()
+
+
 def _world(user, mark):
     scenario_cfg = {"family": "toy", "name": f"{mark} scenario", "seed": 1, "algorithms": ["fcfs", "lpt"]}
     scenario = Scenario.objects.create(owner=user, family="toy", name=scenario_cfg["name"], config=scenario_cfg)
@@ -246,7 +261,10 @@ def _world(user, mark):
     study = Study.objects.create(scenario=scenario, name=f"{mark} study", axes=["seed"])
     queued = Run.objects.create(scenario=scenario, study=study, config=scenario.config, point={"seed": 1})
     token, plaintext = ApiToken.issue(user, f"{mark} token")
+    trace, _ = store(_swf(mark), f"{mark} trace", owner=user)
+    Run.objects.filter(pk=run.pk).update(config={**run.config, "workload": {"trace": trace.ref}})  # the shared run's
     return {
+        "trace": trace,
         "user": user,
         "scenario": scenario,
         "run": run,
@@ -274,10 +292,12 @@ def snapshot(user):
         "runs": list(Run.objects.filter(scenario__owner=user).order_by("pk").values()),
         "studies": list(Study.objects.filter(scenario__owner=user).order_by("pk").values()),
         "tokens": list(ApiToken.objects.filter(user=user).order_by("pk").values()),
+        "traces": list(Trace.objects.filter(holders__user=user).order_by("pk").values()),
+        "trace_holdings": list(TraceHolder.objects.filter(user=user).order_by("pk").values()),
     }
 
 
-LINK = re.compile(r"/(scenarios|runs|studies|account/tokens)/(\d+)/")
+LINK = re.compile(r"/(scenarios|runs|studies|account/tokens|traces)/(\d+)/")
 
 
 def _links(text):
@@ -286,16 +306,17 @@ def _links(text):
 
 def _alice_refs(world):
     refs = {("scenarios", world["scenario"].pk), ("studies", world["study"].pk), ("account/tokens", world["token"].pk)}
+    refs |= {("traces", world["trace"].pk)}
     return refs | {("runs", world["run"].pk), ("runs", world["queued_run"].pk)}
 
 
 def _secrets(world):
-    return [ALICE_MARK, str(world["run"].share_token), world["token"].prefix]
+    return [ALICE_MARK, str(world["run"].share_token), world["token"].prefix, world["trace"].sha256]
 
 
 def _fill(url, world):
     # Alice's study is never shared: its share URL is a random (unknown) token.
-    values = {k: getattr(world[k], "pk", None) for k in ("scenario", "run", "queued_run", "study", "token")}
+    values = {k: getattr(world[k], "pk", None) for k in ("scenario", "run", "queued_run", "study", "token", "trace")}
     values |= {"run_share": world["run"].share_token, "study_share": "5d2c7ab2-5b8e-4a8b-9a43-54a1f7e1c0de"}
     return url.format(**values)
 
@@ -317,9 +338,11 @@ def _check(case, response, alice_world, bob_world, before):
         assert name in text or json.dumps(name) in text, f"{case.method} {case.url} does not list Bob's {key}"
     if case.items:
         ids = {item["id"] for item in response.json()["items"]}
-        alice = {"scenarios": {alice_world["scenario"].pk}, "studies": {alice_world["study"].pk}}.get(
-            case.items, {alice_world["run"].pk, alice_world["queued_run"].pk}
-        )
+        alice = {
+            "scenarios": {alice_world["scenario"].pk},
+            "studies": {alice_world["study"].pk},
+            "traces": {alice_world["trace"].pk},
+        }.get(case.items, {alice_world["run"].pk, alice_world["queued_run"].pk})
         assert not ids & alice, f"{case.method} {case.url} lists Alice's {case.items} {ids & alice}"
     assert snapshot(alice_world["user"]) == before, f"{case.method} {case.url} changed Alice's data"
 

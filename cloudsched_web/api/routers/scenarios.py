@@ -4,6 +4,7 @@ from django.db import transaction
 from ninja import Field as NField
 from ninja import Query, Router, Schema, Status
 
+import schedulers
 from cloudsched_web.api.common import (
     MAX_PAGE,
     absolute,
@@ -17,6 +18,7 @@ from cloudsched_web.api.openapi import SCENARIO_BODY
 from cloudsched_web.api.schemas import CloneIn, DbId, ScenarioOut, ScenarioPage
 from cloudsched_web.runs import trash
 from cloudsched_web.scenarios.models import Scenario
+from cloudsched_web.traces.services import absorb_inline, check_refs
 
 TRASH_NOTE = (
     "It disappears from every list, detail and share link, and its queued or running runs are cancelled. "
@@ -44,14 +46,21 @@ def scenario_out(request, scenario):
     }
 
 
-def _validated(config):
-    """The library's validation (same as the pages and the CLI); returns (family name, normalised dict)."""
+def _validated(config, user):
+    """The library's validation (same as the pages and the CLI); returns (family name, normalised dict).
+
+    Inline SWF text becomes a stored trace that the scenario refers to; a referenced trace must be
+    one the user may use (another user's answers as a missing one).
+    """
     family, cfg = validate_scenario(config)
-    return family.name, cfg.model_dump(mode="json")
+    normalised = absorb_inline(cfg.model_dump(mode="json"), user)
+    if errors := check_refs(normalised, user):
+        raise schedulers.ScenarioError(errors)
+    return family.name, normalised
 
 
 def _save(scenario, config):
-    scenario.family, scenario.config = _validated(config)
+    scenario.family, scenario.config = _validated(config, scenario.owner)
     scenario.name = scenario.config.get("name") or "scenario"
     scenario.save()
     return scenario

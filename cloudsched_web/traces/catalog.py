@@ -1,0 +1,41 @@
+"""The web's trace catalog: ``workload.trace`` references resolve to stored Trace files.
+
+Installed by ``TracesConfig.ready`` in every web and worker process, so validation (on save)
+and the worker (on run) both find a trace in the ``Trace`` table and read its file — a
+``Path``, never text from the scenario. Presets that call for a real log find it among the
+imported traces (no owner), by name.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from schedulers.core.traces import SUFFIXES, TraceCatalog
+
+
+class StoredTraces(TraceCatalog):
+    where = "the stored traces"
+
+    def path(self, ref: str) -> Path | None:
+        from cloudsched_web.traces.services import by_ref, local_path
+
+        trace = by_ref(ref)
+        if trace is None:
+            return None
+        path = local_path(trace)
+        return path if path.is_file() else None
+
+    def log(self, filename: str) -> dict[str, str] | None:
+        from cloudsched_web.traces.models import Trace
+
+        stem = filename
+        for suffix in SUFFIXES[::-1]:
+            stem = stem.removesuffix(suffix)
+        names = {filename, stem, f"{stem}.swf", f"{stem}.swf.gz"}
+        trace = Trace.objects.filter(imported=True, name__in=names).order_by("-created_at").first()
+        return {"trace": trace.ref} if trace is not None else None
+
+    def how_to_add(self, filename: str = "") -> str:
+        if filename:
+            return f"an administrator imports it with `python manage.py import_trace /path/to/{filename}`"
+        return "upload it (the scenario form's trace file, POST /api/v1/traces) or `manage.py import_trace FILE`"

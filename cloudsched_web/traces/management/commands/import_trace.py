@@ -1,0 +1,47 @@
+"""Register an SWF file (plain or gzip) as a stored trace every user may use."""
+
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
+
+import schedulers
+from cloudsched_web.traces.services import store
+
+
+class Command(BaseCommand):
+    help = (
+        "Store an SWF trace file (.swf or .swf.gz) as a Trace with no owner (usable by every user and by "
+        "presets that call for it by file name); prints its id, sha256 and summary. Same content = same trace."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("file", help="the SWF file")
+        parser.add_argument("--name", default="", help="its name (default: the file name; presets look for that)")
+
+    def handle(self, *args, **opts):
+        path = Path(opts["file"])
+        if not path.is_file():
+            raise CommandError(f"{path}: no such file (give an .swf or .swf.gz file)")
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            raise CommandError(f"{path}: {exc.strerror}") from None
+        try:
+            trace, created = store(data, opts["name"] or path.name, field=str(path), imported=True)
+        except schedulers.ScenarioError as exc:
+            raise CommandError(exc.format()) from None
+        if not created and (not trace.imported or opts["name"]):
+            # Uploaded first by a user, or renamed: importing makes it a server-wide trace under this name.
+            trace.imported, trace.name = True, (opts["name"] or path.name)[:200]
+            trace.save(update_fields=["imported", "name"])
+        load = "n/a" if trace.natural_load is None else f"{trace.natural_load:.3f}"
+        self.stdout.write(
+            f"{'imported' if created else 'already stored'}: trace {trace.pk} {trace.name!r}\n"
+            f"  ref        {trace.ref}\n"
+            f"  sha256     {trace.sha256}\n"
+            f"  jobs       {trace.jobs} ({trace.usable_jobs} usable)\n"
+            f"  processors {trace.processors}\n"
+            f"  span       {trace.span_s:.0f} s\n"
+            f"  load       {load}\n"
+            f"  stored     {trace.stored_bytes} bytes (text {trace.text_bytes})"
+        )

@@ -1,0 +1,175 @@
+"""Storing traces, finding their files, and keeping trace text out of stored scenarios.
+
+Every way a trace enters the server — an upload on the scenario form or the API, SWF text
+inline in a scenario, ``manage.py import_trace``, the data migration of older scenarios —
+goes through :func:`store`: the text is parsed once (the library's vectorised reader), its
+SHA-256 taken, the summary computed, and the file kept gzipped in the default storage as
+``traces/<sha256>.swf.gz``. See docs/formats.md, "Stored traces".
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import shutil
+from pathlib import Path
+
+from django.conf import settings
+from django.core.files.base import ContentFile
+from django.core.files.storage import default_storage
+from django.db import IntegrityError, transaction
+
+import schedulers
+from cloudsched_web.traces.models import Trace, TraceHolder
+from schedulers.core.swf import SwfError, load_bytes, read_swf
+from schedulers.core.traces import REF_RE, summary, swf_error
+
+# The inline SWF field of each family's trace workload, and its value when unused.
+INLINE_FIELDS = {"backfill": ("swf", ""), "federated": ("swf", None), "vm_reservations": ("text", None)}
+GZIP_MAGIC = b"\x1f\x8b"
+
+
+def max_upload_bytes():
+    return settings.TRACE_UPLOAD_MAX_BYTES
+
+
+def store(data: bytes, name: str, owner=None, field: str = "file", imported: bool = False) -> tuple[Trace, bool]:
+    """The Trace holding SWF ``data`` (text or gzip), created if new; ``(trace, created)``.
+
+    Malformed or oversized content is a ScenarioError naming ``field`` with the line and
+    column the reader reported (:func:`schedulers.core.traces.swf_error`).
+    """
+    try:
+        text = load_bytes(data)
+        parsed = read_swf(text)
+    except SwfError as exc:
+        raise schedulers.ScenarioError([swf_error(exc, field)]) from None
+    digest = hashlib.sha256(text).hexdigest()
+    existing = Trace.objects.filter(sha256=digest).first()
+    if existing is not None:
+        hold(existing, owner, name)
+        return existing, False
+    info = summary(parsed)
+    del parsed
+    if info["usable_jobs"] == 0:
+        raise schedulers.ScenarioError.single(
+            field,
+            f"the trace has no usable job ({info['jobs']} records)",
+            "at least one record with submit ≥ 0, runtime ≥ 0 and a size > 0",
+        )
+    blob = data if data[:2] == GZIP_MAGIC else gzip.compress(text, compresslevel=6, mtime=0)
+    name_in_storage = f"traces/{digest}.swf.gz"
+    if not default_storage.exists(name_in_storage):  # content-addressed: a file left by a lost row is the same
+        name_in_storage = default_storage.save(name_in_storage, ContentFile(blob))
+    try:
+        with transaction.atomic():
+            trace = Trace.objects.create(
+                sha256=digest,
+                name=(name or digest[:12])[:200],
+                file=name_in_storage,
+                owner=owner,
+                imported=imported,
+                text_bytes=len(text),
+                stored_bytes=len(blob),
+                **{k: info[k] for k in ("jobs", "usable_jobs", "processors", "span_s", "natural_load")},
+            )
+    except IntegrityError:  # the same content stored concurrently
+        return store(data, name, owner, field, imported)
+    hold(trace, owner, name)
+    return trace, True
+
+
+def hold(trace: Trace, user, name: str = "") -> None:
+    """``user`` may use ``trace`` from now on, knowing it as ``name`` (a name given earlier is kept)."""
+    if user is not None:
+        TraceHolder.objects.get_or_create(trace=trace, user=user, defaults={"name": (name or trace.name)[:200]})
+
+
+def store_upload(uploaded, owner, name: str = "", field: str = "file") -> tuple[Trace, bool]:
+    """An uploaded file (Django ``UploadedFile``) as a Trace; its size is checked before it is read."""
+    limit = max_upload_bytes()
+    if uploaded.size > limit:
+        raise schedulers.ScenarioError.single(
+            field, f"the file has {uploaded.size:,} bytes", f"at most {limit:,} bytes (TRACE_UPLOAD_MAX_BYTES)"
+        )
+    return store(uploaded.read(), name or uploaded.name or "", owner, field)
+
+
+def local_path(trace: Trace) -> Path:
+    """A local file with the trace (the storage's own when it has paths; else a copy in var/trace-cache)."""
+    try:
+        return Path(default_storage.path(trace.file.name))
+    except NotImplementedError:  # remote storage: fetch once per machine
+        cache = Path(settings.VAR_DIR) / "trace-cache" / f"{trace.sha256}.swf.gz"
+        if not cache.exists():
+            cache.parent.mkdir(parents=True, exist_ok=True)
+            part = cache.with_suffix(".part")
+            with default_storage.open(trace.file.name, "rb") as src, part.open("wb") as dst:
+                shutil.copyfileobj(src, dst)
+            part.replace(cache)
+        return cache
+
+
+def refs(config) -> list[str]:
+    """The trace references a scenario makes (``workload.trace``)."""
+    wl = config.get("workload") if isinstance(config, dict) else None
+    ref = wl.get("trace") if isinstance(wl, dict) else None
+    return [ref] if isinstance(ref, str) and ref else []
+
+
+def by_ref(ref: str) -> Trace | None:
+    return Trace.objects.filter(sha256=ref.removeprefix("sha256:")).first() if REF_RE.fullmatch(ref) else None
+
+
+def check_refs(config, user) -> list[dict]:
+    """Errors for references to traces ``user`` may not use (another user's are "not found", as missing ones)."""
+    errors = []
+    for ref in refs(config):
+        if not Trace.visible_to(user).filter(sha256=ref.removeprefix("sha256:")).exists():
+            errors.append(
+                {
+                    "field": "workload.trace",
+                    "message": f"no stored trace {ref} that you can use",
+                    "allowed": "a trace you uploaded, or one imported with manage.py import_trace (GET /api/v1/traces)",
+                }
+            )
+    return errors
+
+
+def grant(user, config) -> None:
+    """``user`` may use the traces of ``config`` from now on (a clone of a shared run or scenario)."""
+    for ref in refs(config):
+        trace = by_ref(ref)
+        if trace is not None:
+            hold(trace, user, f"trace of {config.get('name') or 'a shared scenario'}")
+
+
+def absorb_inline(config: dict, owner) -> dict:
+    """A validated scenario with its inline SWF text moved into a Trace and referenced (the text is gone)."""
+    family = config.get("family")
+    wl = config.get("workload")
+    if owner is None or family not in INLINE_FIELDS or not isinstance(wl, dict) or wl.get("kind") != "trace":
+        return config  # (no owner: nobody to store it for; an imported trace comes only from import_trace)
+    field, unused = INLINE_FIELDS[family]
+    text = wl.get(field)
+    if not isinstance(text, str) or not text.strip():
+        return config
+    trace, _ = store(text.encode("utf-8", "surrogateescape"), _name(config), owner, f"workload.{field}")
+    return {**config, "workload": {**wl, field: unused, "trace": trace.ref}}
+
+
+def use_trace(config: dict, trace: Trace) -> dict:
+    """``config`` with its workload reading ``trace`` (a trace workload, replacing any inline text or path)."""
+    family = config.get("family")
+    if family not in INLINE_FIELDS:
+        allowed = "a family with SWF trace workloads: " + ", ".join(INLINE_FIELDS)
+        raise schedulers.ScenarioError.single("trace_file", f"{family} takes no SWF trace", allowed)
+    wl = config.get("workload") if isinstance(config.get("workload"), dict) else {}
+    wl = dict(wl) if wl.get("kind") == "trace" else {"kind": "trace"}
+    for key in (INLINE_FIELDS[family][0], "path"):
+        wl.pop(key, None)
+    return {**config, "workload": {**wl, "trace": trace.ref}}
+
+
+def _name(config):
+    return f"{config.get('name') or 'scenario'} (inline trace)"

@@ -1,0 +1,67 @@
+"""Trace pages: the user's traces (with an upload form) and downloads, owner-checked.
+
+A trace's text is never put in a page: pages show its summary (:func:`traces_of`) and link
+to the download, which streams the stored gzip file.
+"""
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import FileResponse, Http404
+from django.shortcuts import get_object_or_404, redirect, render
+
+import schedulers
+from cloudsched_web.traces.models import Trace
+from cloudsched_web.traces.services import by_ref, max_upload_bytes, refs, store_upload
+
+
+def traces_of(config, user):
+    """The stored traces a scenario refers to, for a page shown as ``user`` (a missing one is shown as missing)."""
+    out = []
+    for ref in refs(config):
+        trace = by_ref(ref)
+        out.append({"ref": ref, "trace": trace, "name": trace.name_for(user) if trace else ""})
+    return out
+
+
+def download_response(trace):
+    response = FileResponse(trace.file.open("rb"), content_type="application/gzip", as_attachment=True)
+    response["Content-Disposition"] = f'attachment; filename="{trace.sha256}.swf.gz"'
+    response["X-Content-Type-Options"] = "nosniff"
+    return response
+
+
+@login_required
+def trace_list(request):
+    if request.method == "POST":
+        upload = request.FILES.get("file")
+        if upload is None:
+            messages.error(request, "file: choose an .swf or .swf.gz file to upload")
+        else:
+            try:
+                trace, created = store_upload(upload, request.user, request.POST.get("name", "").strip())
+            except schedulers.ScenarioError as exc:
+                for e in exc.errors:
+                    messages.error(request, f"{e['field']}: {e['message']} (allowed: {e['allowed']})")
+            else:
+                messages.success(request, f"{'Stored' if created else 'Already stored'}: {trace.name} ({trace.ref}).")
+                return redirect("traces")
+    traces = list(Trace.visible_to(request.user)[:500])
+    for t in traces:
+        t.shown_name = t.name_for(request.user)
+    return render(request, "traces/list.html", {"traces": traces, "max_bytes": max_upload_bytes()})
+
+
+@login_required
+def download(request, pk):
+    return download_response(get_object_or_404(Trace.visible_to(request.user), pk=pk))
+
+
+def shared_download(request, token):
+    """The trace of a shared run, for whoever holds the share link (to reproduce it with the CLI)."""
+    from cloudsched_web.runs.models import Run
+
+    run = get_object_or_404(Run.objects.only("config"), share_token=token)
+    found = [t["trace"] for t in traces_of(run.config, None) if t["trace"] is not None]
+    if not found:
+        raise Http404("this run reads no stored trace")
+    return download_response(found[0])
