@@ -20,6 +20,7 @@ $M createcachetable
 $M collectstatic --noinput --clear -v0  # --clear: nothing an older version collected stays served
 $M ensure_admin
 $M load_demos
+$M import_trace --trace-dirs  # real logs beside the checkout (or in $CLOUDSCHED_TRACE_DIRS), once each
 
 redis_start
 log "starting one Celery worker with the outbox sweeper (log: var/celery.log)"

@@ -99,6 +99,26 @@ def test_import_trace_registers_a_server_wide_trace(tmp_path):
     assert "already stored" in out.getvalue() and Trace.objects.get().name == "renamed"
 
 
+def test_import_trace_takes_the_trace_directories_once_each(tmp_path, monkeypatch):
+    import schedulers.core.traces as core_traces
+
+    monkeypatch.setattr(core_traces, "_SHARED", tmp_path / "no-shared")  # only the directory below
+    monkeypatch.setenv("CLOUDSCHED_TRACE_DIRS", str(tmp_path))
+    (tmp_path / "a.swf").write_text(SWF)
+    (tmp_path / "b.swf.gz").write_bytes(gzip.compress(SWF.replace("\n5 600", "\n5 700").encode()))
+    (tmp_path / "notes.txt").write_text("not a trace")
+    out = io.StringIO()
+    call_command("import_trace", "--trace-dirs", stdout=out)
+    assert "2 trace files in the trace directories, 2 not yet imported" in out.getvalue()
+    assert sorted(Trace.objects.values_list("name", flat=True)) == ["a.swf", "b.swf.gz"]
+    out = io.StringIO()
+    call_command("import_trace", "--trace-dirs", stdout=out)  # run.sh does this at every start
+    assert "2 not yet imported" not in out.getvalue() and "0 not yet imported" in out.getvalue()
+    assert Trace.objects.count() == 2
+    with pytest.raises(CommandError, match="give an SWF file"):
+        call_command("import_trace")
+
+
 def test_import_trace_says_what_is_wrong(tmp_path):
     with pytest.raises(CommandError, match="no such file"):
         call_command("import_trace", str(tmp_path / "absent.swf"))

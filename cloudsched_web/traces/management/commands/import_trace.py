@@ -15,11 +15,35 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("file", help="the SWF file")
+        parser.add_argument("file", nargs="?", help="the SWF file")
         parser.add_argument("--name", default="", help="its name (default: the file name; presets look for that)")
+        parser.add_argument(
+            "--trace-dirs",
+            action="store_true",
+            help="instead of FILE: import every *.swf / *.swf.gz of the trace directories ($CLOUDSCHED_TRACE_DIRS "
+            "and ../shared/workloads/traces beside the checkout) not yet imported under its file name (run.sh does "
+            "this at start, so the paper presets find their logs)",
+        )
 
     def handle(self, *args, **opts):
-        path = Path(opts["file"])
+        if opts["trace_dirs"]:
+            return self._import_dirs()
+        if not opts["file"]:
+            raise CommandError("give an SWF file, or --trace-dirs")
+        self._import(Path(opts["file"]), opts["name"])
+
+    def _import_dirs(self):
+        from cloudsched_web.traces.models import Trace
+        from schedulers.core.traces import trace_dirs
+
+        known = set(Trace.objects.filter(imported=True).values_list("name", flat=True))
+        files = sorted({p for d in trace_dirs() for p in (*d.glob("*.swf"), *d.glob("*.swf.gz")) if p.is_file()})
+        new = [p for p in files if p.name not in known]
+        self.stdout.write(f"{len(files)} trace files in the trace directories, {len(new)} not yet imported")
+        for path in new:
+            self._import(path, "")
+
+    def _import(self, path: Path, name: str):
         if not path.is_file():
             raise CommandError(f"{path}: no such file (give an .swf or .swf.gz file)")
         try:
@@ -27,12 +51,12 @@ class Command(BaseCommand):
         except OSError as exc:
             raise CommandError(f"{path}: {exc.strerror}") from None
         try:
-            trace, created = store(data, opts["name"] or path.name, field=str(path), imported=True)
+            trace, created = store(data, name or path.name, field=str(path), imported=True)
         except schedulers.ScenarioError as exc:
             raise CommandError(exc.format()) from None
-        if not created and (not trace.imported or opts["name"]):
+        if not created and (not trace.imported or name):
             # Uploaded first by a user, or renamed: importing makes it a server-wide trace under this name.
-            trace.imported, trace.name = True, (opts["name"] or path.name)[:200]
+            trace.imported, trace.name = True, (name or path.name)[:200]
             trace.save(update_fields=["imported", "name"])
         load = "n/a" if trace.natural_load is None else f"{trace.natural_load:.3f}"
         self.stdout.write(
