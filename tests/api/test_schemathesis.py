@@ -92,13 +92,13 @@ def _schemathesis(url, token, objects, tmp_path, name, *args):
         "--workers", "1",  # hypothesis' lambda reprs race in ast.parse under several threads on 3.11
         "--suppress-health-check", "all", "--request-timeout", "20", *args,
     ]  # fmt: skip
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=80, cwd=tmp_path)
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=400, cwd=tmp_path)  # a hang guard, not a time limit
     (tmp_path / f"{name}.txt").write_text(proc.stdout + proc.stderr)
     assert proc.returncode == 0, proc.stdout[-12000:] + proc.stderr[-4000:]
     return proc.stdout
 
 
-@pytest.mark.timeout(120)
+@pytest.mark.timeout(900)
 def test_schemathesis_finds_no_server_error_and_no_schema_violation(
     live_server, alice, objects, monkeypatch, settings, tmp_path
 ):
