@@ -23,6 +23,7 @@ def requeue(runs):
 class RunAdmin(TrashAdmin):
     list_display = (
         "id",
+        "ran_as",
         "scenario",
         "family_name",
         "owner",
@@ -34,12 +35,12 @@ class RunAdmin(TrashAdmin):
         "trashed",
     )
     list_filter = ("status", "scenario__family", "scenario__owner")
-    search_fields = ("scenario__name", "scenario__owner__username", "error")
+    search_fields = ("scenario_name", "scenario__name", "scenario__owner__username", "error")
     exclude = ("result_blob", "config", "summary", "point")
     readonly_fields = (
-        "scenario", "study", "point_pretty", "config_pretty", "status", "progress", "progress_message", "error",
-        "created_at", "started_at", "finished_at", "heartbeat_at", "attempts", "summary_table", "share_token",
-        "trashed_at",
+        "scenario", "scenario_name", "study", "point_pretty", "config_pretty", "status", "progress",
+        "progress_message", "error", "created_at", "started_at", "finished_at", "heartbeat_at", "attempts",
+        "summary_table", "share_token", "trashed_at",
     )  # fmt: skip
     actions = ("requeue_runs",)
     list_select_related = ("scenario", "scenario__owner", "study")
@@ -50,6 +51,10 @@ class RunAdmin(TrashAdmin):
             "result_blob", "result_files", "page", "config", "summary", "point", "scenario__config",
             "study__claims", "study__description",
         )  # fmt: skip
+
+    @admin.display(description="scenario name when run", ordering="scenario_name")
+    def ran_as(self, obj):
+        return obj.scenario_name
 
     @admin.display(description="family", ordering="scenario__family")
     def family_name(self, obj):

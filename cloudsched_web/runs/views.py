@@ -6,10 +6,11 @@ from django.contrib.auth.decorators import login_required
 from django.core.cache import cache
 from django.http import Http404, HttpResponse, JsonResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 
-from cloudsched_web.runs import charts, checks, exports, page, queries, store, timeline, trash
+from cloudsched_web.runs import charts, checks, describe, exports, page, queries, store, timeline, trash
 from cloudsched_web.runs.models import Run, Study
 from cloudsched_web.scenarios.views import clone_config
 
@@ -46,8 +47,17 @@ def _render_run(request, run, shared=False, token=None):
         "validity": validity,
         "stamp": charts.stamp(run, doc, public=shared),
         "can_swf": can_swf,
+        "workload": describe.workload(run.config, doc),
+        "share_url": _share_url(request, run) if not shared else None,
     }
     return render(request, "runs/detail.html", ctx)
+
+
+def _share_url(request, obj):
+    """The absolute address of a run's share link (shown in a read-only field to copy), or None."""
+    if obj.share_token is None:
+        return None
+    return request.build_absolute_uri(reverse("run_shared", args=[obj.share_token]))
 
 
 @login_required
