@@ -94,6 +94,7 @@ def test_a_result_page_prints_to_pdf_with_every_chart_drawn(page, live_server, a
     around = page.evaluate("() => document.body.innerText")
     page.emulate_media(media="screen")
     pdf = page.pdf(format="A4", print_background=True)
+    (screens_dir() / "run-page.pdf").write_bytes(pdf)  # kept beside the screenshots, to look at
     text = _pdf_text(pdf)
     expected = Counter(w for chart in words for w in chart)
     assert expected, words
