@@ -24,7 +24,6 @@ class RunAdmin(TrashAdmin):
     list_display = (
         "id",
         "ran_as",
-        "scenario",
         "family_name",
         "owner",
         "study",
@@ -52,9 +51,10 @@ class RunAdmin(TrashAdmin):
             "study__claims", "study__description",
         )  # fmt: skip
 
-    @admin.display(description="scenario name when run", ordering="scenario_name")
+    @admin.display(description="scenario (name when run)", ordering="scenario_name")
     def ran_as(self, obj):
-        return obj.scenario_name
+        renamed = obj.renamed_to
+        return f"{obj.title} (now “{renamed}”)" if renamed else obj.title
 
     @admin.display(description="family", ordering="scenario__family")
     def family_name(self, obj):

@@ -59,4 +59,4 @@ def test_run_search_finds_runs_by_the_name_they_ran_under_and_the_current_name(a
     assert _found(admin_client, "/admin/runs/run/", "renamed since") == {run.pk}
     assert _found(admin_client, "/admin/runs/run/", "backfill check") == set()
     page = admin_client.get("/admin/runs/run/").content.decode()
-    assert "scenario name when run" in page.lower() and "Makespan study" in page
+    assert "scenario (name when run)" in page.lower() and "Makespan study (now “Renamed since”)" in page
