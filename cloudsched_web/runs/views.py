@@ -257,7 +257,7 @@ def shared_diff(request, token):
 def shared_clone(request, token):
     """A logged-in viewer of a share link copies the scenario into their own scenarios."""
     run = _shared_run(token)
-    copy = clone_config(request.user, run.config, run.scenario.name)
+    copy = clone_config(request.user, run.config, run.title)  # the name it ran under, as its page shows
     messages.success(request, f"Cloned into your scenarios as “{copy.name}”.")
     return redirect("scenario", pk=copy.pk)
 
