@@ -4,6 +4,8 @@ import pytest
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
+from tests.web.test_trash_migration import _migrate
+
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
@@ -12,13 +14,6 @@ def _migration(graph, app, suffix):
     (key,) = [k for k in graph.nodes if k[0] == app and k[1].endswith(suffix)]
     (parent,) = [p.key for p in graph.node_map[key].parents if p.key[0] == app]
     return key, parent
-
-
-def _migrate(targets):
-    executor = MigrationExecutor(connection)
-    executor.loader.build_graph()
-    executor.migrate(targets)
-    return executor.loader.project_state(targets).apps
 
 
 def test_existing_runs_get_the_name_they_ran_under_and_existing_demos_their_key(toy_scenario):
