@@ -10,8 +10,8 @@ reports it (backfill does, see ``schedulers/backfill/output.py``).
 
 from pathlib import PurePath
 
-# Fields never printed: the text of an uploaded trace or a job list, and what only the Gantt needs.
-_BULKY = {"swf", "text", "jobs", "path", "kind"}
+# Fields the generic line never prints as such: an uploaded trace's text, its path (named in the head).
+_BULKY = {"swf", "text", "path", "kind"}
 
 
 def _num(value):

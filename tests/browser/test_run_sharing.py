@@ -131,7 +131,9 @@ def test_the_title_is_the_name_the_run_ran_under(page, live_server, alice):
     assert page.title().startswith("before the rename")
     assert page.inner_text("#run-title").startswith("before the rename")
     assert "(scenario since renamed to “after the rename”)" in page.inner_text("#run-renamed")
-    assert page.locator("#run-workload").count() == 0  # the toy family has no workload to describe
+    assert (
+        page.inner_text("#run-workload") == "Workload: jobs 20 · mean_duration_s 10"
+    )  # a family without its own reading
     shoot(page, "run-page-renamed")
 
 
