@@ -121,6 +121,7 @@ def test_a_result_page_prints_to_pdf_with_every_chart_drawn(page, live_server, a
     cell = page.inner_text("#summary-table tbody tr:first-child td:nth-child(2)").split("±")[0].strip()
     assert cell and cell in text, (cell, text[:500])
     shoot(page, f"run-page-printed-from-{family}")
+    page.screenshot(path=str(screens_dir() / f"run-page-top-{family}.png"))  # the header, readable at a glance
 
 
 def test_the_title_is_the_name_the_run_ran_under(page, live_server, alice):
