@@ -11,7 +11,7 @@ reports it (backfill does, see ``schedulers/backfill/output.py``).
 from pathlib import PurePath
 
 # Fields the generic line never prints as such: an uploaded trace's text, its path (named in the head).
-_BULKY = {"swf", "text", "path", "kind"}
+_BULKY = {"swf", "text", "path", "trace", "kind"}
 
 
 def _num(value):
@@ -28,8 +28,10 @@ def _p(template, *values):
 
 
 def _trace_name(workload):
-    path = (workload.get("path") or "").strip()
-    return PurePath(path).name if path else "uploaded"
+    path, ref = (workload.get("path") or "").strip(), (workload.get("trace") or "").strip()
+    if path:
+        return PurePath(path).name
+    return f"stored as {ref[:19]}…" if ref else "uploaded"  # ref: a stored trace's "sha256:<digest>"
 
 
 def _measured(header):

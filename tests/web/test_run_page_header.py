@@ -97,7 +97,8 @@ def test_the_run_page_prints_the_workload_line(alice, alice_client, run_now):
         ("federated", {"kind": "trace", "path": "/x/CTC-SP2.swf.gz", "max_jobs": 500, "gap_divisor": 1.0},
          ["SWF trace CTC-SP2.swf.gz", "at most 500 jobs", "arrivals as logged"]),
         ("federated", {"kind": "trace", "path": "/x/a.swf", "gap_divisor": 10.0}, ["arrival gaps ÷ 10"]),
-        ("vm_reservations", {"kind": "trace", "text": "…", "n_requests": 300, "skip": 20},
+        ("backfill", {"kind": "trace", "trace": "sha256:" + "ab" * 32}, ["SWF trace stored as sha256:abababab", "as logged"]),
+        ("vm_reservations", {"kind": "trace", "text": "1 0 0 5 4", "n_requests": 300, "skip": 20},
          ["SWF trace uploaded", "first 300 usable jobs", "after skipping 20", "as logged"]),
         ("backfill", {"kind": "generator", "model": "jann", "n_jobs": 500, "load": 0.6}, ["jann generator", "load 0.6"]),
         ("dvfs_bot", {"kind": "generator", "duration_h": 2.0}, ["generator", "duration_h 2"]),
@@ -106,7 +107,7 @@ def test_the_run_page_prints_the_workload_line(alice, alice_client, run_now):
 def test_each_family_describes_its_workload(family, workload, says):
     line = describe.workload({"family": family, "workload": workload})
     assert all(part in line for part in says), line
-    assert "None" not in line and "…" not in line
+    assert "None" not in line and "1 0 0 5 4" not in line  # never the trace text itself
 
 
 def test_time_left_is_the_average_rate_so_far_and_hidden_until_it_means_something(scenario):
