@@ -64,7 +64,7 @@ def build(owner, admin=None) -> SitePages:
         "/no/such/page/",
     ]
     if admin is not None:
-        site.staff = ["/admin/", "/admin/runs/run/", f"/admin/runs/run/{run.pk}/change/"]
+        site.staff = ["/admin/", "/admin/runs/run/", f"/admin/runs/run/{run.pk}/change/", "/admin/scenarios/scenario/"]
         site.staff += [f"/admin/scenarios/scenario/{scenario.pk}/change/", f"/admin/runs/study/{study.pk}/change/"]
     return site
 

@@ -12,6 +12,7 @@ def run_out(request, run):
     return {
         **run_status(run),
         "scenario_id": run.scenario_id,
+        "scenario_name": run.title,
         "study_id": run.study_id,
         "family": run.family,
         "point": run.point or {},

@@ -88,10 +88,15 @@ class RunStatus(Schema):
     finished: bool
     wall_time_s: float | None
     stalled: Stalled | None = Field(None, description="set when the run's worker stopped answering")
+    remaining_s: float | None = Field(
+        None, description="estimated seconds left (average rate so far); null until the run is 3 % done"
+    )
+    remaining: str = Field("", description='the same, as text: "about 2 min left" (empty when unknown)')
 
 
 class RunOut(RunStatus):
     scenario_id: int
+    scenario_name: str = Field(description="the scenario's name when the run was submitted")
     study_id: int | None
     family: str
     point: dict[str, Any]

@@ -23,7 +23,7 @@ def requeue(runs):
 class RunAdmin(TrashAdmin):
     list_display = (
         "id",
-        "scenario",
+        "ran_as",
         "family_name",
         "owner",
         "study",
@@ -34,12 +34,12 @@ class RunAdmin(TrashAdmin):
         "trashed",
     )
     list_filter = ("status", "scenario__family", "scenario__owner")
-    search_fields = ("scenario__name", "scenario__owner__username", "error")
+    search_fields = ("scenario_name", "scenario__name", "scenario__owner__username", "error")
     exclude = ("result_blob", "config", "summary", "point")
     readonly_fields = (
-        "scenario", "study", "point_pretty", "config_pretty", "status", "progress", "progress_message", "error",
-        "created_at", "started_at", "finished_at", "heartbeat_at", "attempts", "summary_table", "share_token",
-        "trashed_at",
+        "scenario", "scenario_name", "study", "point_pretty", "config_pretty", "status", "progress",
+        "progress_message", "error", "created_at", "started_at", "finished_at", "heartbeat_at", "attempts",
+        "summary_table", "share_token", "trashed_at",
     )  # fmt: skip
     actions = ("requeue_runs",)
     list_select_related = ("scenario", "scenario__owner", "study")
@@ -50,6 +50,11 @@ class RunAdmin(TrashAdmin):
             "result_blob", "result_files", "page", "config", "summary", "point", "scenario__config",
             "study__claims", "study__description",
         )  # fmt: skip
+
+    @admin.display(description="scenario (name when run)", ordering="scenario_name")
+    def ran_as(self, obj):
+        renamed = obj.renamed_to
+        return f"{obj.title} (now “{renamed}”)" if renamed else obj.title
 
     @admin.display(description="family", ordering="scenario__family")
     def family_name(self, obj):

@@ -28,6 +28,25 @@ def sweep_every_s():
     return settings.CELERY_BEAT_SCHEDULE["sweep-queued-runs"]["schedule"]
 
 
+# Time left is shown once the run is this far along and has run this long (before, the rate is noise).
+ETA_MIN_PROGRESS = 0.03
+ETA_MIN_ELAPSED_S = 3.0
+
+
+def remaining_text(seconds):
+    """A person's reading of a time left: "about 2 min left", "about 1 h 05 min left"."""
+    if seconds < 45:
+        return "less than a minute left"
+    minutes = round(seconds / 60)
+    if minutes < 60:
+        return f"about {minutes} min left"
+    hours, minutes = divmod(minutes, 60)
+    if hours < 24:
+        return f"about {hours} h {minutes:02d} min left"
+    days, hours = divmod(hours, 24)
+    return f"about {days} d {hours} h left"
+
+
 def _clock(t):
     return timezone.localtime(t).strftime("%H:%M:%S %Z")
 
@@ -137,6 +156,11 @@ class Run(Shareable, Trashable):
     study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="runs", null=True, blank=True)
     point = models.JSONField(default=dict, blank=True, help_text="For a study run: its values of the swept paths.")
     config = models.JSONField(help_text="The scenario as it was when the run was submitted.")
+    scenario_name = models.CharField(
+        max_length=200,
+        blank=True,
+        help_text="The scenario's name when the run was submitted: the run's title, whatever the scenario is called now.",
+    )
     status = models.CharField(max_length=12, choices=Status.choices, default=Status.QUEUED, db_index=True)
     progress = models.FloatField(default=0.0)
     progress_message = models.CharField(max_length=200, blank=True)
@@ -168,7 +192,23 @@ class Run(Shareable, Trashable):
         ordering = ["-created_at"]
 
     def __str__(self):
-        return f"run {self.pk} of {self.scenario.name} [{self.status}]"
+        return f"run {self.pk} of {self.title} [{self.status}]"
+
+    def save(self, *args, **kwargs):
+        if not self.scenario_name and self.scenario_id:  # the snapshot of the name it ran under
+            self.scenario_name = self.scenario.name[:200]
+        super().save(*args, **kwargs)
+
+    @property
+    def title(self):
+        """The scenario name this run ran under (its snapshot), not the scenario's current name."""
+        return self.scenario_name or self.scenario.name
+
+    @property
+    def renamed_to(self):
+        """The scenario's current name when it was renamed since this run, else None."""
+        current = self.scenario.name
+        return current if self.scenario_name and current != self.scenario_name else None
 
     @property
     def family(self):
@@ -180,6 +220,8 @@ class Run(Shareable, Trashable):
 
     def status_dict(self):
         """What pages poll and the API returns for a run's progress (one shape for both)."""
+        stalled = self.stalled()
+        remaining = None if stalled else self.remaining_s()
         return {
             "id": self.pk,
             "status": self.status,
@@ -188,8 +230,25 @@ class Run(Shareable, Trashable):
             "error": self.error,
             "finished": self.is_finished,
             "wall_time_s": self.wall_time_s,
-            "stalled": self.stalled(),
+            "stalled": stalled,
+            "remaining_s": None if remaining is None else round(remaining, 1),
+            "remaining": "" if remaining is None else remaining_text(remaining),
         }
+
+    def remaining_s(self, now=None):
+        """Seconds left, at the run's average rate so far: elapsed × (1 − p) / p for progress fraction p.
+
+        The average over the whole attempt is the smoothing: one slow or fast progress step moves it
+        little, unlike the rate between the last two reports. ``None`` until it means something
+        (progress ≥ ETA_MIN_PROGRESS after ETA_MIN_ELAPSED_S), and when the run is not running.
+        """
+        if self.status != self.Status.RUNNING or self.started_at is None:
+            return None
+        p = float(self.progress or 0.0)
+        elapsed = ((now or timezone.now()) - self.started_at).total_seconds()
+        if not ETA_MIN_PROGRESS <= p < 1.0 or elapsed < ETA_MIN_ELAPSED_S:
+            return None
+        return elapsed * (1.0 - p) / p
 
     def stalled(self, now=None):
         """A running run whose worker stopped beating: since when, and when it is retried (or not).

@@ -34,7 +34,7 @@ def _send(run_ids):
 
 
 def submit_run(scenario):
-    run = Run.objects.create(scenario=scenario, config=scenario.config)
+    run = Run.objects.create(scenario=scenario, config=scenario.config, scenario_name=scenario.name)
     transaction.on_commit(lambda: _send([run.id]))
     return run
 
@@ -77,9 +77,11 @@ def submit_study(scenario, configs, points=None, name="", description="", claims
         preset=preset,
         scale=scale,
     )
-    runs = Run.objects.bulk_create(
-        [Run(scenario=scenario, study=study, config=c, point=p) for c, p in zip(configs, points, strict=True)]
-    )
+    rows = [
+        Run(scenario=scenario, scenario_name=scenario.name, study=study, config=c, point=p)
+        for c, p in zip(configs, points, strict=True)
+    ]
+    runs = Run.objects.bulk_create(rows)
     ids = [r.id for r in runs]
     transaction.on_commit(lambda: _send(ids))
     return study
@@ -100,7 +102,9 @@ def create_preset_study(owner, family, preset, scale="paper"):
     """Save the first scenario of a paper preset and run the whole preset (at ``scale``) as a study."""
     doc = schedulers.preset(family, preset, scale)
     first = _validated(doc["scenarios"][:1])[0]
-    scenario = Scenario.objects.create(owner=owner, family=family, name=doc.get("name") or preset, config=first)
+    scenario = Scenario.objects.create(
+        owner=owner, family=family, name=doc.get("name") or preset, description=doc.get("description", ""), config=first
+    )
     study = submit_study(
         scenario, doc["scenarios"], name=doc.get("name") or preset, description=doc.get("description", ""),
         claims=doc.get("claims", []), preset=preset, scale=scale,

@@ -8,10 +8,11 @@ from django.core.cache import cache
 from django.core.paginator import Paginator
 from django.http import Http404, HttpResponse, JsonResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 
-from cloudsched_web.runs import charts, checks, exports, page, queries, store, timeline, trash
+from cloudsched_web.runs import charts, checks, describe, exports, page, queries, store, timeline, trash
 from cloudsched_web.runs.models import Run, Study
 from cloudsched_web.scenarios.views import clone_config
 from cloudsched_web.traces.views import traces_of
@@ -50,8 +51,17 @@ def _render_run(request, run, shared=False, token=None):
         "stamp": charts.stamp(run, doc, public=shared),
         "can_swf": can_swf,
         "traces": traces_of(run.config, run.scenario.owner),
+        "workload": describe.workload(run.config, doc),
+        "share_url": _share_url(request, run) if not shared else None,
     }
     return render(request, "runs/detail.html", ctx)
+
+
+def _share_url(request, obj):
+    """The absolute address of a run's share link (shown in a read-only field to copy), or None."""
+    if obj.share_token is None:
+        return None
+    return request.build_absolute_uri(reverse("run_shared", args=[obj.share_token]))
 
 
 @login_required
@@ -251,7 +261,7 @@ def shared_diff(request, token):
 def shared_clone(request, token):
     """A logged-in viewer of a share link copies the scenario into their own scenarios."""
     run = _shared_run(token)
-    copy = clone_config(request.user, run.config, run.scenario.name)
+    copy = clone_config(request.user, run.config, run.title)  # the name it ran under, as its page shows
     messages.success(request, f"Cloned into your scenarios as “{copy.name}”.")
     return redirect("scenario", pk=copy.pk)
 

@@ -78,7 +78,7 @@ class ScenarioAdminForm(forms.ModelForm):
 
     class Meta:
         model = Scenario
-        fields = ("owner", "name", "config")
+        fields = ("owner", "name", "description", "config")
 
     def clean(self):
         data = super().clean()
@@ -93,11 +93,11 @@ class ScenarioAdmin(TrashAdmin):
     form = ScenarioAdminForm
     list_display = ("name", "family", "owner", "algorithms", "updated_at", "trashed")
     list_filter = ("family", "owner")
-    search_fields = ("name", "owner__username")
-    readonly_fields = ("family_from_config", "trace", "created_at", "updated_at", "config_pretty", "trashed_at")
+    search_fields = ("name", "family", "owner__username", "owner__email", "description")
+    readonly_fields = ("key", "family_from_config", "trace", "created_at", "updated_at", "config_pretty", "trashed_at")
     fields = (
-        "owner", "name", "family_from_config", "trace", "config", "config_pretty", "created_at", "updated_at",
-        "trashed_at",
+        "owner", "name", "key", "description", "family_from_config", "trace", "config", "config_pretty", "created_at",
+        "updated_at", "trashed_at",
     )  # fmt: skip
     actions = ("duplicate",)
 

@@ -33,12 +33,24 @@ class Scenario(Trashable):
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="scenarios")
     family = models.CharField(max_length=32, db_index=True)
     name = models.CharField(max_length=200)
+    key = models.CharField(
+        max_length=64,
+        blank=True,
+        default="",
+        help_text="A stable identifier a loader finds this scenario by (demos: demo-<family>); a rename keeps it.",
+    )
+    description = models.TextField(blank=True, default="", help_text="What the scenario is for (free text).")
     config = models.JSONField(help_text="The validated scenario as the library takes it.")
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
         ordering = ["-updated_at"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["owner", "key"], condition=~models.Q(key=""), name="scenario_key_unique_per_owner"
+            )
+        ]
 
     def __str__(self):
         return f"{self.name} ({self.family})"

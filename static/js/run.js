@@ -1,41 +1,10 @@
-// Run page: poll the status while the run is in progress; when it is done draw the comparison
+// Run page (run-header.js polls the status while the run is in progress): draw the comparison
 // bars, the series overlays, DVFS frequencies and one Gantt per algorithm, all on one linked
 // time axis whose window the server cuts (data endpoint) as the user zooms and pans.
 (function () {
   "use strict";
-  const box = document.getElementById("run-status");
-  const statusUrl = box && box.dataset.statusUrl;
-
-  function poll() {
-    fetch(statusUrl, { headers: { Accept: "application/json" }, credentials: "same-origin" })
-      .then((r) => r.json())
-      .then((s) => {
-        document.getElementById("status-text").textContent = s.status;
-        document.getElementById("progress").value = s.progress;
-        document.getElementById("progress-message").textContent = s.message || "";
-        box.className = "status status-" + s.status;
-        const stalled = document.getElementById("run-stalled");
-        stalled.textContent = s.stalled ? s.stalled.text : "";
-        stalled.hidden = !s.stalled;
-        if (s.error) {
-          const err = document.getElementById("run-error");
-          err.textContent = s.error;
-          err.hidden = false;
-        }
-        if (s.finished) {
-          if (s.status === "succeeded") window.location.reload();
-        } else {
-          setTimeout(poll, 1000);
-        }
-      })
-      .catch(() => setTimeout(poll, 3000));
-  }
-
   const payloadEl = document.getElementById("run-payload");
-  if (!payloadEl) {
-    if (statusUrl && !/succeeded|failed|cancelled/.test(box.className)) setTimeout(poll, 500);
-    return;
-  }
+  if (!payloadEl) return; // still running, or failed: run-header.js polls the status
   const payload = JSON.parse(payloadEl.textContent);
   const dataUrl = document.getElementById("results").dataset.dataUrl;
   const { palette, fmt } = window.cs;

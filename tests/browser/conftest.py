@@ -7,8 +7,10 @@ which Playwright would eval inside the page.
 """
 
 import os
+from pathlib import Path
 
 import pytest
+from django.conf import settings
 from django.db import connection
 
 from tests.services import Worker, launch_chromium, point_broker, redis_server
@@ -17,6 +19,26 @@ from tests.services import Worker, launch_chromium, point_broker, redis_server
 # turn it into a console error the watcher collects (Chromium also logs "Refused to …" itself).
 _REPORT_VIOLATIONS = """document.addEventListener('securitypolicyviolation', (e) => console.error(
   `CSP violation: ${e.violatedDirective} blocked ${e.blockedURI || 'inline code'} at ${e.sourceFile}:${e.lineNumber}`));"""
+
+
+def screens_dir() -> Path:
+    """Where browser tests keep full-page screenshots of each page type, for a person to look at:
+    ``$CLOUDSCHED_SHOTS``, else ``var/screens/tests/`` (gitignored). Created on first use."""
+    folder = Path(os.environ.get("CLOUDSCHED_SHOTS") or settings.VAR_DIR / "screens" / "tests")
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def shoot(page, name: str) -> Path:
+    """A full-page screenshot of ``page`` as ``<screens_dir>/<name>.png``."""
+    path = screens_dir() / f"{name}.png"
+    page.screenshot(path=str(path), full_page=True)
+    return path
+
+
+@pytest.fixture
+def shots():
+    return screens_dir()
 
 
 class CspWatch:

@@ -1,16 +1,14 @@
 """The laboratory pages in a real Chromium against a live server and a real Celery worker.
 
-Screenshots land in CLOUDSCHED_SHOTS (default: the test's tmp dir) so a person can look at them.
+Screenshots land in CLOUDSCHED_SHOTS (default: var/screens/tests/) so a person can look at them.
 """
-
-import os
-from pathlib import Path
 
 import pytest
 
 import schedulers
 from cloudsched_web.runs.models import Run, Study
 from cloudsched_web.scenarios.models import Scenario
+from tests.browser.conftest import shoot
 from tests.browser.test_run_flow import _login
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
@@ -23,9 +21,7 @@ DRAWN = """(sel) => [...document.querySelectorAll(sel)].map((c) => {
 
 
 def _shot(page, tmp_path, name):
-    folder = Path(os.environ.get("CLOUDSCHED_SHOTS", tmp_path))
-    folder.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(folder / f"{name}.png"), full_page=True)
+    shoot(page, name)  # kept in var/screens/tests/ (tests/browser/conftest.py), not the test's tmp dir
 
 
 def _drawn(page, selector):
@@ -115,7 +111,7 @@ def test_zoom_is_linked_share_link_works_logged_out_until_revoked(page, live_ser
     )
     assert len(ranges) >= 3 and all(r == ranges[0] for r in ranges)
     page.click("#create-share")
-    link = page.get_attribute("#share-link", "href")
+    link = page.input_value("#share-url").removeprefix(live_server.url)  # the field holds the absolute address
     anonymous = csp.attach(page.context.browser.new_context().new_page())
     anonymous.goto(live_server.url + link)
     _wait_results(anonymous)

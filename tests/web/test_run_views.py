@@ -30,6 +30,8 @@ def test_status_json_reports_progress(alice_client, scenario):
         "finished": False,
         "wall_time_s": None,
         "stalled": None,
+        "remaining_s": None,
+        "remaining": "",
     }
 
 

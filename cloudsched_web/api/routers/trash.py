@@ -30,7 +30,7 @@ class Restored(Schema):
 
 
 def _name(item):
-    return item.obj.name if item.kind != "run" else f"run {item.obj.pk} of {item.obj.scenario.name}"
+    return item.obj.name if item.kind != "run" else f"run {item.obj.pk} of {item.obj.title}"
 
 
 @router.get("", response=list[TrashItem], summary="What you deleted, newest first (each with what went with it)")

@@ -1,14 +1,44 @@
-"""Create one demo scenario per installed scheduler family (idempotent)."""
+"""Create one demo scenario per installed scheduler family, once (found again by its stable key)."""
 
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
+from django.db import IntegrityError, transaction
 
 import schedulers
 from cloudsched_web.scenarios.models import Scenario
 
 
+def demo_key(family):
+    """The key a family's demo keeps for good: renaming the demo does not make it a stranger."""
+    return f"demo-{family}"[:64]
+
+
+def load_demo(user, family):
+    """The user's demo of ``family``: ``(scenario, created)``; an existing one is kept as it is.
+
+    Looked up by key among every row, trashed ones too: a demo the user put in the trash stays
+    there rather than coming back (and the key is unique per owner, trashed or not).
+    """
+    key = demo_key(family)
+    existing = Scenario.all_objects.filter(owner=user, key=key).first()
+    if existing is not None:
+        return existing, False
+    config = schedulers.example(family)
+    config["name"] = f"Demo: {family}"
+    _, cfg = schedulers.validate(config)
+    try:
+        with transaction.atomic():
+            scenario = Scenario.objects.create(
+                owner=user, family=family, name=config["name"], key=key, config=cfg.model_dump(mode="json"),
+                description=schedulers.all_families()[family].description,
+            )  # fmt: skip
+    except IntegrityError:  # another loader created it meanwhile
+        return Scenario.all_objects.get(owner=user, key=key), False
+    return scenario, True
+
+
 class Command(BaseCommand):
-    help = "Load one demo scenario per scheduler family for a user (default: the first superuser)."
+    help = "Load one demo scenario per scheduler family for a user (default: the first superuser), once."
 
     def add_arguments(self, parser):
         parser.add_argument("--user", help="username that owns the demos")
@@ -18,11 +48,7 @@ class Command(BaseCommand):
         user = users.filter(username=opts["user"]).first() if opts["user"] else users.filter(is_superuser=True).first()
         if user is None:
             raise CommandError("no such user; create an admin first")
-        for name in schedulers.all_families():
-            config = schedulers.example(name)
-            config["name"] = f"Demo: {name}"
-            _, cfg = schedulers.validate(config)
-            _, created = Scenario.objects.get_or_create(
-                owner=user, family=name, name=config["name"], defaults={"config": cfg.model_dump(mode="json")}
-            )
-            self.stdout.write(f"{'created' if created else 'kept'} demo scenario for {name}")
+        for family in schedulers.all_families():
+            scenario, created = load_demo(user, family)
+            state = "created" if created else ("kept (in the trash)" if scenario.trashed_at else "kept")
+            self.stdout.write(f"{state} demo scenario for {family}: “{scenario.name}”")
