@@ -127,7 +127,7 @@ def _scenario(model: str, name: str, algorithms: list[str], load: float, workloa
             "estimates": "tsafrir",
             **(workload or {}),
         },
-        "params": {"record_jobs": False, "max_segments": 20000, **(params or {})},
+        "params": {"record_jobs": False, **(params or {})},
     }
 
 

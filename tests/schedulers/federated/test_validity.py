@@ -10,6 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import schedulers
+from schedulers.core import jsonio
 from schedulers.federated import example
 from schedulers.federated.model import ALGORITHMS
 from tests.golden import assert_matches_golden
@@ -101,12 +102,12 @@ def test_same_seed_gives_identical_results():
     a = schedulers.run(example())
     b = schedulers.run(example())
     strip = lambda r: [{k: v for k, v in run.items() if k != "wall_time_s"} for run in r["runs"]]  # noqa: E731
-    assert json.dumps(strip(a)) == json.dumps(strip(b))
+    assert jsonio.dumps(strip(a)) == jsonio.dumps(strip(b))
 
 
 def test_full_result_is_json_serialisable_with_native_types():
     result = schedulers.run(example())
-    text = json.dumps(result, allow_nan=False)
+    text = jsonio.dumps(result)
     assert "federated" in text
     run = result["runs"][0]
     assert set(run["series"]) == {"t", "power_w", "energy_j", "busy_vms"}
