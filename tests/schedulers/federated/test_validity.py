@@ -119,8 +119,13 @@ def test_full_result_is_json_serialisable_with_native_types():
 def test_segment_cap_truncates_and_says_so():
     scenario = _scenario(5, 0.3, 10.0, True) | {"algorithms": ["dcls"], "params": {"max_segments": 10}}
     run = schedulers.run(scenario)["runs"][0]
-    assert len(run["schedule"]) <= 10
-    assert run["metrics"]["schedule_truncated"] == 1
+    full = schedulers.run(scenario | {"params": {}})["runs"][0]
+    cut = run["extra"]["schedule_cut"]
+    assert cut["limit"] == 10 and cut["recorded"] == len(run["schedule"]) <= 10
+    assert "schedule_cut" not in full.get("extra", {}) and len(full["schedule"]) > 10
+    # the recorded stints are the first ones to end, and the first stint left out ends at cut_at_s
+    assert run["schedule"] == full["schedule"][: cut["recorded"]]
+    assert full["schedule"][cut["recorded"]]["end"] == cut["cut_at_s"]
 
 
 def test_example_matches_the_golden_metrics():
