@@ -46,6 +46,7 @@ def _render_run(request, run, shared=False, token=None):
         "validity": validity,
         "stamp": charts.stamp(run, doc, public=shared),
         "can_swf": can_swf,
+        "cuts": timeline.schedule_cuts(doc) if doc else [],
     }
     return render(request, "runs/detail.html", ctx)
 
