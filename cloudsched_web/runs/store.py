@@ -122,8 +122,11 @@ def segments_table(schedule: list[dict] | Columns) -> pa.Table:
     if isinstance(schedule, Columns):
         if not len(schedule):
             return records_table([], SEGMENT_TYPES)
-        order = np.lexsort((schedule.column("end"), schedule.column("start")))  # stable, as sort_by
-        table = columns_table(schedule.take(order), SEGMENT_TYPES, dictionary=("resource",))
+        start, end = schedule.column("start"), schedule.column("end")
+        step = (start[1:] > start[:-1]) | ((start[1:] == start[:-1]) & (end[1:] >= end[:-1]))
+        if not step.all():  # most families emit start order already
+            schedule = schedule.take(np.lexsort((end, start)))  # stable, as sort_by
+        table = columns_table(schedule, SEGMENT_TYPES, dictionary=("resource",))
     else:
         table = records_table(schedule, SEGMENT_TYPES)
         if not table.num_rows:

@@ -333,17 +333,19 @@ class Columns:
         labels = pa.array(col.labels.tolist(), type=pa.string())
         indices = pa.array(codes, mask=codes < 0) if (codes < 0).any() else pa.array(codes)
         if as_dictionary:
-            # dictionary in order of first appearance (as pyarrow's dictionary_encode would build it)
-            used, first = np.unique(np.where(codes < 0, np.iinfo(np.int32).max, codes), return_index=True)
-            keep = used < np.iinfo(np.int32).max
-            used, first = used[keep], first[keep]
-            order = used[np.argsort(first, kind="stable")]
-            remap = np.full(max(int(labels.__len__()), 1), -1, dtype=np.int32)
+            # dictionary in order of first appearance (as pyarrow's dictionary_encode would build it);
+            # O(n): writing positions in reverse leaves each code's first position (numpy assigns in order)
+            n = codes.size
+            first = np.full(len(labels), n, dtype=np.int64)
+            valid = codes >= 0
+            at = np.flatnonzero(valid)[::-1]
+            first[codes[at]] = at
+            used = np.flatnonzero(first < n)
+            order = used[np.argsort(first[used], kind="stable")]
+            remap = np.full(max(len(labels), 1), -1, dtype=np.int32)
             remap[order] = np.arange(order.size, dtype=np.int32)
-            new = np.where(codes < 0, 0, remap[np.clip(codes, 0, None)])
-            idx = (
-                pa.array(new.astype(np.int32), mask=codes < 0) if (codes < 0).any() else pa.array(new.astype(np.int32))
-            )
+            new = remap[np.where(valid, codes, 0)] if len(labels) else np.zeros(n, dtype=np.int32)
+            idx = pa.array(new, mask=~valid) if not valid.all() else pa.array(new)
             return pa.DictionaryArray.from_arrays(idx, labels.take(pa.array(order)))
         return labels.take(indices)
 
