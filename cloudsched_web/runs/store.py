@@ -24,6 +24,7 @@ import io
 import posixpath
 import tempfile
 from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -191,8 +192,37 @@ def _write(name: str, table: pa.Table) -> str:
         return default_storage.save(name, File(tmp))
 
 
+class _Writer:
+    """Writes one file in a thread while the caller builds the next table (Parquet encoding and the
+    array work release the GIL): the two overlap, and at most one table waits to be written."""
+
+    def __init__(self) -> None:
+        self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="parquet")
+        self.pending: tuple[dict, str, Future] | None = None
+
+    def submit(self, files: dict, kind: str, name: str, table: pa.Table) -> None:
+        self.wait()
+        self.pending = (files, kind, self.pool.submit(_write, name, table))
+
+    def wait(self) -> None:
+        if self.pending is not None:
+            files, kind, future = self.pending
+            self.pending = None
+            files[kind] = future.result()
+
+
 def save(run_id: int, attempt: str, result: dict) -> tuple[dict, dict]:
     """Write ``result``'s heavy parts as Parquet; returns ``(header, manifest)``."""
+    writer = _Writer()
+    try:
+        header, manifest = _save(writer, run_id, attempt, result)
+        writer.wait()
+    finally:
+        writer.pool.shutdown(wait=True)
+    return header, manifest
+
+
+def _save(writer: _Writer, run_id: int, attempt: str, result: dict) -> tuple[dict, dict]:
     base = posixpath.join("results", str(run_id), attempt or "direct")
     header_runs, manifest_runs = [], []
     for i, run in enumerate(result.get("runs", [])):
@@ -203,16 +233,16 @@ def save(run_id: int, attempt: str, result: dict) -> tuple[dict, dict]:
             [float(pc.min(segs["start"]).as_py()), float(pc.max(segs["end"]).as_py())] if segs.num_rows else [0.0, 0.0]
         )
         if segs.num_rows:
-            files["segments"] = _write(f"{base}/r{i}-segments.parquet", segs)
+            writer.submit(files, "segments", f"{base}/r{i}-segments.parquet", segs)
         jobs = jobs_table(run.get("jobs") or [])
         info["jobs"] = jobs.num_rows
         if jobs.num_rows:
-            files["jobs"] = _write(f"{base}/r{i}-jobs.parquet", jobs)
+            writer.submit(files, "jobs", f"{base}/r{i}-jobs.parquet", jobs)
         series, rest = series_table(run.get("series") or {})
         info["series"] = sorted(n for n in series.column_names if n != "t")
         info["series_length"] = series.num_rows
         if series.num_rows:
-            files["series"] = _write(f"{base}/r{i}-series.parquet", series)
+            writer.submit(files, "series", f"{base}/r{i}-series.parquet", series)
         manifest_runs.append({**info, "files": files})
         head = {k: v for k, v in run.items() if k not in HEAVY}
         if rest:
