@@ -138,7 +138,10 @@ def _json(text: str, where: str, **hooks: Any) -> Any:
 
 
 def _walk(doc: Any) -> Any:
-    """``(path, value)`` of every scalar in ``doc``, iteratively (the depth is already bounded)."""
+    """``(path, value)`` of every scalar in ``doc``, iteratively (the depth is already bounded).
+
+    Columns and float arrays (a result's schedule, records and series) come whole.
+    """
     stack = [("", doc)]
     while stack:
         path, node = stack.pop()
@@ -146,6 +149,8 @@ def _walk(doc: Any) -> Any:
             stack.extend((f"{path}.{k}" if path else str(k), v) for k, v in reversed(node.items()))
         elif isinstance(node, list):
             stack.extend((f"{path}[{i}]", v) for i, v in reversed(list(enumerate(node))))
+        elif isinstance(node, np.ndarray) and node.dtype.kind != "f":
+            stack.extend((f"{path}[{i}]", v) for i, v in reversed(list(enumerate(node.tolist()))))
         else:
             yield path, node
 
@@ -158,7 +163,7 @@ def nonfinite_paths(doc: Any, limit: int = 5) -> list[str]:
     if _all_finite(doc):
         return []
     found = []
-    for path, value in _walk_arrays(doc):
+    for path, value in _walk(doc):
         if isinstance(value, np.ndarray):
             for i in np.flatnonzero(~np.isfinite(value))[: limit - len(found)].tolist():
                 found.append(f"{path}[{i}]")
@@ -179,21 +184,6 @@ def _float_parts(cols: Columns) -> dict[str, np.ndarray]:
     for name, col in cols.object_columns().items():
         out[name] = np.array([v if isinstance(v, float) else 0.0 for v in col.tolist()], dtype=float)
     return out
-
-
-def _walk_arrays(doc: Any) -> Any:
-    """Like :func:`_walk`, but yields Columns and numpy arrays whole."""
-    stack = [("", doc)]
-    while stack:
-        path, node = stack.pop()
-        if isinstance(node, dict):
-            stack.extend((f"{path}.{k}" if path else str(k), v) for k, v in reversed(node.items()))
-        elif isinstance(node, list):
-            stack.extend((f"{path}[{i}]", v) for i, v in reversed(list(enumerate(node))))
-        elif isinstance(node, np.ndarray) and node.dtype.kind != "f":
-            stack.extend((f"{path}[{i}]", v) for i, v in reversed(list(enumerate(node.tolist()))))
-        else:
-            yield path, node
 
 
 def _all_finite(doc: Any) -> bool:
