@@ -144,6 +144,22 @@ def test_the_gantt_says_when_the_family_capped_its_recording():
     assert timeline.gantt(ParsedResult(_doc([_seg("1", "m0", 0, 1)])), 0)["recording_cut"] is False
 
 
+def test_schedule_cuts_are_read_from_schedule_cut_and_from_the_legacy_flags():
+    doc = {"runs": [
+        {"algorithm": "easy", "repetition": 0, "extra": {"schedule_cut": {"limit": 5, "recorded": 5, "cut_at_s": 7.5}}},
+        {"algorithm": "keasy", "repetition": 0, "extra": {"schedule_truncated": True}},
+        {"algorithm": "dcls", "repetition": 1, "metrics": {"schedule_truncated": 1}},
+        {"algorithm": "fcfs", "repetition": 0, "metrics": {"schedule_truncated": 0}, "extra": {}},
+    ]}  # fmt: skip
+    unknown = {"limit": None, "recorded": None, "cut_at_s": None}
+    assert timeline.schedule_cuts(doc) == [
+        {"algorithm": "easy", "repetition": 0, "limit": 5, "recorded": 5, "cut_at_s": 7.5},
+        {"algorithm": "keasy", "repetition": 0, **unknown},
+        {"algorithm": "dcls", "repetition": 1, **unknown},
+    ]
+    assert [timeline.recording_cut(r) for r in doc["runs"]] == [True, True, True, False]
+
+
 def test_diff_colours_waiting_before_moving():
     a = [_seg("1", "m0", 0, 5), _seg("2", "m1", 0, 5), _seg("3", "m0", 5, 9)]
     b = [_seg("1", "m0", 2, 7), _seg("2", "m0", 0, 5), _seg("3", "m0", 5, 9)]
