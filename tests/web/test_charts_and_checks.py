@@ -38,6 +38,21 @@ def test_capacity_check_catches_overlap_when_capacities_are_reported():
     assert checks.validity(back_to_back)["ok"]
 
 
+def test_checks_on_columns_match_checks_on_records_resource_by_resource():
+    from schedulers.core.columns import Columns
+
+    segs = [_seg("1", "m0", 0, 10, 2.0), _seg("2", "m1", 0, 10, 2.0), _seg("3", "m0", 10, 12, 3.0),
+            _seg("4", "m1", 5, 8, 2.0), _seg("5", "m2", 0, 9, 50.0), _seg("6", "m1", 8, 9, 1.0)]  # fmt: skip
+    doc = _doc(segs, capacities={"m0": 3.0, "m1": 3.0}, jobs=[{"job": str(j)} for j in range(1, 6)])
+    as_columns = {**doc, "runs": [{**r, "schedule": Columns.from_records(r["schedule"]),
+                                   "jobs": Columns.from_records(r["jobs"])} for r in doc["runs"]]}  # fmt: skip
+    by_records, by_columns = checks.validity(doc), checks.validity(as_columns)
+    assert by_records == by_columns
+    details = {c["name"]: c["detail"] for c in by_columns["runs"][0]["checks"]}
+    assert details["capacity per resource"] == "3 resources; m1: 4 > 3"  # m0 back to back, m2 unchecked
+    assert details["every job recorded once"] == "5 jobs, 0 duplicates, 1 scheduled without record"
+
+
 def test_duplicate_job_records_and_a_beaten_bound_fail():
     doc = _doc([_seg("1", "m0", 0, 1)], metrics={"jct_s": 5.0, "lp_bound_s": 6.0, "jct_over_lp_bound": 0.8},
                jobs=[{"job": "1"}, {"job": "1"}])  # fmt: skip
