@@ -66,12 +66,12 @@ def _segments(inst, st: Stretches, limit: int | None, extra: dict[str, Any]) -> 
     n_st = len(st.start)
     starts = np.asarray(st.start, dtype=float)
     order = np.argsort(starts, kind="stable")
-    procs = [np.asarray(st.procs[i], dtype=np.int64).reshape(-1) for i in order.tolist()]
-    counts = np.fromiter((p.size for p in procs), np.int64, n_st)
-    rows = np.repeat(order, counts)  # the stretch of every segment
-    first = np.repeat(np.cumsum(counts) - counts, counts)
+    counts = np.fromiter(map(len, st.procs), np.int64, n_st)  # processors of every stretch
+    flat = np.concatenate(st.procs).astype(np.int64, copy=False) if n_st else np.zeros(0, dtype=np.int64)
+    rows = np.repeat(order, counts[order])  # the stretch of every segment, stretches in start order
+    first = np.repeat(np.cumsum(counts[order]) - counts[order], counts[order])
     k = np.arange(rows.size, dtype=np.int64) - first  # the segment's index within its stretch
-    proc = np.concatenate(procs) if procs else np.zeros(0, dtype=np.int64)
+    proc = flat[(np.cumsum(counts) - counts)[rows] + k]
     if limit is not None and rows.size > limit:
         schedule_cut(extra, limit, limit, float(starts[rows[limit]]))
         rows, k, proc = rows[:limit], k[:limit], proc[:limit]
