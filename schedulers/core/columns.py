@@ -63,13 +63,21 @@ def _encode(values: np.ndarray) -> Coded:
     return Coded(codes.astype(np.int32).reshape(-1), labels.astype(object))
 
 
+def _objects(values: list[Any]) -> np.ndarray:
+    """A 1-D object array holding ``values`` as they are (lists and dicts stay single values)."""
+    out = np.empty(len(values), dtype=object)
+    for i, v in enumerate(values):
+        out[i] = v
+    return out
+
+
 def _from_values(values: list[Any]) -> tuple[Any, np.ndarray | None]:
     """One column from Python values (``None`` = missing): (column, validity mask or None)."""
     present = [v for v in values if v is not None]
     mask = None if len(present) == len(values) else np.array([v is not None for v in values], dtype=bool)
     types = {type(v) for v in present}
     if not present:
-        return np.array(values, dtype=object), mask
+        return _objects(values), mask
     if types == {bool}:
         return np.array([bool(v) if v is not None else False for v in values], dtype=bool), mask
     if types <= {int, float} or all(
@@ -80,13 +88,13 @@ def _from_values(values: list[Any]) -> tuple[Any, np.ndarray | None]:
         try:
             return np.array([0 if v is None else v for v in values], dtype=dtype), mask
         except OverflowError:
-            return np.array(values, dtype=object), mask
+            return _objects(values), mask
     if types == {str}:
         labels: dict[str, int] = {}
         codes = np.fromiter((-1 if v is None else labels.setdefault(v, len(labels)) for v in values), np.int32,
                             len(values))  # fmt: skip
         return Coded(codes, np.array(list(labels), dtype=object)), None
-    return np.array(values, dtype=object), mask
+    return _objects(values), mask
 
 
 class Columns:

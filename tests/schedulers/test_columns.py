@@ -72,6 +72,13 @@ def test_empty_and_one_row():
     assert as_columns(None) == [] and as_columns(RECORDS) == RECORDS and as_columns(one) is one
 
 
+def test_values_of_mixed_or_nested_types_are_kept_as_written():
+    rows = [{"a": 1, "b": [1, 2], "c": {"x": 1}}, {"a": "z", "b": [3], "c": None}, {"a": 2.5, "b": [], "c": {}}]
+    cols = Columns.from_records(rows)
+    assert cols.to_records() == rows and cols.column("b").shape == (3,)
+    assert json.loads(jsonio.dumps(cols)) == rows
+
+
 def test_unequal_lengths_are_refused():
     with pytest.raises(ValueError, match="unequal"):
         Columns({"a": np.zeros(2), "b": np.zeros(3)})
