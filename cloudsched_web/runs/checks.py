@@ -136,8 +136,8 @@ TIME_UNITS = {"s": 1.0, "min": 60.0, "h": 3600.0}
 
 def _power_energy(run):
     series = run.get("series", {})
-    t, p, e = series.get("t"), series.get("power_w"), series.get("energy_j")
-    if not (t and p and e) or not len(t) == len(p) == len(e) or len(t) < 2:
+    t, p, e = series.get("t"), series.get("power_w"), series.get("energy_j")  # lists or numpy arrays
+    if t is None or p is None or e is None or not len(t) == len(p) == len(e) or len(t) < 2:
         return None
     t, p, e = (np.asarray(x, float) for x in (t, p, e))
     return float(np.sum(p[:-1] * np.diff(t))), float(e[-1] - e[0])

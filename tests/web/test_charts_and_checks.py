@@ -53,6 +53,15 @@ def test_checks_on_columns_match_checks_on_records_resource_by_resource():
     assert details["every job recorded once"] == "5 jobs, 0 duplicates, 1 scheduled without record"
 
 
+def test_checks_read_series_given_as_numpy_arrays():
+    import numpy as np
+
+    series = {"t": [0.0, 1.0, 3.0], "power_w": [10.0, 20.0, 20.0], "energy_j": [0.0, 10.0, 50.0]}
+    as_lists = checks.validity(_doc([_seg("1", "m0", 0, 1)], series=series))
+    as_arrays = checks.validity(_doc([_seg("1", "m0", 0, 1)], series={k: np.array(v) for k, v in series.items()}))
+    assert as_lists == as_arrays and "energy = ∫ power" in as_arrays["ran"]
+
+
 def test_duplicate_job_records_and_a_beaten_bound_fail():
     doc = _doc([_seg("1", "m0", 0, 1)], metrics={"jct_s": 5.0, "lp_bound_s": 6.0, "jct_over_lp_bound": 0.8},
                jobs=[{"job": "1"}, {"job": "1"}])  # fmt: skip
