@@ -1,7 +1,14 @@
 """Benchmark: storing and serving a large result through the columnar store (runs.store).
 
     .venv/bin/python bench/results_scale.py [--jobs 200000] [--algorithms easy,keasy,reasy,measy]
-                                           [--max-segments 5000000]
+                                           [--max-segments N] [--profile] [--old-blob] [--no-serve]
+
+Schedules are recorded in full unless ``--max-segments`` states a limit. The worker's part is
+timed step by step: the simulation (the library returns Columns), ``Run.store_result`` (Parquet
+straight from the arrays) and ``page.summarize`` (validity checks on whole columns), with the
+process's peak RSS after each. ``--profile`` runs the store step again under cProfile and prints
+where its time goes; ``--old-blob`` also builds the old compressed JSON blob for the size
+ratio (it turns the columns into dicts, so it runs after the RSS figures are taken).
 
 Targets (results at full scale): the worker stores the result in < 5 s beyond the
 simulation; the Parquet files are ≤ 1/3 of the old compressed JSON blob of the same
@@ -40,6 +47,10 @@ def _rss_mb():
     return 0.0
 
 
+def _peak_mb():
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
 def _timed(client, url, params=None):
     t0 = time.perf_counter()
     response = client.get(url, params or {})
@@ -52,7 +63,10 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--jobs", type=int, default=200_000)
     parser.add_argument("--algorithms", default="easy,keasy,reasy,measy")
-    parser.add_argument("--max-segments", type=int, default=5_000_000)
+    parser.add_argument("--max-segments", type=int, default=None, help="a stated limit (default: full schedules)")
+    parser.add_argument("--profile", action="store_true", help="cProfile the store step")
+    parser.add_argument("--old-blob", action="store_true", help="also build the old JSON blob (size ratio)")
+    parser.add_argument("--no-serve", action="store_true", help="stop after storing (no page or window timings)")
     args = parser.parse_args()
     print(f"load average at start: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
     tmp = tempfile.mkdtemp(prefix="cloudsched-bench-")
@@ -80,30 +94,59 @@ def main():
     t0 = time.perf_counter()
     result = schedulers.run(config)
     sim = time.perf_counter() - t0
+    rss_sim = _peak_mb()
     segments = [len(r["schedule"]) for r in result["runs"]]
-    t0 = time.perf_counter()
-    old_blob = zlib.compress(orjson.dumps(result), 1)
-    old_s = time.perf_counter() - t0
     user = get_user_model().objects.create_user("bench", "", "bench-pass-123")
     scenario = Scenario.objects.create(owner=user, family="backfill", name="bench", config=config)
     run = Run.objects.create(scenario=scenario, config=config, status=Run.Status.SUCCEEDED, progress=1.0,
                              started_at=timezone.now(), finished_at=timezone.now())  # fmt: skip
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     run.store_result(result, "bench")
-    store_s = time.perf_counter() - t0
+    store_s, store_cpu = time.perf_counter() - t0, time.process_time() - c0
+    rss_store = _peak_mb()
+    t0, c0 = time.perf_counter(), time.process_time()
     run.page = page.summarize(result)
+    page_s, page_cpu = time.perf_counter() - t0, time.process_time() - c0
+    rss_page = _peak_mb()
     run.save()
     files = [f for info in run.result_files["runs"] for f in info["files"].values()]
     from django.core.files.storage import default_storage
 
     parquet = sum(default_storage.size(f) for f in files)
-    print(f"simulated {args.jobs} jobs × {len(segments)} algorithms in {sim:.1f} s; segments per run {segments}")
-    print(f"old blob: {len(old_blob) / 1e6:.1f} MB in {old_s:.2f} s | columnar: {parquet / 1e6:.1f} MB "
-          f"(+ header {len(run.result_blob) / 1e3:.0f} kB) in {store_s:.2f} s "
-          f"| ratio {parquet / len(old_blob):.2f} (target ≤ 0.33) | store {'ok' if store_s < 5 else 'SLOW'} (< 5 s)")  # fmt: skip
+    beyond = store_s + page_s
     lengths = [info.get("series_length", 0) for info in run.result_files["runs"]]
     print(f"series change points stored per run {lengths} (every one: ∫ power = energy; pages downsample)")
-    del result, old_blob
+    print(
+        f"simulated {args.jobs} jobs × {len(segments)} algorithms in {sim:.1f} s; segments per run {segments} "
+        f"(total {sum(segments):,}); cut: {[r.get('extra', {}).get('schedule_cut') for r in result['runs']]}"
+    )
+    print(f"store_result {store_s:.2f} s + page.summarize {page_s:.2f} s = {beyond:.2f} s beyond the simulation "
+          f"({'ok' if beyond < 5 else 'SLOW'}, target < 5 s) | Parquet {parquet / 1e6:.1f} MB "
+          f"(+ header {len(run.result_blob) / 1e3:.0f} kB) | CPU time (all threads) store {store_cpu:.2f} s, "
+          f"checks {page_cpu:.2f} s; load average now {os.getloadavg()[0]:.1f}")  # fmt: skip
+    print(f"worker peak RSS: {rss_sim:.0f} MB after the simulation, {rss_store:.0f} MB after storing, "
+          f"{rss_page:.0f} MB after the checks")  # fmt: skip
+    if args.profile:
+        import cProfile
+        import pstats
+
+        profiler = cProfile.Profile()
+        profiler.enable()
+        run.store_result(result, "bench-profile")
+        profiler.disable()
+        pstats.Stats(profiler).sort_stats("cumulative").print_stats(18)
+    if args.old_blob:
+        from schedulers.core import jsonio
+
+        t0 = time.perf_counter()
+        old_blob = zlib.compress(orjson.dumps(result, default=jsonio.plain), 1)
+        old_s = time.perf_counter() - t0
+        print(f"old blob: {len(old_blob) / 1e6:.1f} MB in {old_s:.2f} s | ratio {parquet / len(old_blob):.2f} "
+              f"(target ≤ 0.33)")  # fmt: skip
+        del old_blob
+    del result
+    if args.no_serve:
+        return
 
     queries.clear_cache()
     client = Client()

@@ -73,7 +73,12 @@ def _payload_bytes(html):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--jobs", type=int, default=200_000)
-    parser.add_argument("--max-segments", type=int, default=50_000, help="the family's segment cap (its default)")
+    parser.add_argument(
+        "--max-segments",
+        type=int,
+        default=50_000,
+        help="a stated segment limit for this bench (the families record full schedules by default)",
+    )
     parser.add_argument("--algorithms", default="easy,fcfs")
     args = parser.parse_args()
     tmp = tempfile.mkdtemp(prefix="cloudsched-bench-")

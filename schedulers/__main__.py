@@ -7,7 +7,6 @@ Exit code 0 on success, 2 on invalid input (the validation message goes to stder
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from pathlib import Path
@@ -42,11 +41,11 @@ def _load_json(path: str) -> Any:
 
 
 def _emit(doc: Any, out: str | None) -> None:
-    text = json.dumps(doc, indent=None if out else 2, allow_nan=False)
-    if out:
-        Path(out).write_text(text)
+    if out:  # streamed from the columns: a result's segments never all exist as dicts
+        with open(out, "w") as f:
+            jsonio.dump(doc, f)
     else:
-        sys.stdout.write(text + "\n")
+        sys.stdout.write(jsonio.dumps(doc, indent=2) + "\n")
 
 
 def cmd_families(args: argparse.Namespace) -> None:

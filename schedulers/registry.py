@@ -16,6 +16,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from schedulers.core.columns import Columns, as_columns
 from schedulers.core.metrics import Metric
 from schedulers.core.validation import ScenarioBase, ScenarioError
 
@@ -28,18 +29,24 @@ class Progress(Protocol):
 
 @dataclass
 class RunOutput:
-    """What one algorithm on one repetition produces (see DESIGN.md "Result").
+    """What one algorithm on one repetition produces (see DESIGN.md "Result", docs/formats.md).
 
-    ``schedule`` holds segment dicts (job, task, resource, start, end, share, kind
-    and family extras); ``series`` maps names to equal-length lists with a ``t``
-    key; ``jobs`` holds optional per-job records. Native Python types only.
+    ``schedule`` holds the segments (job, task, resource, start, end, share, kind and
+    family extras) and ``jobs`` the optional per-job records, both as
+    :class:`~schedulers.core.columns.Columns` (a list of dicts from a third-party family
+    is converted); ``series`` maps names to equal-length lists or 1-D arrays with a
+    ``t`` key. Metrics and extras are native Python values.
     """
 
     metrics: dict[str, float]
-    schedule: list[dict[str, Any]] = field(default_factory=list)
-    series: dict[str, list[float]] = field(default_factory=dict)
-    jobs: list[dict[str, Any]] = field(default_factory=list)
+    schedule: Columns = field(default_factory=Columns)
+    series: dict[str, Any] = field(default_factory=dict)
+    jobs: Columns = field(default_factory=Columns)
     extra: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.schedule = as_columns(self.schedule)
+        self.jobs = as_columns(self.jobs)
 
 
 @dataclass

@@ -10,6 +10,7 @@ from typing import Any
 
 from schedulers.core import jsonio
 from schedulers.core import rng as rngmod
+from schedulers.core.columns import as_columns
 from schedulers.core.metrics import mean_ci
 from schedulers.core.validation import ScenarioError, validate_model
 from schedulers.registry import Family, RunOutput, get_family
@@ -89,9 +90,9 @@ def run(
                     "repetition": rep,
                     "wall_time_s": time.perf_counter() - t0,
                     "metrics": out.metrics,
-                    "schedule": out.schedule,
+                    "schedule": as_columns(out.schedule),  # columns all the way (docs/formats.md)
                     "series": out.series,
-                    "jobs": out.jobs,
+                    "jobs": as_columns(out.jobs),
                     **({"extra": out.extra} if out.extra else {}),
                 }
             )

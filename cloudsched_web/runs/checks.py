@@ -1,5 +1,8 @@
 """Schedule checks the result page can run on any family's result (the validity badge).
 
+Checks read whole columns at once: the worker runs them on the library's Columns (a result's
+segments never become dicts), the views on lists of dicts read back from the store.
+
 Each check returns ``{"name", "status": "pass"|"fail"|"skip", "detail"}``; the page lists
 every check with its status, so a reader sees what was verified and what was not.
 Capacity is checked only where the result reports capacities (``extra.capacities`` of a
@@ -9,6 +12,7 @@ run, or ``capacities`` of the document): the library does not put them in result
 import numpy as np
 
 from cloudsched_web.runs import charts
+from schedulers.core.columns import Columns
 
 EPS = 1e-6
 
@@ -17,47 +21,85 @@ def _check(name, ok, detail, skip=False):
     return {"name": name, "status": "skip" if skip else ("pass" if ok else "fail"), "detail": detail}
 
 
+def _column(rows, name, default=None):
+    """One field of every segment or record as an array: Columns give theirs, a list of dicts is read once."""
+    if isinstance(rows, Columns):
+        if name not in rows:
+            return np.full(len(rows), default, dtype=object if not isinstance(default, float) else float)
+        col = rows.column(name)
+        mask = rows.valid(name)
+        if mask is not None and default is not None:
+            col = np.where(mask, col, default)
+        return col
+    return np.array([r.get(name, default) for r in rows], dtype=float if isinstance(default, float) else object)
+
+
+def _labels(rows, name):
+    """The distinct values of a text field as a set of str (Columns: from the codes in use)."""
+    if isinstance(rows, Columns) and name in rows:
+        col = rows.codes(name)
+        used = np.unique(col.codes)
+        return {str(v) for v in col.labels[used[used >= 0]].tolist()} | ({"None"} if (used < 0).any() else set())
+    return {str(v) for v in _column(rows, name).tolist()}
+
+
 def well_formed(run, spans=None):
     schedule = run.get("schedule", [])
-    if not schedule:
+    if not len(schedule):
         return _check("segments well-formed", True, "no segments recorded", skip=True)
     if spans is None:
-        spans = (np.fromiter((s["start"] for s in schedule), float, len(schedule)),
-                 np.fromiter((s["end"] for s in schedule), float, len(schedule)))  # fmt: skip
+        spans = (_column(schedule, "start", 0.0).astype(float), _column(schedule, "end", 0.0).astype(float))
     starts, ends = spans
     bad = int(((ends < starts - EPS) | (starts < -EPS) | ~np.isfinite(starts) | ~np.isfinite(ends)).sum())
     return _check("segments well-formed", bad == 0, f"{len(schedule)} segments, {bad} with end < start or t < 0")
 
 
 def capacity(run, doc):
+    """Peak share per resource, from every segment at once (sorted by resource, time, ends first)."""
     caps = (run.get("extra") or {}).get("capacities") or doc.get("capacities")
     schedule = run.get("schedule", [])
     if not caps:
         return _check("capacity per resource", True, "not checked: this family reports no capacities", skip=True)
-    by_res = {}
-    for s in schedule:
-        by_res.setdefault(s["resource"], []).append((s["start"], s["end"], s.get("share", 1.0)))
+    if isinstance(schedule, Columns) and "resource" in schedule:
+        coded = schedule.codes("resource")
+        codes, labels = coded.codes, coded.labels.tolist()
+    else:
+        labels, codes = np.unique(np.asarray([str(r) for r in _column(schedule, "resource").tolist()], dtype=str),
+                                  return_inverse=True)  # fmt: skip
+        labels, codes = labels.tolist(), codes.reshape(-1)
+    used, first = np.unique(codes, return_index=True)
+    cap = np.array([float(caps[labels[c]]) if labels[c] in caps else np.nan for c in used.tolist()])
+    cap_of = np.full(len(labels), np.nan)
+    cap_of[used] = cap
+    keep = ~np.isnan(cap_of[codes]) if codes.size else np.zeros(0, dtype=bool)
     over = []
-    for res, rows in by_res.items():
-        if res not in caps:
-            continue
-        arr = np.asarray(rows, float)
-        times = np.concatenate([arr[:, 0], arr[:, 1]])
-        deltas = np.concatenate([arr[:, 2], -arr[:, 2]])
-        order = np.lexsort((deltas, times))  # ends before starts at the same instant
-        peak = float(np.cumsum(deltas[order]).max())
-        if peak > caps[res] + EPS:
-            over.append(f"{res}: {peak:g} > {caps[res]:g}")
-    detail = f"{len(by_res)} resources; " + ("; ".join(over[:5]) if over else "peak share within capacity everywhere")
+    if keep.any():
+        share = _column(schedule, "share", 1.0).astype(float)[keep]
+        res = codes[keep]
+        times = np.concatenate([_column(schedule, "start", 0.0).astype(float)[keep],
+                                _column(schedule, "end", 0.0).astype(float)[keep]])  # fmt: skip
+        deltas = np.concatenate([share, -share])
+        res2 = np.concatenate([res, res])
+        order = np.lexsort((deltas, times, res2))  # ends before starts at the same instant
+        level = np.cumsum(deltas[order])
+        r = res2[order]
+        heads = np.flatnonzero(np.r_[True, r[1:] != r[:-1]])
+        base = np.where(heads > 0, level[np.maximum(heads - 1, 0)], 0.0)
+        peaks = np.maximum.reduceat(level, heads) - base
+        first_at = dict(zip(used.tolist(), first.tolist(), strict=True))
+        for c, peak in sorted(zip(r[heads].tolist(), peaks.tolist(), strict=True), key=lambda x: first_at[x[0]]):
+            if peak > caps[labels[c]] + EPS:
+                over.append(f"{labels[c]}: {peak:g} > {caps[labels[c]]:g}")
+    detail = f"{used.size} resources; " + ("; ".join(over[:5]) if over else "peak share within capacity everywhere")
     return _check("capacity per resource", not over, detail)
 
 
 def jobs_once(run):
     records = run.get("jobs") or []
-    scheduled = {str(s.get("job")) for s in run.get("schedule", [])}
-    if not records:
+    if not len(records):
         return _check("every job recorded once", True, "no per-job records", skip=True)
-    ids = [str(r.get("job")) for r in records]
+    scheduled = _labels(run.get("schedule", []), "job")
+    ids = [str(v) for v in _column(records, "job").tolist()]
     dup = len(ids) - len(set(ids))
     missing = len(scheduled - set(ids))
     ok = dup == 0 and missing == 0
@@ -103,8 +145,8 @@ def _step_integral(t, v):
 
 def _power_energy(run):
     series = run.get("series", {})
-    t, p, e = series.get("t"), series.get("power_w"), series.get("energy_j")
-    if not (t and p and e) or not len(t) == len(p) == len(e) or len(t) < 2:
+    t, p, e = series.get("t"), series.get("power_w"), series.get("energy_j")  # lists or numpy arrays
+    if t is None or p is None or e is None or not len(t) == len(p) == len(e) or len(t) < 2:
         return None
     t, p, e = (np.asarray(x, float) for x in (t, p, e))
     return _step_integral(t, p), float(e[-1] - e[0])

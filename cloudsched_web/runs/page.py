@@ -8,6 +8,7 @@ through ``runs.queries`` (parsed once per process, then cached).
 """
 
 from cloudsched_web.runs import checks, exports
+from schedulers.core.columns import Columns
 
 HEAVY = ("schedule", "jobs", "series")  # series come windowed from the data endpoint
 
@@ -15,7 +16,8 @@ HEAVY = ("schedule", "jobs", "series")  # series come windowed from the data end
 def has_jobs(doc):
     """Whether the SWF export can work: job records with submit time, runtime and size."""
     runs = doc.get("runs", [])
-    first = (runs[0].get("jobs") or [{}])[0] if runs else {}
+    jobs = (runs[0].get("jobs") or []) if runs else []
+    first = set(jobs.names) if isinstance(jobs, Columns) else set(jobs[0] if jobs else {})
     needed = ("submit", "run_time", "alloc_procs")
     return all(any(k in first for k in exports.SWF_ALIASES[f]) for f in needed)
 

@@ -24,14 +24,18 @@ import io
 import posixpath
 import tempfile
 from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
+import numpy as np
 import orjson
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 from django.core.files import File
 from django.core.files.storage import default_storage
+
+from schedulers.core.columns import Columns
 
 HEAVY = ("schedule", "jobs", "series")
 KINDS = {"schedule": "segments", "jobs": "jobs", "series": "series"}
@@ -92,30 +96,62 @@ def _records_table(records, names, types) -> pa.Table:
     return pa.table(columns) if columns else pa.table({})
 
 
-def segments_table(schedule: list[dict]) -> pa.Table:
+def columns_table(cols: Columns, types: dict[str, pa.DataType] | None = None, dictionary=()) -> pa.Table:
+    """The fast path of :func:`records_table`: a table straight from a family's arrays (no dicts).
+
+    Same schema as the list path gives the same rows: text as strings (``dictionary`` names
+    dictionary-encoded, in order of first appearance), a ``<job>.<k>`` task as ``task_k``,
+    declared ``types`` cast, the sparse flag kept.
+    """
+    table = cols.to_arrow(task_k=True, dictionary=dictionary)
+    for name, typ in (types or {}).items():
+        if name in table.column_names and name not in dictionary and table[name].type != typ:
+            i = table.column_names.index(name)
+            table = table.set_column(i, name, pc.cast(table[name], typ))
+    return table.replace_schema_metadata({SPARSE: b"1" if cols.sparse else b"0"})
+
+
+def segments_table(schedule: list[dict] | Columns) -> pa.Table:
     """Segments sorted by start, resources dictionary-encoded.
 
     A task named ``<job>.<k>`` with an integer ``k`` (every family's convention) is
     stored as ``k`` alone in ``task_k``: the names were a third of the file.
-    :func:`_restore` rebuilds them when the table is read.
+    :func:`_restore` rebuilds them when the table is read. Columns from the library take
+    the fast path (sorted and encoded as arrays); a list of dicts (migrated or legacy
+    results, third-party documents) is converted record by record.
     """
-    table = records_table(schedule, SEGMENT_TYPES)
-    if not table.num_rows:
-        return table
-    table = table.sort_by([("start", "ascending"), ("end", "ascending")])
-    if "resource" in table.column_names:
-        table = table.set_column(
-            table.column_names.index("resource"), "resource", pc.dictionary_encode(table["resource"])
-        )
+    if isinstance(schedule, Columns):
+        if not len(schedule):
+            return records_table([], SEGMENT_TYPES)
+        start, end = schedule.column("start"), schedule.column("end")
+        step = (start[1:] > start[:-1]) | ((start[1:] == start[:-1]) & (end[1:] >= end[:-1]))
+        if not step.all():  # most families emit start order already
+            schedule = schedule.take(np.lexsort((end, start)))  # stable, as sort_by
+        table = columns_table(schedule, SEGMENT_TYPES, dictionary=("resource",))
+    else:
+        table = records_table(schedule, SEGMENT_TYPES)
+        if not table.num_rows:
+            return table
+        table = table.sort_by([("start", "ascending"), ("end", "ascending")])
+        if "resource" in table.column_names:
+            table = table.set_column(
+                table.column_names.index("resource"), "resource", pc.dictionary_encode(table["resource"])
+            )
     if {"task", "job"} <= set(table.column_names) and not table["task"].null_count and not table["job"].null_count:
         parts = pc.split_pattern(table["task"], ".", max_splits=1, reverse=True)
         if pc.all(pc.equal(pc.list_value_length(parts), 2)).as_py():
             head, tail = pc.list_element(parts, 0), pc.list_element(parts, 1)
-            canonical = pc.and_(pc.match_substring_regex(tail, r"^(0|[1-9][0-9]{0,8})$"), pc.equal(head, table["job"]))
+            job = pc.cast(table["job"], pa.string())
+            canonical = pc.and_(pc.match_substring_regex(tail, r"^(0|[1-9][0-9]{0,8})$"), pc.equal(head, job))
             if pc.all(canonical).as_py():
                 k = pc.cast(tail, pa.int32())
                 table = table.set_column(table.column_names.index("task"), "task_k", k)
     return table
+
+
+def jobs_table(jobs: list[dict] | Columns) -> pa.Table:
+    """Job records as a table (Columns straight from their arrays)."""
+    return columns_table(jobs) if isinstance(jobs, Columns) else records_table(jobs)
 
 
 def _restore(table: pa.Table) -> pa.Table:
@@ -141,10 +177,11 @@ def _physical(columns: list[str] | None, present: list[str]) -> list[str] | None
 def series_table(series: dict[str, list]) -> tuple[pa.Table, dict[str, list]]:
     """The series sharing the time axis ``t`` as a table; any other series stays in the header."""
     t = series.get("t")
-    if not t:
-        return pa.table({}), dict(series)
-    aligned = {k: v for k, v in series.items() if isinstance(v, list) and len(v) == len(t)}
-    rest = {k: v for k, v in series.items() if k not in aligned}
+    plain = {k: v.tolist() if isinstance(v, np.ndarray) else v for k, v in series.items()}
+    if t is None or not len(t):
+        return pa.table({}), plain
+    aligned = {k: v for k, v in series.items() if isinstance(v, (list, np.ndarray)) and len(v) == len(t)}
+    rest = {k: v for k, v in plain.items() if k not in aligned}
     return pa.table({k: _column(v, pa.float64()) for k, v in aligned.items()}), rest
 
 
@@ -155,8 +192,37 @@ def _write(name: str, table: pa.Table) -> str:
         return default_storage.save(name, File(tmp))
 
 
+class _Writer:
+    """Writes one file in a thread while the caller builds the next table (Parquet encoding and the
+    array work release the GIL): the two overlap, and at most one table waits to be written."""
+
+    def __init__(self) -> None:
+        self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="parquet")
+        self.pending: tuple[dict, str, Future] | None = None
+
+    def submit(self, files: dict, kind: str, name: str, table: pa.Table) -> None:
+        self.wait()
+        self.pending = (files, kind, self.pool.submit(_write, name, table))
+
+    def wait(self) -> None:
+        if self.pending is not None:
+            files, kind, future = self.pending
+            self.pending = None
+            files[kind] = future.result()
+
+
 def save(run_id: int, attempt: str, result: dict) -> tuple[dict, dict]:
     """Write ``result``'s heavy parts as Parquet; returns ``(header, manifest)``."""
+    writer = _Writer()
+    try:
+        header, manifest = _save(writer, run_id, attempt, result)
+        writer.wait()
+    finally:
+        writer.pool.shutdown(wait=True)
+    return header, manifest
+
+
+def _save(writer: _Writer, run_id: int, attempt: str, result: dict) -> tuple[dict, dict]:
     base = posixpath.join("results", str(run_id), attempt or "direct")
     header_runs, manifest_runs = [], []
     for i, run in enumerate(result.get("runs", [])):
@@ -167,16 +233,16 @@ def save(run_id: int, attempt: str, result: dict) -> tuple[dict, dict]:
             [float(pc.min(segs["start"]).as_py()), float(pc.max(segs["end"]).as_py())] if segs.num_rows else [0.0, 0.0]
         )
         if segs.num_rows:
-            files["segments"] = _write(f"{base}/r{i}-segments.parquet", segs)
-        jobs = records_table(run.get("jobs") or [])
+            writer.submit(files, "segments", f"{base}/r{i}-segments.parquet", segs)
+        jobs = jobs_table(run.get("jobs") or [])
         info["jobs"] = jobs.num_rows
         if jobs.num_rows:
-            files["jobs"] = _write(f"{base}/r{i}-jobs.parquet", jobs)
+            writer.submit(files, "jobs", f"{base}/r{i}-jobs.parquet", jobs)
         series, rest = series_table(run.get("series") or {})
         info["series"] = sorted(n for n in series.column_names if n != "t")
         info["series_length"] = series.num_rows
         if series.num_rows:
-            files["series"] = _write(f"{base}/r{i}-series.parquet", series)
+            writer.submit(files, "series", f"{base}/r{i}-series.parquet", series)
         manifest_runs.append({**info, "files": files})
         head = {k: v for k, v in run.items() if k not in HEAVY}
         if rest:

@@ -206,10 +206,36 @@ def _ramp_sum(x, points, weights):
     return x * cw[k] - cwp[k]
 
 
-def recording_cut(run):
-    """Whether the family stopped recording segments (``extra.schedule_truncated`` or the like)."""
+def schedule_cut(run):
+    """How a segment limit stopped the family's recording: ``{"limit", "recorded", "cut_at_s"}``, or None.
+
+    ``extra.schedule_cut`` (schedulers.core.columns.schedule_cut) says it all. Results stored
+    before it existed flagged a cut with ``extra.schedule_truncated`` (backfill) or the metric
+    ``schedule_truncated`` (federated): the cut is known, its figures are not (None).
+    """
     extra = run.get("extra") or {}
-    return any("truncat" in k and v for k, v in extra.items())
+    cut = extra.get("schedule_cut")
+    if isinstance(cut, dict):
+        return {"limit": cut.get("limit"), "recorded": cut.get("recorded"), "cut_at_s": cut.get("cut_at_s")}
+    legacy = any("truncat" in k and v for k, v in extra.items())
+    if legacy or (run.get("metrics") or {}).get("schedule_truncated"):
+        return {"limit": None, "recorded": None, "cut_at_s": None}
+    return None
+
+
+def recording_cut(run):
+    """Whether a limit stopped the family's schedule recording (see :func:`schedule_cut`)."""
+    return schedule_cut(run) is not None
+
+
+def schedule_cuts(doc):
+    """Every algorithm × repetition run whose schedule a limit cut, for the result page's notice."""
+    out = []
+    for run in doc.get("runs", []):
+        cut = schedule_cut(run)
+        if cut is not None:
+            out.append({"algorithm": run.get("algorithm", ""), "repetition": run.get("repetition", 0), **cut})
+    return out
 
 
 def _num(value):

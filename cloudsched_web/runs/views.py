@@ -53,6 +53,7 @@ def _render_run(request, run, shared=False, token=None):
         "traces": traces_of(run.config, run.scenario.owner),
         "workload": describe.workload(run.config, doc),
         "share_url": _share_url(request, run) if not shared else None,
+        "cuts": timeline.schedule_cuts(doc) if doc else [],
     }
     return render(request, "runs/detail.html", ctx)
 

@@ -181,8 +181,12 @@ class Params(StrictModel):
     gamma_s: float = Field(10.0, gt=0, le=1e5, title="Γ (s)", description="Bounded-slowdown threshold (Section 3.3).")
     batches: int = Field(10, ge=2, le=1000, description="Batch-means batches for the confidence intervals.")
     record_schedule: bool = Field(True, description="Emit schedule segments (turn off for huge benchmark runs).")
-    max_segments: int = Field(
-        10_000, ge=0, le=5_000_000, description="Cap on emitted segments (the run is flagged when cut)."
+    max_segments: int | None = Field(
+        None,
+        ge=0,
+        le=50_000_000,
+        description="Limit on recorded segments per run; empty = the full schedule "
+        "(a cut is stated in extra.schedule_cut: limit, segments recorded, where it falls).",
     )
     record_jobs: bool = Field(True, description="Emit per-job records.")
 

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from schedulers.core.columns import Columns, coded, schedule_cut, task_of
 from schedulers.core.metrics import Metric, batch_means_ci, bounded_slowdown
 from schedulers.core.series import exact_series
 from schedulers.registry import RunOutput
@@ -75,20 +76,41 @@ class Stretches:
             self.procs.append(procs)
 
 
-def _segments(inst, st: Stretches, limit: int) -> tuple[list[dict[str, Any]], bool]:
-    ids = inst.ids.tolist()
-    cpu = inst.cpu.tolist()
-    out: list[dict[str, Any]] = []
-    order = np.argsort(np.asarray(st.start), kind="stable").tolist()
-    for i in order:
-        jid = str(ids[st.job[i]])
-        s, e, tier, rate = float(st.start[i]), float(st.end[i]), st.tier[i], float(st.rate[i])
-        for k, p in enumerate(np.asarray(st.procs[i]).tolist()):
-            if len(out) >= limit:
-                return out, True
-            out.append({"job": jid, "task": f"{jid}.{k}", "resource": f"p{p}", "start": s, "end": e,
-                        "share": 1.0, "kind": tier, "tier": tier, "rate": rate, "cpu": cpu[st.job[i]]})  # fmt: skip
-    return out, False
+def _segments(inst, st: Stretches, limit: int | None, extra: dict[str, Any]) -> Columns:
+    """One segment per processor of every stretch, in start order, built column-wise.
+
+    ``limit`` (``params.max_segments``; None = every segment) keeps the first ``limit``
+    segments in that order and states the cut in ``extra`` (:func:`schedule_cut`).
+    """
+    n_st = len(st.start)
+    starts = np.asarray(st.start, dtype=float)
+    order = np.argsort(starts, kind="stable")
+    counts = np.fromiter(map(len, st.procs), np.int64, n_st)  # processors of every stretch
+    flat = np.concatenate(st.procs).astype(np.int64, copy=False) if n_st else np.zeros(0, dtype=np.int64)
+    rows = np.repeat(order, counts[order])  # the stretch of every segment, stretches in start order
+    first = np.repeat(np.cumsum(counts[order]) - counts[order], counts[order])
+    k = np.arange(rows.size, dtype=np.int64) - first  # the segment's index within its stretch
+    proc = flat[(np.cumsum(counts) - counts)[rows] + k]
+    if limit is not None and rows.size > limit:
+        schedule_cut(extra, limit, limit, float(starts[rows[limit]]))
+        rows, k, proc = rows[:limit], k[:limit], proc[:limit]
+    job = np.asarray(st.job, dtype=np.int64)[rows]
+    tier_labels, tier_codes = np.unique(np.asarray(st.tier, dtype=str), return_inverse=True)
+    tier = coded(tier_codes.reshape(-1)[rows], tier_labels.tolist())
+    return Columns(
+        {
+            "job": coded(job, [str(i) for i in inst.ids.tolist()]),
+            "task": task_of(k),
+            "resource": coded(proc, [f"p{p}" for p in range(int(inst.processors))]),
+            "start": starts[rows],
+            "end": np.asarray(st.end, dtype=float)[rows],
+            "share": np.ones(rows.size),
+            "kind": tier,
+            "tier": tier,
+            "rate": np.asarray(st.rate, dtype=float)[rows],
+            "cpu": np.asarray(inst.cpu, dtype=float)[job],
+        }
+    )
 
 
 def _native(v):
@@ -132,19 +154,16 @@ def assemble(cfg, inst, first_start, end, stretches: Stretches, series_t, series
         "wasted_work_s": float(counters.get("wasted_work_s", 0.0)),
         "max_queue_length": int(max(series.get("queue_length", [0]), default=0)),
     }
-    schedule: list[dict[str, Any]] = []
+    schedule = Columns()
     extra: dict[str, Any] = {
         "workload": {k: _native(v) for k, v in inst.info.items() if isinstance(v, (int, float, str))}
     }
     if p.record_schedule:
-        schedule, cut = _segments(inst, stretches, p.max_segments)
-        if cut:
-            extra["schedule_truncated"] = True
-    jobs: list[dict[str, Any]] = []
+        schedule = _segments(inst, stretches, p.max_segments, extra)
+    jobs = Columns()
     if p.record_jobs:
-        cols = zip(inst.ids.tolist(), submit.tolist(), first_start.tolist(), end.tolist(), size.tolist(),
-                   run.tolist(), inst.estimate.tolist(), response.tolist(), bsld.tolist(), strict=True)  # fmt: skip
-        jobs = [{"job": str(i), "submit_s": a, "start_s": s, "end_s": e, "processors": n, "runtime_s": r,
-                 "estimate_s": es, "response_s": rs, "bounded_slowdown": b}
-                for i, a, s, e, n, r, es, rs, b in cols]  # fmt: skip
+        jobs = Columns({"job": coded(np.arange(len(inst)), [str(i) for i in inst.ids.tolist()]),
+                        "submit_s": submit, "start_s": first_start, "end_s": end, "processors": size,
+                        "runtime_s": run, "estimate_s": inst.estimate, "response_s": response,
+                        "bounded_slowdown": bsld})  # fmt: skip
     return RunOutput(metrics=metrics, schedule=schedule, series=_series(series_t, series), jobs=jobs, extra=extra)

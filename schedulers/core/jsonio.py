@@ -11,7 +11,8 @@ a :class:`~schedulers.core.validation.ScenarioError` naming where it is: the JSO
 path of the bad number, or the document itself (``(body)``, ``(file)``) for its size
 and depth.
 
-:func:`nonfinite_paths` finds NaN or ±inf in a document about to be written.
+:func:`nonfinite_paths` finds NaN or ±inf in a document about to be written; :func:`dump`
+writes a result (Columns streamed a chunk at a time) and :func:`dumps` encodes one.
 """
 
 from __future__ import annotations
@@ -19,13 +20,24 @@ from __future__ import annotations
 import json
 import math
 import sys
-from typing import Any
+from typing import IO, Any
 
 import numpy as np
 
+from schedulers.core.columns import Columns
 from schedulers.core.validation import ScenarioError
 
-__all__ = ["MAX_BYTES", "MAX_DEPTH", "MAX_INT_DIGITS", "check_depth", "loads", "nonfinite_paths"]
+__all__ = [
+    "MAX_BYTES",
+    "MAX_DEPTH",
+    "MAX_INT_DIGITS",
+    "check_depth",
+    "dump",
+    "dumps",
+    "loads",
+    "nonfinite_paths",
+    "plain",
+]
 
 MAX_BYTES = 64 * 2**20  # the API answers 413 well before this (API_MAX_BODY_BYTES)
 MAX_DEPTH = 32  # the deepest scenario (federated inline DAGs) nests 6 levels
@@ -126,7 +138,10 @@ def _json(text: str, where: str, **hooks: Any) -> Any:
 
 
 def _walk(doc: Any) -> Any:
-    """``(path, value)`` of every scalar in ``doc``, iteratively (the depth is already bounded)."""
+    """``(path, value)`` of every scalar in ``doc``, iteratively (the depth is already bounded).
+
+    Columns and float arrays (a result's schedule, records and series) come whole.
+    """
     stack = [("", doc)]
     while stack:
         path, node = stack.pop()
@@ -134,21 +149,41 @@ def _walk(doc: Any) -> Any:
             stack.extend((f"{path}.{k}" if path else str(k), v) for k, v in reversed(node.items()))
         elif isinstance(node, list):
             stack.extend((f"{path}[{i}]", v) for i, v in reversed(list(enumerate(node))))
+        elif isinstance(node, np.ndarray) and node.dtype.kind != "f":
+            stack.extend((f"{path}[{i}]", v) for i, v in reversed(list(enumerate(node.tolist()))))
         else:
             yield path, node
 
 
 def nonfinite_paths(doc: Any, limit: int = 5) -> list[str]:
-    """JSON paths of up to ``limit`` NaN or infinite floats in ``doc`` (empty when it is valid JSON)."""
+    """JSON paths of up to ``limit`` NaN or infinite floats in ``doc`` (empty when it is valid JSON).
+
+    Columns (schedule segments, job records) and numpy series are checked a column at a time.
+    """
     if _all_finite(doc):
         return []
     found = []
     for path, value in _walk(doc):
-        if isinstance(value, float) and not math.isfinite(value):
+        if isinstance(value, np.ndarray):
+            for i in np.flatnonzero(~np.isfinite(value))[: limit - len(found)].tolist():
+                found.append(f"{path}[{i}]")
+        elif isinstance(value, Columns):
+            bad = sorted((int(i), name) for name, col in _float_parts(value).items()
+                         for i in np.flatnonzero(~np.isfinite(col))[:limit])  # fmt: skip
+            found += [f"{path}[{i}].{name}" for i, name in bad[: limit - len(found)]]
+        elif isinstance(value, float) and not math.isfinite(value):
             found.append(path)
-            if len(found) >= limit:
-                break
-    return found
+        if len(found) >= limit:
+            break
+    return found[:limit]
+
+
+def _float_parts(cols: Columns) -> dict[str, np.ndarray]:
+    """The float columns, and any floats inside object columns, of ``cols``."""
+    out = cols.float_columns()
+    for name, col in cols.object_columns().items():
+        out[name] = np.array([v if isinstance(v, float) else 0.0 for v in col.tolist()], dtype=float)
+    return out
 
 
 def _all_finite(doc: Any) -> bool:
@@ -164,4 +199,68 @@ def _all_finite(doc: Any) -> bool:
                     return False
             elif isinstance(v, (dict, list)):
                 stack.append(v)
+            elif isinstance(v, np.ndarray):
+                if v.dtype.kind == "f":
+                    if not np.isfinite(v).all():
+                        return False
+                elif v.dtype == object:
+                    stack.append(v.tolist())
+            elif isinstance(v, Columns) and not all(np.isfinite(c).all() for c in _float_parts(v).values()):
+                return False
     return True
+
+
+def plain(value: Any) -> Any:
+    """``json.dumps``'s ``default`` for results: Columns as their records, numpy arrays and scalars as lists/numbers."""
+    if isinstance(value, Columns):
+        return value.to_records()
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, np.generic):
+        return value.item()
+    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+
+
+def dumps(doc: Any, **kwargs: Any) -> str:
+    """``json.dumps`` of a result (Columns and arrays included); NaN is refused as in every result."""
+    return json.dumps(doc, default=plain, allow_nan=False, **kwargs)
+
+
+def dump(doc: Any, fp: IO[str]) -> None:
+    """Write ``doc`` as compact JSON to ``fp``, Columns streamed a chunk of records at a time.
+
+    A run's two million segments never exist as one list of dicts: each chunk of 65,536
+    records is encoded and written before the next is built.
+    """
+    enc = json.JSONEncoder(separators=(",", ":"), allow_nan=False, default=plain)
+    stack: list[Any] = [doc]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, _Text):
+            fp.write(node.text)
+        elif isinstance(node, dict):
+            parts: list[Any] = [_Text("{")]
+            for n, (k, v) in enumerate(node.items()):
+                parts += [_Text(("," if n else "") + enc.encode(str(k)) + ":"), v]
+            parts.append(_Text("}"))
+            stack.extend(reversed(parts))
+        elif isinstance(node, list) and any(isinstance(v, (dict, list, Columns)) for v in node):
+            parts = [_Text("[")]
+            for n, v in enumerate(node):
+                parts += ([_Text(",")] if n else []) + [v]
+            parts.append(_Text("]"))
+            stack.extend(reversed(parts))
+        elif isinstance(node, Columns):
+            fp.write("[")
+            for n, chunk in enumerate(node.chunks()):
+                fp.write(("," if n else "") + enc.encode(chunk)[1:-1])
+            fp.write("]")
+        else:
+            fp.write(enc.encode(node))
+
+
+class _Text:
+    __slots__ = ("text",)
+
+    def __init__(self, text: str):
+        self.text = text

@@ -12,10 +12,11 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
+from schedulers.core.columns import Columns, coded, task_of
 from schedulers.core.metrics import Metric
 from schedulers.core.series import exact_series
 from schedulers.dvfs_bot.datacenter import Datacenter, power_timeline
@@ -80,86 +81,72 @@ def _metrics(wl: Workload, res: SimResult, energy_j: float, dc: Datacenter, t_en
     }
 
 
-def _segments(wl: Workload, res: SimResult, dc: Datacenter) -> list[dict[str, Any]]:
+def _segments(wl: Workload, res: SimResult, dc: Datacenter) -> Columns:
+    """One segment per task stint on a VM, by VM then start, built column-wise."""
     task_job = np.repeat(np.arange(wl.n_jobs), wl.ntasks)
     task_index = np.arange(task_job.size) - wl.first[task_job]
-    jobs = wl.job_ids[task_job[res.seg_task]]
-    idx = task_index[res.seg_task]
-    hosts = dc.vm_host[res.seg_vm]
-    types = dc.vm_type[res.seg_vm]
-    freq = np.array([dc.freq_ghz[t][lv] for t, lv in zip(types.tolist(), res.seg_level.tolist(), strict=True)])
     order = np.lexsort((res.seg_start, res.seg_vm))
-    return [
+    task = res.seg_task[order]
+    vm = res.seg_vm[order]
+    types = dc.vm_type[vm]
+    levels = max((len(f) for f in dc.freq_ghz), default=1)
+    table = np.zeros((len(dc.freq_ghz), levels))  # frequency of (VM type, DVFS level)
+    for i, f in enumerate(dc.freq_ghz):
+        table[i, : len(f)] = f
+    freq = table[types, res.seg_level[order]] if vm.size else np.zeros(0)
+    n_vms = dc.n_vms
+    return Columns(
         {
-            "job": str(j),
-            "task": f"{j}.{k}",
-            "resource": f"vm{v}",
-            "start": s,
-            "end": e,
-            "share": 1.0,
-            "kind": "task",
-            "freq_ghz": f,
-            "host": f"h{h}",
+            "job": coded(task_job[task], [str(j) for j in wl.job_ids.tolist()]),
+            "task": task_of(task_index[task]),
+            "resource": coded(vm, [f"vm{v}" for v in range(n_vms)]),
+            "start": res.seg_start[order].astype(float),
+            "end": res.seg_end[order].astype(float),
+            "share": np.ones(vm.size),
+            "kind": coded(np.zeros(vm.size, dtype=np.int32), ["task"]),
+            "freq_ghz": freq.astype(float),
+            "host": coded(dc.vm_host[vm], [f"h{h}" for h in range(int(dc.vm_host.max(initial=-1)) + 1)]),
         }
-        for j, k, v, s, e, f, h in zip(
-            jobs[order].tolist(),
-            idx[order].tolist(),
-            res.seg_vm[order].tolist(),
-            res.seg_start[order].tolist(),
-            res.seg_end[order].tolist(),
-            freq[order].tolist() if freq.size else [],
-            hosts[order].tolist(),
-            strict=True,
-        )
-    ]
+    )
 
 
-def _jobs(wl: Workload, res: SimResult) -> list[dict[str, Any]]:
+def _jobs(wl: Workload, res: SimResult) -> Columns:
     """One record per job, in the user's order and under the user's id.
 
     ``deadline_s`` counts from submission, as in the input; ``due_s`` is the absolute deadline.
     """
-    finish = np.where(res.accepted, res.job_finish, np.nan)
-    rows = []
-    for j, s, d, n, rt, u, a, f in sorted(
-        zip(
-            wl.job_ids.tolist(),
-            wl.submit.tolist(),
-            wl.deadline.tolist(),
-            wl.ntasks.tolist(),
-            wl.runtime.tolist(),
-            wl.urgent.tolist(),
-            res.accepted.tolist(),
-            finish.tolist(),
-            strict=True,
-        )
-    ):
-        rows.append(
-            {
-                "job": str(j),
-                "submit_s": s,
-                "deadline_s": d - s,
-                "due_s": d,
-                "tasks": n,
-                "runtime_s": rt,
-                "urgent": u,
-                "accepted": a,
-                "finish_s": f if a else None,
-                "violated": bool(a and f > d + VIOLATION_TOL * max(1.0, abs(d))),
-            }
-        )
-    return rows
+    order = np.argsort(wl.job_ids, kind="stable")
+    acc = res.accepted[order].astype(bool)
+    due = wl.deadline[order].astype(float)
+    submit = wl.submit[order].astype(float)
+    finish = np.where(acc, res.job_finish[order], 0.0).astype(float)
+    violated = acc & (finish > due + VIOLATION_TOL * np.maximum(1.0, np.abs(due)))
+    return Columns(
+        {
+            "job": coded(np.arange(order.size), [str(j) for j in wl.job_ids[order].tolist()]),
+            "submit_s": submit,
+            "deadline_s": due - submit,
+            "due_s": due,
+            "tasks": wl.ntasks[order].astype(np.int64),
+            "runtime_s": wl.runtime[order].astype(float),
+            "urgent": wl.urgent[order].astype(bool),
+            "accepted": acc,
+            "finish_s": finish,
+            "violated": violated,
+        },
+        masks={"finish_s": acc},
+    )
 
 
 def build_output(
     wl: Workload, res: SimResult, dc: Datacenter, series_points: int | None, record_schedule: bool
-) -> tuple[dict[str, float], list[dict[str, Any]], dict[str, list[float]], list[dict[str, Any]]]:
+) -> tuple[dict[str, float], Columns, dict[str, list[float]], Columns]:
     """Metrics, segments (``freq_ghz`` and ``host`` extras), series, per-job records."""
     t_end = float(max(np.max(res.seg_end, initial=0.0), np.max(wl.submit, initial=0.0)))
     t, power, active = power_timeline(dc, res.seg_vm, res.seg_start, res.seg_end, res.seg_level, t_end)
     energy = host_energy_j(t, power)
     # every change point unless the user states a cap: the stored series integrates to the energy
     series = exact_series(t, {"power_w": power, "active_hosts": active}, power="power_w", points=series_points)
-    schedule = _segments(wl, res, dc) if record_schedule else []
-    jobs = _jobs(wl, res) if record_schedule else []
+    schedule = _segments(wl, res, dc) if record_schedule else Columns()
+    jobs = _jobs(wl, res) if record_schedule else Columns()
     return _metrics(wl, res, energy, dc, t_end), schedule, series, jobs

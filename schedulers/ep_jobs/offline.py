@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from schedulers.core.columns import Columns, coded, task_of
 from schedulers.core.series import exact_series, step_series
 from schedulers.ep_jobs.genetic import GaParams, gsa, mm_ga
 from schedulers.ep_jobs.lp import solve_relax_lp
@@ -109,21 +110,21 @@ def run_offline(cfg, inst: Instance, algorithm: str, rng: np.random.Generator, p
         metrics["lp_bound_s"] = float(bound)
         metrics["jct_over_lp_bound"] = float(sched.jct / bound) if bound > 0 else 1.0
     names = inst.platform.servers
-    schedule = []
+    schedule = Columns()
     if prm.record_schedule:
-        schedule = [
+        n = inst.n_tasks
+        schedule = Columns(
             {
-                "job": inst.job,
-                "task": f"{inst.job}.{i}",
-                "resource": names[j],
-                "start": 0.0,
-                "end": float(e),
-                "share": float(c),
-                "kind": "task",
-                "load": float(ld),
+                "job": coded(np.zeros(n, dtype=np.int32), [inst.job]),
+                "task": task_of(np.arange(n)),
+                "resource": coded(np.asarray(sched.server), names),
+                "start": np.zeros(n),
+                "end": np.asarray(sched.et, dtype=float),
+                "share": np.asarray(sched.c, dtype=float),
+                "kind": coded(np.zeros(n, dtype=np.int32), ["task"]),
+                "load": np.asarray(inst.loads, dtype=float),
             }
-            for i, (j, e, c, ld) in enumerate(zip(sched.server, sched.et, sched.c, inst.loads, strict=True))
-        ]
+        )
     series = power_series(np.zeros(inst.n_tasks), sched.et, sched.c, inst.alpha)
     jobs = [{"job": inst.job, "tasks": inst.n_tasks, "jct_s": float(sched.jct), "energy": float(sched.energy)}]
     return RunOutput(metrics=metrics, schedule=schedule, series=series, jobs=jobs)

@@ -37,6 +37,7 @@ from typing import Any
 
 import numpy as np
 
+from schedulers.core.columns import Columns, coded, task_of
 from schedulers.core.series import exact_series, step_series
 from schedulers.core.sim import EventQueue
 from schedulers.ep_jobs.model import Instance, Platform
@@ -286,21 +287,21 @@ class OnlineSim:
             "scheduling_rounds": self.rounds,
         }
         names = self.plat.servers
-        schedule = []
+        schedule = Columns()
         if self.prm.record_schedule:
-            schedule = [
+            job_ids, job = np.unique(ints[:, 0], return_inverse=True)
+            schedule = Columns(
                 {
-                    "job": str(jb),
-                    "task": f"{jb}.{i}",
-                    "resource": names[j],
-                    "start": float(s),
-                    "end": float(e),
-                    "share": float(c),
-                    "kind": "drc" if c > b * (1 + 1e-9) else "task",
-                    "base_share": float(b),
+                    "job": coded(job.reshape(-1), [str(j) for j in job_ids.tolist()]),
+                    "task": task_of(ints[:, 1]),
+                    "resource": coded(ints[:, 2], names),
+                    "start": seg[:, 0].copy(),
+                    "end": seg[:, 1].copy(),
+                    "share": seg[:, 2].copy(),
+                    "kind": coded(np.where(seg[:, 2] > seg[:, 3] * (1 + 1e-9), 0, 1), ["drc", "task"]),
+                    "base_share": seg[:, 3].copy(),
                 }
-                for (jb, i, j), (s, e, c, b) in zip(ints.tolist(), seg.tolist(), strict=True)
-            ]
+            )
         jobs = [
             {
                 "job": str(j.id),

@@ -209,11 +209,12 @@ class Params(StrictModel):
         default=True, title="Energy-aware local mapping (EL)", description="Algs. 4-5; off = striping over servers"
     )
     record_schedule: bool = Field(default=True, description="Emit schedule segments (off for huge runs)")
-    max_segments: int = Field(
-        default=500_000,
+    max_segments: int | None = Field(
+        default=None,
         ge=0,
-        le=5_000_000,
-        description="Stop recording segments after this many (metric schedule_truncated = 1)",
+        le=50_000_000,
+        description="Limit on recorded segments per run; empty = the full schedule "
+        "(a cut is stated in extra.schedule_cut: limit, segments recorded, where it falls)",
     )
     series_points: int | None = series_points_field()
 

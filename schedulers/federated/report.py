@@ -18,12 +18,15 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from schedulers.core.columns import Columns, coded, schedule_cut, task_of
 from schedulers.core.metrics import Metric
 from schedulers.core.series import exact_series
 from schedulers.registry import RunOutput
 
 if TYPE_CHECKING:  # annotations only: the family registers without importing its simulator
     from schedulers.federated.simulator import Simulation
+
+ENDED = ("finish", "preempted")  # how a stint ended: the codes of the ``ended`` column
 
 __all__ = ["METRICS", "SUMMARY_METRICS", "build_output"]
 
@@ -40,7 +43,6 @@ METRICS = {
     "rejection_rate": Metric("fraction", "", "rejected apps (share)"),
     "makespan_s": Metric("duration", "s", "makespan", "from the first arrival"),
     "remote_task_share": Metric("fraction", "", "tasks run remotely", "tasks placed away from their home cloud"),
-    "schedule_truncated": Metric("flag", "", "schedule truncated", "the recorded schedule hit max_segments"),
     "load_*": Metric("fraction", "", "load of {}", "busy VM-seconds over VM-seconds available, per cloud"),
 }
 
@@ -76,7 +78,6 @@ def metrics(sim: Simulation) -> dict[str, float]:
         "rejection_rate": float(sim.app_rejected.mean()) if inst.n_apps else 0.0,
         "makespan_s": float(span),
         "remote_task_share": float(remote.sum() / max(1, placed.sum())),
-        "schedule_truncated": int(sim.truncated),
     }
     for c, cl in enumerate(sim.clouds):
         denom = float(inst.cloud_vms[c]) * span
@@ -84,32 +85,36 @@ def metrics(sim: Simulation) -> dict[str, float]:
     return out
 
 
-def segments(sim: Simulation) -> list[dict]:
+def segments(sim: Simulation) -> Columns:
+    """One segment per server of every recorded stint, in the order the stints ended (built column-wise)."""
     inst = sim.inst
-    names = inst.cloud_names
-    ptr = inst.app_ptr
-    out = []
-    for t, c, servers, start, end, overhead, reason in sim.segments:
-        app = int(inst.task_app[t])
-        kind = "ar" if sim.planner.is_ar[t] else "be"
-        task = f"{app}.{t - int(ptr[app])}"
-        for s, vms in servers:
-            out.append(
-                {
-                    "job": str(app),
-                    "task": task,
-                    "resource": f"{names[c]}/{s}",
-                    "start": float(start),
-                    "end": float(end),
-                    "share": int(vms),
-                    "kind": kind,
-                    "cloud": names[c],
-                    "server": int(s),
-                    "overhead_s": float(overhead),
-                    "ended": reason,
-                }
-            )
-    return out
+    counts = np.frombuffer(sim.st_servers, dtype=np.int64)
+    rows = np.repeat(np.arange(counts.size), counts)
+    task = np.frombuffer(sim.st_task, dtype=np.int64)[rows]
+    cloud = np.frombuffer(sim.st_cloud, dtype=np.int64)[rows]
+    server = np.frombuffer(sim.seg_server, dtype=np.int64)
+    app = np.asarray(inst.task_app, dtype=np.int64)[task]
+    names = list(inst.cloud_names)
+    # resource "<cloud>/<server>": one label per (cloud, server) pair that occurs
+    pair = cloud * (int(server.max(initial=0)) + 1) + server
+    used, resource = np.unique(pair, return_inverse=True)
+    width = int(server.max(initial=0)) + 1
+    is_ar = np.asarray(sim.planner.is_ar, dtype=bool)[task] if task.size else np.zeros(0, dtype=bool)
+    return Columns(
+        {
+            "job": coded(app, [str(a) for a in range(inst.n_apps)]),
+            "task": task_of(task - np.asarray(inst.app_ptr, dtype=np.int64)[app]),
+            "resource": coded(resource.reshape(-1), [f"{names[p // width]}/{p % width}" for p in used.tolist()]),
+            "start": np.frombuffer(sim.st_start, dtype=np.float64)[rows],
+            "end": np.frombuffer(sim.st_end, dtype=np.float64)[rows],
+            "share": np.frombuffer(sim.seg_vms, dtype=np.int64).copy(),
+            "kind": coded(np.where(is_ar, 0, 1), ["ar", "be"]),
+            "cloud": coded(cloud, names),
+            "server": server.copy(),
+            "overhead_s": np.frombuffer(sim.st_overhead, dtype=np.float64)[rows],
+            "ended": coded(np.frombuffer(sim.st_reason, dtype=np.int64)[rows], ENDED),
+        }
+    )
 
 
 def series(sim: Simulation, points: int | None = None) -> dict[str, list[float]]:
@@ -126,31 +131,37 @@ def series(sim: Simulation, points: int | None = None) -> dict[str, list[float]]
     return exact_series(t, {"power_w": p, "busy_vms": b}, power="power_w", points=points)
 
 
-def jobs(sim: Simulation) -> list[dict]:
+def jobs(sim: Simulation) -> Columns:
+    """One record per application (``None`` where it has no value: not AR, rejected)."""
     inst = sim.inst
-    out = []
-    for a in range(inst.n_apps):
-        fin = sim.app_finish[a]
-        out.append(
-            {
-                "job": str(a),
-                "arrival": float(inst.app_arrival[a]),
-                "ar": bool(inst.app_ar[a]),
-                "required_start": float(inst.app_start[a]) if inst.app_ar[a] else None,
-                "home": inst.cloud_names[int(inst.app_home[a])],
-                "tasks": int(inst.app_ptr[a + 1] - inst.app_ptr[a]),
-                "rejected": bool(sim.app_rejected[a]),
-                "finish": None if np.isnan(fin) else float(fin),
-                "execution_time_s": None if np.isnan(fin) else float(fin - inst.app_arrival[a]),
-            }
-        )
-    return out
+    fin = np.asarray(sim.app_finish, dtype=float)
+    done = ~np.isnan(fin)
+    ar = np.asarray(inst.app_ar, dtype=bool)
+    arrival = np.asarray(inst.app_arrival, dtype=float)
+    return Columns(
+        {
+            "job": coded(np.arange(inst.n_apps), [str(a) for a in range(inst.n_apps)]),
+            "arrival": arrival,
+            "ar": ar.copy(),
+            "required_start": np.where(ar, np.asarray(inst.app_start, dtype=float), 0.0),
+            "home": coded(np.asarray(inst.app_home, dtype=np.int64), list(inst.cloud_names)),
+            "tasks": np.diff(np.asarray(inst.app_ptr, dtype=np.int64)),
+            "rejected": np.asarray(sim.app_rejected, dtype=bool).copy(),
+            "finish": np.where(done, fin, 0.0),
+            "execution_time_s": np.where(done, fin - arrival, 0.0),
+        },
+        masks={"required_start": ar, "finish": done, "execution_time_s": done},
+    )
 
 
 def build_output(sim: Simulation) -> RunOutput:
+    extra: dict = {}
+    if sim.cut is not None:
+        schedule_cut(extra, *sim.cut)
     return RunOutput(
         metrics=metrics(sim),
         schedule=segments(sim),
         series=series(sim, sim.cfg.params.series_points),
         jobs=jobs(sim),
+        extra=extra,
     )

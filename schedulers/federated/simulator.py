@@ -33,6 +33,7 @@ Readings where the paper is silent:
 
 from __future__ import annotations
 
+from array import array
 from collections import deque
 
 import numpy as np
@@ -42,6 +43,7 @@ from schedulers.federated.allocate import assign_app
 from schedulers.federated.mapping import energy_aware, striping
 from schedulers.federated.model import FederatedScenario
 from schedulers.federated.planner import Planner
+from schedulers.federated.report import ENDED
 from schedulers.federated.workloads import Instance
 
 __all__ = ["Simulation", "choose_victims"]
@@ -131,9 +133,12 @@ class Simulation:
         self.app_finish = np.full(inst.n_apps, np.nan)
         self.app_rejected = np.zeros(inst.n_apps, dtype=bool)
         self.preemptions = 0
-        self.segments: list[tuple] = []
+        # the schedule, one row per stint (growing arrays of scalars, never dicts) and one per server of it
+        self.st_task, self.st_cloud, self.st_reason, self.st_servers = (array("q") for _ in range(4))
+        self.st_start, self.st_end, self.st_overhead = array("d"), array("d"), array("d")
+        self.seg_server, self.seg_vms = array("q"), array("q")
         self.n_segments = 0
-        self.truncated = False
+        self.cut: tuple[int, int, float] | None = None  # (limit, recorded, time) when max_segments stopped it
         self.power_t: list[float] = [origin]
         self.power_w: list[float] = [float((self.p_idle * self.n_servers).sum())]
         self.busy_vms: list[int] = [0]
@@ -192,11 +197,11 @@ class Simulation:
         cl.total_free += w
         cl.busy_vm_s += w * (now - start)
         if self.record:
-            if self.n_segments + len(servers) > self.cfg.params.max_segments:
-                self.record, self.truncated = False, True
+            limit = self.cfg.params.max_segments
+            if limit is not None and self.n_segments + len(servers) > limit:
+                self.record, self.cut = False, (limit, self.n_segments, now)
             else:
-                self.n_segments += len(servers)
-                self.segments.append((t, c, servers, start, now, overhead, reason))
+                self._record(t, c, servers, start, now, overhead, reason)
         if self.planner.is_ar[t]:
             self.planner.book.finish(c, t)
         else:
@@ -204,6 +209,20 @@ class Simulation:
         if reason == "preempted":
             self.rem[t] -= max(0.0, now - (start + overhead))
             self.rem[t] = max(self.rem[t], 0.0)
+
+    def _record(self, t: int, c: int, servers, start: float, end: float, overhead: float, reason: str) -> None:
+        """One stint of the schedule: its scalars, then the (server, VMs) pairs it held."""
+        self.n_segments += len(servers)
+        self.st_task.append(t)
+        self.st_cloud.append(c)
+        self.st_reason.append(ENDED.index(reason))
+        self.st_servers.append(len(servers))
+        self.st_start.append(start)
+        self.st_end.append(end)
+        self.st_overhead.append(overhead)
+        for server, vms in servers:
+            self.seg_server.append(server)
+            self.seg_vms.append(vms)
 
     # --- events --------------------------------------------------------------------------
     def _arrival(self, app: int, now: float, dirty: set[int]) -> None:

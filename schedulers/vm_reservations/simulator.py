@@ -9,10 +9,10 @@ depend on the placement, so algorithms differ only through T.
 from __future__ import annotations
 
 import time
-from typing import Any
 
 import numpy as np
 
+from schedulers.core.columns import Columns, coded
 from schedulers.core.series import exact_series, step_series
 from schedulers.registry import Progress, RunOutput
 from schedulers.vm_reservations.bound import Placement, busy_intervals, lower_bound_slots
@@ -77,9 +77,9 @@ def simulate(cfg: Scenario, inst: Instance, algorithm: str, rng: np.random.Gener
     if cfg.params.record_schedule:
         out.schedule, out.jobs = _schedule(inst, placements, slot_min)
         # Each PM holds at most its type's CPU capacity g (in the units of the segments' share).
-        used = {s["resource"] for s in out.schedule}
+        resource = out.schedule.raw("resource")
+        used = resource.labels[np.unique(resource.codes)].tolist()
         caps = {pool.name: pool.g / pool.scale for pool in inst.pools}
-        # sorted: a set of str iterates in an order that changes with PYTHONHASHSEED
         out.extra["capacities"] = {r: caps[r.rsplit("-", 1)[0]] for r in sorted(used)}
     progress(1.0)
     return out
@@ -132,33 +132,44 @@ def _series(inst: Instance, placements: list[Placement], slot_min: float) -> dic
     )
 
 
-def _schedule(inst: Instance, placements: list[Placement], slot_min: float) -> tuple[list, list]:
-    segments: list[dict[str, Any]] = []
-    first_pm: dict[int, str] = {}
+def _schedule(inst: Instance, placements: list[Placement], slot_min: float) -> tuple[Columns, list]:
+    """Segments (per pool, by request then start) as columns, and one record per request."""
     moves = np.zeros(len(inst), dtype=np.int64)
-    vm_name = [inst.vm_names[v] for v in inst.vm.tolist()]
-    vm_cpu = inst.vm_cpu[inst.vm].tolist()
-    for pool, p in zip(inst.pools, placements, strict=True):
+    parts: dict[str, list[np.ndarray]] = {k: [] for k in ("job", "res", "start", "end", "pool")}
+    labels: list[str] = []
+    for k, (pool, p) in enumerate(zip(inst.pools, placements, strict=True)):
         gid = pool.ids[p.job]
         np.add.at(moves, gid, 1)
         order = np.lexsort((p.start, gid))
-        cols = (gid[order], p.pm[order] + 1, p.start[order] * slot_min, p.end[order] * slot_min)
-        for j, m, a, b in zip(*(c.tolist() for c in cols), strict=True):
-            res = f"{pool.name}-{m}"
-            first_pm.setdefault(j, res)
-            segments.append(
-                {
-                    "job": str(j),
-                    "task": str(j),
-                    "resource": res,
-                    "start": a,
-                    "end": b,
-                    "share": vm_cpu[j],
-                    "kind": "vm",
-                    "vm_type": vm_name[j],
-                    "pm_type": pool.name,
-                }
-            )
+        pm = p.pm[order]
+        n_pm = int(pm.max(initial=-1)) + 1
+        parts["job"].append(gid[order])
+        parts["res"].append(pm + len(labels))
+        parts["start"].append(p.start[order] * slot_min)
+        parts["end"].append(p.end[order] * slot_min)
+        parts["pool"].append(np.full(order.size, k))
+        labels += [f"{pool.name}-{m + 1}" for m in range(n_pm)]
+    job, res, start, end, pool_of = (np.concatenate(parts[k]) if parts[k] else np.zeros(0, dtype=np.int64)
+                                     for k in ("job", "res", "start", "end", "pool"))  # fmt: skip
+    job = job.astype(np.int64)
+    vm = inst.vm[job]
+    segments = Columns(
+        {
+            "job": coded(job, [str(j) for j in range(len(inst))]),
+            "task": coded(job, [str(j) for j in range(len(inst))]),
+            "resource": coded(res, labels),
+            "start": start.astype(float),
+            "end": end.astype(float),
+            "share": np.asarray(inst.vm_cpu, dtype=float)[vm],
+            "kind": coded(np.zeros(job.size, dtype=np.int32), ["vm"]),
+            "vm_type": coded(vm, list(inst.vm_names)),
+            "pm_type": coded(pool_of.astype(np.int64), [pool.name for pool in inst.pools]),
+        }
+    )
+    first = np.full(len(inst), -1)
+    seen, at = np.unique(job, return_index=True)  # the first segment of every request, in segment order
+    first[seen] = res.astype(np.int64)[at]
+    first_pm = [labels[r] if r >= 0 else "" for r in first.tolist()]
     jobs = [
         {
             "job": str(j),
@@ -166,7 +177,7 @@ def _schedule(inst: Instance, placements: list[Placement], slot_min: float) -> t
             "cpu": float(inst.vm_cpu[v]),
             "start_min": s * slot_min,
             "end_min": e * slot_min,
-            "pm": first_pm.get(j, ""),
+            "pm": first_pm[j],
             "migrations": int(max(k - 1, 0)),
         }
         for j, (s, e, v, k) in enumerate(

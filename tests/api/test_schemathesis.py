@@ -92,7 +92,9 @@ def _schemathesis(url, token, objects, tmp_path, name, *args):
         "--workers", "1",  # hypothesis' lambda reprs race in ast.parse under several threads on 3.11
         "--suppress-health-check", "all", "--request-timeout", "20", *args,
     ]  # fmt: skip
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=400, cwd=tmp_path)  # a hang guard, not a time limit
+    proc = subprocess.run(
+        cmd, capture_output=True, text=True, timeout=400, cwd=tmp_path
+    )  # a hang guard, not a time limit
     (tmp_path / f"{name}.txt").write_text(proc.stdout + proc.stderr)
     assert proc.returncode == 0, proc.stdout[-12000:] + proc.stderr[-4000:]
     return proc.stdout

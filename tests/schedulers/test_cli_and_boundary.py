@@ -56,3 +56,26 @@ def test_cli_families_and_schema():
     schema = json.loads(_cli("schema", "toy").stdout)
     assert "datacenter" in schema["properties"]
     assert _cli("preset", "toy", "nope").returncode == 2
+
+
+def test_cli_streams_a_real_familys_result_json_from_its_columns(tmp_path):
+    import schedulers
+    from schedulers.core import jsonio
+    from tests.golden import without_timing
+
+    scenario = {"family": "backfill", "seed": 4, "algorithms": ["easy", "keasy"], "datacenter": {"processors": 16},
+                "workload": {"kind": "generator", "model": "feitelson", "n_jobs": 120, "load": 0.8}}  # fmt: skip
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps(scenario))
+    out = tmp_path / "r.json"
+    done = _cli("run", str(path), "-o", str(out))
+    assert done.returncode == 0, done.stderr
+    written = json.loads(out.read_text())
+    assert len(written["runs"][1]["schedule"]) > 0
+    assert without_timing(written) == without_timing(json.loads(jsonio.dumps(schedulers.run(scenario))))
+
+
+def test_running_a_family_does_not_import_pyarrow():
+    code = ("import sys, schedulers; schedulers.run(schedulers.example('backfill') | {'algorithms': ['easy']}); "
+            "assert 'pyarrow' not in sys.modules, 'pyarrow imported'")  # fmt: skip
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT, timeout=300)

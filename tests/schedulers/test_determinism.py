@@ -27,7 +27,8 @@ scenarios = json.loads(sys.argv[1])
 results = {}
 for name, scenario in scenarios.items():
     results[name] = schedulers.run(scenario if isinstance(scenario, dict) else schedulers.example(scenario))
-sys.stdout.write(json.dumps(results))
+from schedulers.core import jsonio
+sys.stdout.write(jsonio.dumps(results))
 """
 
 

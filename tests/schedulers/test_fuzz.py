@@ -1,6 +1,5 @@
 """Adversarial scenarios for every family: the only outcomes allowed are a result or a ScenarioError."""
 
-import json
 import math
 import signal
 
@@ -9,6 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import schedulers
+from schedulers.core import jsonio
 from schedulers.core.sweep import flatten, set_path
 
 FAMILIES = sorted(schedulers.all_families())
@@ -58,7 +58,7 @@ def test_a_mutated_example_validates_or_fails_with_a_field_error(family, data):
         assert not (isinstance(value, float) and not math.isfinite(value)), f"{path} accepted {value}"
         return  # accepted a big but finite value: validation passed; not run (could be legitimately long)
     result = _run_briefly(scenario)
-    json.dumps(result, allow_nan=False)
+    jsonio.dumps(result)
 
 
 @pytest.mark.parametrize("family", FAMILIES)

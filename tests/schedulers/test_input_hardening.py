@@ -305,4 +305,4 @@ def test_a_single_job_gives_a_valid_result():
     doc["workload"]["n_jobs"] = 1
     result = schedulers.run(doc)
     assert result["runs"][0]["extra"]["workload"].get("natural_load") is None
-    json.dumps(result, allow_nan=False)
+    jsonio.dumps(result)

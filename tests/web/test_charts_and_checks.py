@@ -39,6 +39,30 @@ def test_capacity_check_catches_overlap_when_capacities_are_reported():
     assert checks.validity(back_to_back)["ok"]
 
 
+def test_checks_on_columns_match_checks_on_records_resource_by_resource():
+    from schedulers.core.columns import Columns
+
+    segs = [_seg("1", "m0", 0, 10, 2.0), _seg("2", "m1", 0, 10, 2.0), _seg("3", "m0", 10, 12, 3.0),
+            _seg("4", "m1", 5, 8, 2.0), _seg("5", "m2", 0, 9, 50.0), _seg("6", "m1", 8, 9, 1.0)]  # fmt: skip
+    doc = _doc(segs, capacities={"m0": 3.0, "m1": 3.0}, jobs=[{"job": str(j)} for j in range(1, 6)])
+    as_columns = {**doc, "runs": [{**r, "schedule": Columns.from_records(r["schedule"]),
+                                   "jobs": Columns.from_records(r["jobs"])} for r in doc["runs"]]}  # fmt: skip
+    by_records, by_columns = checks.validity(doc), checks.validity(as_columns)
+    assert by_records == by_columns
+    details = {c["name"]: c["detail"] for c in by_columns["runs"][0]["checks"]}
+    assert details["capacity per resource"] == "3 resources; m1: 4 > 3"  # m0 back to back, m2 unchecked
+    assert details["every job recorded once"] == "5 jobs, 0 duplicates, 1 scheduled without record"
+
+
+def test_checks_read_series_given_as_numpy_arrays():
+    import numpy as np
+
+    series = {"t": [0.0, 1.0, 3.0], "power_w": [10.0, 20.0, 20.0], "energy_j": [0.0, 10.0, 50.0]}
+    as_lists = checks.validity(_doc([_seg("1", "m0", 0, 1)], series=series))
+    as_arrays = checks.validity(_doc([_seg("1", "m0", 0, 1)], series={k: np.array(v) for k, v in series.items()}))
+    assert as_lists == as_arrays and "energy = ∫ power" in as_arrays["ran"]
+
+
 def test_duplicate_job_records_and_a_beaten_bound_fail():
     doc = _doc([_seg("1", "m0", 0, 1)], metrics={"jct_s": 5.0, "lp_bound_s": 6.0, "jct_over_lp_bound": 0.8},
                jobs=[{"job": "1"}, {"job": "1"}])  # fmt: skip
@@ -143,6 +167,22 @@ def test_the_gantt_says_when_the_family_capped_its_recording():
     doc["runs"][0]["extra"] = {"schedule_truncated": True}
     assert timeline.gantt(ParsedResult(doc), 0)["recording_cut"] is True
     assert timeline.gantt(ParsedResult(_doc([_seg("1", "m0", 0, 1)])), 0)["recording_cut"] is False
+
+
+def test_schedule_cuts_are_read_from_schedule_cut_and_from_the_legacy_flags():
+    doc = {"runs": [
+        {"algorithm": "easy", "repetition": 0, "extra": {"schedule_cut": {"limit": 5, "recorded": 5, "cut_at_s": 7.5}}},
+        {"algorithm": "keasy", "repetition": 0, "extra": {"schedule_truncated": True}},
+        {"algorithm": "dcls", "repetition": 1, "metrics": {"schedule_truncated": 1}},
+        {"algorithm": "fcfs", "repetition": 0, "metrics": {"schedule_truncated": 0}, "extra": {}},
+    ]}  # fmt: skip
+    unknown = {"limit": None, "recorded": None, "cut_at_s": None}
+    assert timeline.schedule_cuts(doc) == [
+        {"algorithm": "easy", "repetition": 0, "limit": 5, "recorded": 5, "cut_at_s": 7.5},
+        {"algorithm": "keasy", "repetition": 0, **unknown},
+        {"algorithm": "dcls", "repetition": 1, **unknown},
+    ]
+    assert [timeline.recording_cut(r) for r in doc["runs"]] == [True, True, True, False]
 
 
 def test_diff_colours_waiting_before_moving():

@@ -14,6 +14,8 @@ import schedulers
 from cloudsched_web.runs import store
 from cloudsched_web.runs.models import Run
 from cloudsched_web.scenarios.models import Scenario
+from schedulers.core import jsonio
+from schedulers.core.columns import Columns
 from tests.api.factories import parsed
 
 FAMILIES = ["backfill", "dvfs_bot", "ep_jobs", "federated", "vm_reservations"]
@@ -21,7 +23,7 @@ FAMILIES = ["backfill", "dvfs_bot", "ep_jobs", "federated", "vm_reservations"]
 
 def _norm(doc):
     """JSON-equal form; the store keeps a schedule in start order (ties: end, then the family's order)."""
-    doc = json.loads(json.dumps(doc))
+    doc = json.loads(jsonio.dumps(doc))
     for run in doc.get("runs", []):
         run["schedule"] = sorted(run.get("schedule", []), key=lambda s: (s["start"], s["end"]))
     return doc
@@ -36,6 +38,44 @@ def test_every_family_result_round_trips_through_the_columns(family):
     assert _norm(back) == _norm(result)
     streamed = b"".join(store.stream_json(header, manifest))
     assert json.loads(streamed) == _norm(result)
+
+
+def _as_lists(result):
+    """The same result with its Columns as lists of dicts (the store's legacy path)."""
+    return {**result, "runs": [{**r, "schedule": list(r["schedule"]), "jobs": list(r["jobs"])} for r in result["runs"]]}
+
+
+def _stored_tables(manifest):
+    return [{kind: pq.read_table(default_storage.path(name)) for kind, name in info["files"].items()}
+            for info in manifest["runs"]]  # fmt: skip
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_the_columns_fast_path_stores_what_the_list_path_stores(family):
+    result = schedulers.run(schedulers.example(family))
+    assert isinstance(result["runs"][0]["schedule"], Columns)
+    _, fast = store.save(0, f"fast-{family}", result)
+    _, slow = store.save(0, f"slow-{family}", _as_lists(result))
+    assert [{k: v for k, v in i.items() if k != "files"} for i in fast["runs"]] == [
+        {k: v for k, v in i.items() if k != "files"} for i in slow["runs"]
+    ]
+    for a, b in zip(_stored_tables(fast), _stored_tables(slow), strict=True):
+        assert a.keys() == b.keys()
+        for kind in a:  # same schema (types, dictionary-encoded resource, task_k, sparse flag) and rows
+            assert a[kind].schema == b[kind].schema, (family, kind)
+            assert a[kind].schema.metadata == b[kind].schema.metadata
+            assert a[kind].equals(b[kind]), (family, kind)
+
+
+def test_the_fast_path_keeps_missing_values_and_sparse_records():
+    segs = [{"job": "1", "task": "1.0", "resource": "m", "start": 0.0, "end": 1.5, "share": 2.0},
+            {"job": "x", "task": "x.0", "resource": "n", "start": 1.0, "end": 2.0, "share": 0.5, "freq_ghz": 1.2}]  # fmt: skip
+    jobs = [{"job": "1", "finish": None, "ok": True}, {"job": "x", "finish": 3.0, "ok": False}]
+    cols = {"runs": [{"algorithm": "a", "repetition": 0, "schedule": Columns.from_records(segs),
+                      "jobs": Columns.from_records(jobs), "series": {}}]}  # fmt: skip
+    header, manifest = store.save(0, "fast-sparse", cols)
+    back = store.full_document(header, manifest)["runs"][0]
+    assert back["schedule"] == segs and back["jobs"] == jobs
 
 
 def test_tasks_named_after_their_job_are_stored_as_integers_and_restored():
@@ -105,7 +145,7 @@ def test_the_data_migration_moves_a_legacy_blob_into_columns(alice, toy_scenario
     result = schedulers.run(toy_scenario)
     scenario = Scenario.objects.create(owner=alice, family="toy", name="t", config=toy_scenario)
     run = Run.objects.create(scenario=scenario, config=toy_scenario, status=Run.Status.SUCCEEDED,
-                             result_blob=zlib.compress(orjson.dumps(result)))  # fmt: skip
+                             result_blob=zlib.compress(orjson.dumps(result, default=jsonio.plain)))  # fmt: skip
     migration = importlib.import_module("cloudsched_web.runs.migrations.0008_run_result_files")
     migration.to_columns(django_apps, None)
     run.refresh_from_db()

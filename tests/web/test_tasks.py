@@ -80,3 +80,44 @@ def test_a_failure_while_storing_the_result_is_recorded(scenario, monkeypatch):
     run.refresh_from_db()
     assert run.status == Run.Status.FAILED
     assert "ZeroDivisionError" in run.error
+
+
+BACKFILL = {"family": "backfill", "name": "columns", "seed": 2, "algorithms": ["easy", "measy"],
+            "datacenter": {"processors": 32},
+            "workload": {"kind": "generator", "model": "feitelson", "n_jobs": 300, "load": 0.8}}  # fmt: skip
+
+
+def _backfill_run(alice, config):
+    from cloudsched_web.scenarios.models import Scenario
+
+    scenario = Scenario.objects.create(owner=alice, family="backfill", name="columns", config=config)
+    return Run.objects.create(scenario=scenario, config=config)
+
+
+def test_the_worker_stores_a_result_without_turning_its_columns_into_dicts(alice, monkeypatch):
+    from schedulers.core.columns import Columns
+
+    run = _backfill_run(alice, BACKFILL)
+    monkeypatch.setattr(Columns, "_rows", lambda *a: pytest.fail("the worker built records from columns"))
+    run_simulation(run.pk)
+    run.refresh_from_db()
+    assert run.status == Run.Status.SUCCEEDED, run.error
+    assert run.page["validity"]["ok"] and "capacity per resource" not in run.page["validity"]["failed"]
+    monkeypatch.undo()
+    segments = sum(info["segments"] for info in run.result_files["runs"])
+    import schedulers
+
+    assert segments == sum(len(r["schedule"]) for r in schedulers.run(BACKFILL)["runs"])
+
+
+def test_the_result_page_states_a_schedule_cut(alice, client):
+    run = _backfill_run(alice, BACKFILL | {"params": {"max_segments": 200}})
+    run_simulation(run.pk)
+    run.refresh_from_db()
+    cut = run.load_header()["runs"][1]["extra"]["schedule_cut"]
+    assert cut["limit"] == 200 and cut["recorded"] == 200 == run.result_files["runs"][1]["segments"]
+    client.force_login(alice)
+    page = client.get(f"/runs/{run.pk}/").content.decode()
+    notice = page[page.index('id="schedule-cut"') :].split("</div>")[0]
+    assert "measy #0" in notice and "max_segments</code> = 200 kept 200 segments" in notice
+    assert f"the cut falls at t = {cut['cut_at_s']:.3f} s" in notice

@@ -71,7 +71,7 @@ def assert_jobs_complete(result_run, inst, two_tier: bool, migration_cost_s: flo
             assert length >= j["runtime_s"] - EPS, f"job {j['job']} ran {length} s < its runtime {j['runtime_s']}"
         else:
             assert abs(length - j["runtime_s"]) <= EPS, f"job {j['job']} ran {length} s, runtime {j['runtime_s']}"
-    if not two_tier or not result_run.get("schedule") or result_run.get("extra", {}).get("schedule_truncated"):
+    if not two_tier or not result_run.get("schedule") or result_run.get("extra", {}).get("schedule_cut"):
         return
     work = defaultdict(float)
     for seg in result_run["schedule"]:

@@ -10,6 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import schedulers
+from schedulers.core import jsonio
 from schedulers.federated import example
 from schedulers.federated.model import ALGORITHMS
 from tests.golden import assert_matches_golden
@@ -102,12 +103,12 @@ def test_same_seed_gives_identical_results():
     a = schedulers.run(example())
     b = schedulers.run(example())
     strip = lambda r: [{k: v for k, v in run.items() if k != "wall_time_s"} for run in r["runs"]]  # noqa: E731
-    assert json.dumps(strip(a)) == json.dumps(strip(b))
+    assert jsonio.dumps(strip(a)) == jsonio.dumps(strip(b))
 
 
 def test_full_result_is_json_serialisable_with_native_types():
     result = schedulers.run(example())
-    text = json.dumps(result, allow_nan=False)
+    text = jsonio.dumps(result)
     assert "federated" in text
     run = result["runs"][0]
     assert set(run["series"]) == {"t", "power_w", "energy_j", "busy_vms"}
@@ -119,8 +120,13 @@ def test_full_result_is_json_serialisable_with_native_types():
 def test_segment_cap_truncates_and_says_so():
     scenario = _scenario(5, 0.3, 10.0, True) | {"algorithms": ["dcls"], "params": {"max_segments": 10}}
     run = schedulers.run(scenario)["runs"][0]
-    assert len(run["schedule"]) <= 10
-    assert run["metrics"]["schedule_truncated"] == 1
+    full = schedulers.run(scenario | {"params": {}})["runs"][0]
+    cut = run["extra"]["schedule_cut"]
+    assert cut["limit"] == 10 and cut["recorded"] == len(run["schedule"]) <= 10
+    assert "schedule_cut" not in full.get("extra", {}) and len(full["schedule"]) > 10
+    # the recorded stints are the first ones to end, and the first stint left out ends at cut_at_s
+    assert run["schedule"] == full["schedule"][: cut["recorded"]]
+    assert full["schedule"][cut["recorded"]]["end"] == cut["cut_at_s"]
 
 
 def test_example_matches_the_golden_metrics():

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import itertools
-import json
 
 import numpy as np
 import pytest
 
 import schedulers
+from schedulers.core import jsonio
 from schedulers.core.series import usage_by_resource
 from schedulers.core.validation import ScenarioError
 from schedulers.vm_reservations import FAMILY
@@ -48,7 +48,7 @@ def test_result_is_json_and_deterministic(result):
         ma = {k: v for k, v in a["metrics"].items() if k != "algorithm_runtime_s"}
         mb = {k: v for k, v in b["metrics"].items() if k != "algorithm_runtime_s"}
         assert ma == mb and a["schedule"] == b["schedule"]
-    json.dumps(result)
+    jsonio.dumps(result)
 
 
 def test_segments_respect_capacity_and_cover_each_request(result):
