@@ -47,6 +47,7 @@ from schedulers.federated.workloads import Instance
 __all__ = ["Simulation", "choose_victims"]
 
 FINISH, AR_START, READY, ARRIVAL = 0, 1, 2, 3
+_LIST_ALGORITHMS = frozenset({"cls", "dcls", "cmms", "dcmms"})  # the algorithms that read the slot tables
 
 
 def choose_victims(running_be: dict[int, int], short: int) -> list[int]:
@@ -139,6 +140,8 @@ class Simulation:
         self.busy_vms: list[int] = [0]
         self.events = EventQueue()
         self.changed: set[int] = set()  # clouds whose servers changed at the current instant
+        self.slot_tables = cfg.params.slot_tables
+        self._synced = -np.inf  # the last instant the slot tables were rebuilt (:meth:`_pull`)
 
     # --- bookkeeping ---------------------------------------------------------------------
     def _account(self, c: int, now: float) -> None:
@@ -206,8 +209,35 @@ class Simulation:
             self.rem[t] = max(self.rem[t], 0.0)
 
     # --- events --------------------------------------------------------------------------
+    def _pull(self, now: float) -> None:
+        """Rebuild every cloud's slot tables from its current status (:meth:`Planner.resync`).
+
+        Once per instant, before the first assignment of that instant: assignments of the
+        same instant then see each other through the tables. Running stints end, as far as
+        the managers know, at start + overhead + the estimated remaining work.
+        """
+        self._synced = now
+        planner, inst = self.planner, self.inst
+        running: list[list[tuple[float, int, bool]]] = [[] for _ in self.clouds]
+        est = self._estimated_rem
+        for t, (start, overhead, _, _) in self.stint.items():
+            running[planner.cloud[t]].append((start + overhead + est(t), self.vms[t], planner.is_ar[t]))
+        for c, cl in enumerate(self.clouds):
+            ar_queue = [(t, inst.image_s + self.etm[t][c]) for t in cl.ar_queue]
+            be_queue = [(t, inst.image_s + est(t)) for t in cl.resume]
+            be_queue += [(t, inst.image_s + self.etm[t][c]) for t in cl.queue]
+            planner.resync(c, now, running[c], ar_queue, be_queue)
+
+    def _estimated_rem(self, t: int) -> float:
+        """Remaining work of ``t`` as its ETM says (what the managers know)."""
+        c = self.planner.cloud[t]
+        actual = self.actual[t][c]
+        return self.rem[t] * self.etm[t][c] / actual if actual > 0 else self.rem[t]
+
     def _arrival(self, app: int, now: float, dirty: set[int]) -> None:
         inst, planner = self.inst, self.planner
+        if self.slot_tables == "current" and now != self._synced and self.algorithm in _LIST_ALGORITHMS:
+            self._pull(now)
         planner.now = now
         if not assign_app(self.algorithm, planner, app):
             self.app_rejected[app] = True
