@@ -46,6 +46,7 @@ Readings where the paper is silent:
 
 from __future__ import annotations
 
+import heapq
 from bisect import bisect_left
 
 import numpy as np
@@ -76,6 +77,42 @@ class Frontier:
             acc += free_at[t]
             cum.append(acc)
         self._cum: list[int] = cum
+
+    def take_fifo(self, now: float, tasks: list[tuple[int, float]]) -> None:
+        """``take(w, max(now, kth(w)), duration, shift=False)`` for each ``(w, duration)`` in turn.
+
+        The same table, in O(log n) per task instead of O(n): a take always consumes the
+        earliest runs and adds one run later than all of them, so a heap of runs serves.
+        """
+        if not tasks:
+            return
+        prev = 0
+        heap = []
+        for t, c in zip(self._times, self._cum, strict=True):
+            heap.append((t, c - prev))
+            prev = c
+        heapq.heapify(heap)  # already sorted: a valid heap; kept for clarity
+        pop, push = heapq.heappop, heapq.heappush
+        for w, duration in tasks:
+            need = w
+            while True:
+                t, n = pop(heap)
+                if n > need:
+                    push(heap, (t, n - need))
+                    break
+                need -= n
+                if need == 0:
+                    break
+            push(heap, ((t if t > now else now) + duration, w))
+        free_at: dict[float, int] = {}
+        for t, n in heap:
+            free_at[t] = free_at.get(t, 0) + n
+        self._times = sorted(free_at)
+        cum, acc = [], 0
+        for t in self._times:
+            acc += free_at[t]
+            cum.append(acc)
+        self._cum = cum
 
     @property
     def times(self) -> np.ndarray:
@@ -287,9 +324,7 @@ class Planner:
             start = max(now, ar.kth(w))
             ar.take(w, start, dur, shift=True)
             fr.take(w, start, dur, shift=True)
-        for t, dur in be_queue:
-            w = self.vms[t]
-            fr.take(w, max(now, fr.kth(w)), dur, shift=False)
+        fr.take_fifo(now, [(self.vms[t], dur) for t, dur in be_queue])
         self.frontiers[c], self.ar_frontiers[c] = fr, ar
 
     # --- eqs. 6-7 ------------------------------------------------------------------------

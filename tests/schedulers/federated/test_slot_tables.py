@@ -7,9 +7,11 @@ under FCFS an AR application runs in the VMs a blocked best-effort queue head le
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 import schedulers
+from schedulers.federated.planner import Frontier
 
 from .helpers import capacities, check_schedule, instance_of, simulate, stints
 
@@ -107,3 +109,23 @@ def test_fcfs_runs_an_ar_app_in_the_vms_a_blocked_queue_head_leaves_idle():
         assert s["2.0"] == [(start, end, 0.0, "finish", "home")]
         assert run["metrics"]["avg_app_execution_time_s"] == pytest.approx(avg)
         assert run["metrics"]["preemptions"] == 0
+
+
+def test_batched_fifo_takes_equal_one_take_at_a_time():
+    """:meth:`Frontier.take_fifo` (the queue part of the pull) is ``take`` applied task by task."""
+    rng = np.random.default_rng(3)
+    for _ in range(200):
+        vms = int(rng.integers(1, 40))
+        now = float(rng.integers(0, 50))
+        busy, left = [], vms
+        while left and rng.random() < 0.7:
+            w = int(rng.integers(1, left + 1))
+            busy.append((float(rng.integers(0, 100)), w))
+            left -= w
+        tasks = [(int(rng.integers(1, vms + 1)), float(rng.integers(0, 30))) for _ in range(rng.integers(0, 12))]
+        one, batch = Frontier(vms, now, busy), Frontier(vms, now, busy)
+        for w, d in tasks:
+            one.take(w, max(now, one.kth(w)), d, shift=False)
+        batch.take_fifo(now, tasks)
+        assert batch.times.tolist() == one.times.tolist()
+        assert batch.counts.tolist() == one.counts.tolist()
