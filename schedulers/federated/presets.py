@@ -202,8 +202,35 @@ def table3() -> dict[str, Any]:
     }
 
 
+# Why Tables 4-5 are not reproduced, measured on the first 20,000 LLNL-Thunder jobs (docs/federated.md).
+_WHY_FCFS = (
+    "The list schedulers are not what moves: FCFS gets faster as the AR share grows, by two rules of the "
+    "paper. (1) An AR application (Section 3.2) starts at once in the VMs that FCFS's best-effort queue head "
+    "(Section 5.1.3: served only when it fits) leaves idle{ar_vs_be}. (2) FCFS keeps all AR work on the home "
+    "cloud, so more entry tasks find it reserved and are rejected (Section 5.1.3); a rejected application "
+    "leaves the average and its work leaves the cloud{rejections}. The paper's reason, that AR applications "
+    "delay the best-effort ones, holds only in part{be_delay}."
+)
 _AR_NOTES = {
-    4: {"ends": "TODO", "trend": "TODO", "dcmms": "TODO"},
+    4: {
+        "ends": "0 % AR: DCLS/FCFS 0.59 on 20,000 jobs (the paper 0.81; 0.69 when the slot tables were the "
+        "never-corrected plan), 100 %: 0.93 (the paper 0.49; 1.13 before). See the next claim for why.",
+        "trend": "20,000 jobs, loose: DCLS/FCFS 0.59, 0.68, 0.71, 0.94, 0.93 at 0/20/50/80/100 % AR (FCFS "
+        "82,065 s → 48,897 s, DCLS 45,000-50,000 s). "
+        + _WHY_FCFS.format(
+            ar_vs_be=": at 20 % AR, with no rejection, FCFS's AR applications take 40,143 s and its best-effort "
+            "ones 81,137 s",
+            rejections=": at 100 % FCFS rejects 43 of 628 applications holding 20.2 % of the work (DCLS 28), "
+            "and FCFS on the all-best-effort workload without those 43 takes 47,783 s, as much as at 100 % AR "
+            "(48,897 s)",
+            be_delay=": FCFS's best-effort applications take 81,137 s at 20 % AR, 92,996 s at 50 % and 68,840 s "
+            "at 80 % (82,065 s with none)",
+        ),
+        "dcmms": "20,000 jobs, loose: DCMMS/FCFS 0.58, 0.66, 0.71, 0.94, 0.93 vs DCLS 0.59, 0.68, 0.71, 0.94, "
+        "0.93: DCMMS is ahead by 1-2 % at 0-20 % AR and level from 50 %, where AR entry tasks are pinned to "
+        "the home cloud (the 8,000 s dataset transfer exceeds the ≤ 30 min notice) and min-min has few choices "
+        "left. The small scale (about 30 applications) is within noise of a tie.",
+    },
     5: {"ends": "TODO", "trend": "TODO", "dcmms": "TODO"},
 }
 
@@ -348,10 +375,11 @@ def feedback_inputs() -> dict[str, Any]:
             Claim(
                 "With inaccurate estimates (σ ≥ 0.5) DCLS beats CLS and DCMMS beats CMMS.",
                 "no number: DCLS/DCMMS are designed to beat CLS/CMMS there (Section 5.1.4)",
-                all_of(
-                    at_every_point(_improvement("dcls", "cls"), 0.0, None, [1, 2]),
-                    at_every_point(_improvement("dcmms", "cmms"), 0.0, None, [1, 2]),
+                all_of(  # "beats": at least 0.1 % better (a tie is not a win)
+                    at_every_point(_improvement("dcls", "cls"), 0.001, None, [1, 2]),
+                    at_every_point(_improvement("dcmms", "cmms"), 0.001, None, [1, 2]),
                 ),
+                note="Read as an improvement of at least 0.1 %: an equal time is not a win.",
             ),
         ],
         "small": SMALL,
