@@ -71,7 +71,11 @@ class Frontier:
             t = t if t > now else now
             free_at[t] = free_at.get(t, 0) + w
         free_at[now] = free_at.get(now, 0) + int(vms) - sum(w for _, w in busy)
-        self._times = sorted(free_at)
+        self._set_runs(free_at)
+
+    def _set_runs(self, free_at: dict[float, int]) -> None:
+        """The table from ``{free time: VMs}``."""
+        self._times: list[float] = sorted(free_at)
         cum, acc = [], 0
         for t in self._times:
             acc += free_at[t]
@@ -91,7 +95,7 @@ class Frontier:
         for t, c in zip(self._times, self._cum, strict=True):
             heap.append((t, c - prev))
             prev = c
-        heapq.heapify(heap)  # already sorted: a valid heap; kept for clarity
+        # the runs are in ascending time order: already a valid heap
         pop, push = heapq.heappop, heapq.heappush
         for w, duration in tasks:
             need = w
@@ -107,12 +111,7 @@ class Frontier:
         free_at: dict[float, int] = {}
         for t, n in heap:
             free_at[t] = free_at.get(t, 0) + n
-        self._times = sorted(free_at)
-        cum, acc = [], 0
-        for t in self._times:
-            acc += free_at[t]
-            cum.append(acc)
-        self._cum = cum
+        self._set_runs(free_at)
 
     @property
     def times(self) -> np.ndarray:

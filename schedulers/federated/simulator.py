@@ -1,6 +1,7 @@
 """Event-driven simulation of the federated clouds (Sections 3 and 6) on :class:`core.sim.EventQueue`.
 
-Events: an application arrives (its tasks are placed at once, :mod:`allocate`); a task
+Events: an application arrives (the clouds' slot tables are rebuilt from their current status,
+:meth:`Simulation._pull`, then its tasks are placed at once, :mod:`allocate`); a task
 becomes ready on its cloud (inputs there); a reserved AR task's start time comes; a task
 stint ends. After each batch of simultaneous events every touched cloud dispatches:
 first its queue of zero-notice AR tasks (FIFO, when the AR slot table admits the head),
