@@ -61,6 +61,23 @@ def test_erat_comes_from_the_clouds_current_status_not_a_stale_plan(algorithm):
         assert s["0.1"] == [(100.0, 200.0, 0.0, "finish", "home")]
 
 
+def test_with_a_stale_plan_the_list_schedulers_lose_to_fcfs():
+    """The same two apps: FCFS keeps app 1 home ([50, 90)), average (200 + 40) / 2 = 120 s.
+
+    DCLS with the current status does the same (ratio 1); with the stale plan it sends app 1 to
+    the slow cloud, (200 + 80) / 2 = 140 s, ratio 1.17 > 1: Table 4's reversal in miniature.
+    """
+    avg = {}
+    for tables in ("current", "plan"):
+        scenario = _scenario(STALE, ["fcfs", "dcls"], tables)
+        for run in schedulers.run(scenario)["runs"]:
+            check_schedule(run, instance_of(scenario), capacities(CLOUDS))
+            avg[tables, run["algorithm"]] = run["metrics"]["avg_app_execution_time_s"]
+    assert avg["current", "fcfs"] == avg["plan", "fcfs"] == pytest.approx(120.0)
+    assert avg["current", "dcls"] == pytest.approx(120.0)
+    assert avg["plan", "dcls"] == pytest.approx(140.0)
+
+
 def test_the_pull_counts_the_waiting_queue():
     """The rebuilt table holds the cloud's queue ("the current task queue of cloud j", eq. 5), not only running tasks.
 
