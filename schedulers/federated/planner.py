@@ -53,7 +53,9 @@ import numpy as np
 
 from schedulers.federated.workloads import Instance
 
-__all__ = ["ArBook", "Frontier", "Planner"]
+__all__ = ["EXACT_QUEUE", "ArBook", "Frontier", "Planner"]
+
+EXACT_QUEUE = 64  # a pull places this many waiting tasks per queue one by one, the rest as total work
 
 
 class Frontier:
@@ -112,6 +114,30 @@ class Frontier:
         for t, n in heap:
             free_at[t] = free_at.get(t, 0) + n
         self._set_runs(free_at)
+
+    def water_fill(self, work: float) -> None:
+        """Spread ``work`` VM-seconds over the earliest free VMs, raising them to one level.
+
+        The level ``L`` solves ``Σ max(0, L − free time) = work``: when a long queue has
+        drained, as far as the total of its work tells (used past :data:`EXACT_QUEUE`).
+        """
+        if work <= 0:
+            return
+        times, cum = self._times, self._cum
+        total, prev, weighted = 0, 0, 0.0
+        for i, t in enumerate(times):
+            n = cum[i] - prev
+            prev = cum[i]
+            total += n
+            weighted += n * t
+            level = (work + weighted) / total
+            nxt = times[i + 1] if i + 1 < len(times) else np.inf
+            if level <= nxt:
+                break
+        if level == nxt:  # merges with the next run, whose count already includes these VMs
+            self._times, self._cum = times[i + 1 :], cum[i + 1 :]
+        else:
+            self._times, self._cum = [level, *times[i + 1 :]], [cum[i], *cum[i + 1 :]]
 
     @property
     def times(self) -> np.ndarray:
@@ -298,6 +324,8 @@ class Planner:
         running: list[tuple[float, int, bool]],
         ar_queue: list[tuple[int, float]],
         be_queue: list[tuple[int, float]],
+        ar_tail: float = 0.0,
+        be_tail: float = 0.0,
     ) -> None:
         """Rebuild cloud ``c``'s slot tables from its current status (Section 3.1, Section 5.1.3).
 
@@ -311,6 +339,9 @@ class Planner:
         zero-notice AR tasks and the best-effort queue (preempted tasks first), each
         ``(task, estimated remaining duration)`` in dispatch order. Tasks assigned but not
         yet ready (inputs or dataset on their way) are not in a queue yet and are left out.
+        A queue longer than :data:`EXACT_QUEUE` is given as its first tasks and the VM-seconds
+        of the rest (``ar_tail``, ``be_tail``), spread by :meth:`Frontier.water_fill`: a pull
+        then costs O(running + EXACT_QUEUE), not O(backlog).
         """
         vms = int(self.inst.cloud_vms[c])
         fr = Frontier(vms, now, [(e, w) for e, w, _ in running])
@@ -323,7 +354,10 @@ class Planner:
             start = max(now, ar.kth(w))
             ar.take(w, start, dur, shift=True)
             fr.take(w, start, dur, shift=True)
+        ar.water_fill(ar_tail)
+        fr.water_fill(ar_tail)
         fr.take_fifo(now, [(self.vms[t], dur) for t, dur in be_queue])
+        fr.water_fill(be_tail)
         self.frontiers[c], self.ar_frontiers[c] = fr, ar
 
     # --- eqs. 6-7 ------------------------------------------------------------------------

@@ -35,6 +35,7 @@ Readings where the paper is silent:
 from __future__ import annotations
 
 from collections import deque
+from itertools import islice
 
 import numpy as np
 
@@ -42,7 +43,7 @@ from schedulers.core.sim import EventQueue
 from schedulers.federated.allocate import assign_app
 from schedulers.federated.mapping import energy_aware, striping
 from schedulers.federated.model import FederatedScenario
-from schedulers.federated.planner import Planner
+from schedulers.federated.planner import EXACT_QUEUE, Planner
 from schedulers.federated.workloads import Instance
 
 __all__ = ["Simulation", "choose_victims"]
@@ -142,6 +143,8 @@ class Simulation:
         self.events = EventQueue()
         self.changed: set[int] = set()  # clouds whose servers changed at the current instant
         self.slot_tables = cfg.params.slot_tables
+        # VM-seconds of a queued task per cloud (what the tail of a long queue adds, :meth:`_pull`)
+        self._queue_work = inst.task_vms[:, None] * (inst.image_s + np.where(np.isfinite(inst.etm), inst.etm, 0.0))
         self._synced = -np.inf  # the last instant the slot tables were rebuilt (:meth:`_pull`)
 
     # --- bookkeeping ---------------------------------------------------------------------
@@ -223,11 +226,29 @@ class Simulation:
         est = self._estimated_rem
         for t, (start, overhead, _, _) in self.stint.items():
             running[planner.cloud[t]].append((start + overhead + est(t), self.vms[t], planner.is_ar[t]))
+        k = EXACT_QUEUE
         for c, cl in enumerate(self.clouds):
-            ar_queue = [(t, inst.image_s + self.etm[t][c]) for t in cl.ar_queue]
+            ar_queue = [(t, inst.image_s + self.etm[t][c]) for t in islice(cl.ar_queue, k)]
             be_queue = [(t, inst.image_s + est(t)) for t in cl.resume]
-            be_queue += [(t, inst.image_s + self.etm[t][c]) for t in cl.queue]
-            planner.resync(c, now, running[c], ar_queue, be_queue)
+            room = max(0, k - len(be_queue))
+            be_queue += [(t, inst.image_s + self.etm[t][c]) for t in islice(cl.queue, room)]
+            planner.resync(
+                c,
+                now,
+                running[c],
+                ar_queue,
+                be_queue,
+                self._tail_work(cl.ar_queue, k, c),
+                self._tail_work(cl.queue, room, c),
+            )
+
+    def _tail_work(self, queue: deque[int], skip: int, c: int) -> float:
+        """VM-seconds (image load + ETM) of the tasks of ``queue`` after its first ``skip``."""
+        n = len(queue) - skip
+        if n <= 0:
+            return 0.0
+        idx = np.fromiter(islice(queue, skip, None), dtype=np.int64, count=n)
+        return float(self._queue_work[idx, c].sum())
 
     def _estimated_rem(self, t: int) -> float:
         """Remaining work of ``t`` as its ETM says (what the managers know)."""

@@ -146,3 +146,17 @@ def test_batched_fifo_takes_equal_one_take_at_a_time():
         batch.take_fifo(now, tasks)
         assert batch.times.tolist() == one.times.tolist()
         assert batch.counts.tolist() == one.counts.tolist()
+
+
+def test_water_fill_raises_the_earliest_vms_to_one_level():
+    """VMs free at 0, 0, 10, 20 and 30 VM-s of queued work beyond the exact part: level L with
+    2L + (L − 10) = 30 → L = 40/3 ≤ 20, so three VMs at 13.33 and one at 20."""
+    f = Frontier(4, 0.0, [(10.0, 1), (20.0, 1)])
+    f.water_fill(30.0)
+    assert f.times.tolist() == pytest.approx([40 / 3, 20.0])
+    assert f.counts.tolist() == [3, 1]
+    g = Frontier(4, 0.0, [(10.0, 1), (20.0, 1)])
+    g.water_fill(50.0)  # 20 + 20 + 10: level exactly 20, one run of 4 VMs
+    assert g.times.tolist() == [20.0] and g.counts.tolist() == [4]
+    g.water_fill(8.0)  # all four at 20 → 22
+    assert g.times.tolist() == [22.0] and g.counts.tolist() == [4]
