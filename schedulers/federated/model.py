@@ -208,6 +208,12 @@ class Params(StrictModel):
     energy_aware: bool = Field(
         default=True, title="Energy-aware local mapping (EL)", description="Algs. 4-5; off = striping over servers"
     )
+    slot_tables: Literal["current", "plan"] = Field(
+        default="current",
+        title="Slot tables (ERAT)",
+        description="current: rebuilt from each cloud's running tasks, queues and reservations at every pull "
+        "(Section 3.1); plan: the plan written at assignment, never corrected (the reading before issue 15)",
+    )
     record_schedule: bool = Field(default=True, description="Emit schedule segments (off for huge runs)")
     max_segments: int | None = Field(
         default=None,

@@ -80,6 +80,23 @@ def _ratio_ends(alg: str, first: float, last: float) -> Check:
     return all_of(at_every_point(q, *near(first), [0]), at_every_point(q, *near(last), [-1]))
 
 
+def _fcfs_context(t: Table) -> tuple[bool, str]:
+    """Not a test (always holds): what moves the FCFS baseline as the AR share grows.
+
+    Per point: the applications FCFS and DCLS reject (a rejected application leaves the
+    average and its work leaves the cloud), and FCFS's average AR and best-effort application
+    times (an AR application runs at once in the VMs the blocked best-effort queue head
+    leaves idle, see docs/federated.md).
+    """
+    parts = []
+    for p in t.points:
+        rej = f"rejected FCFS {t.get(p, 'fcfs', 'rejected_apps'):.0f} / DCLS {t.get(p, 'dcls', 'rejected_apps'):.0f}"
+        ar, be = t.get(p, "fcfs", "avg_ar_app_execution_time_s"), t.get(p, "fcfs", "avg_be_app_execution_time_s")
+        apps = ", FCFS " + " vs ".join(f"{kind} apps {x:,.0f} s" for kind, x in (("AR", ar), ("BE", be)) if x > 0)
+        parts.append(f"{t.short(p)}: {rej}{apps}")
+    return True, "context: " + "; ".join(parts)
+
+
 def _alpha_effect(small: bool) -> Check:
     checks = [
         aggregate(value(alg, EXEC), "max/min", *((None, 1.05) if small else (1.05, None)), points=trace)
@@ -164,8 +181,10 @@ def table3() -> dict[str, Any]:
                     at_every_point(_improvement("dcls", "cls"), -0.15, -0.001, [0]),
                     at_every_point(_improvement("dcmms", "cmms"), -0.15, -0.001, [0]),
                 ),
-                note="DCLS has equalled CLS (and DCMMS CMMS) in several settings: the feedback only changes "
-                "decisions under resource contention or inaccurate estimates.",
+                note="On the first 20,000 Thunder jobs the feedback helps at /1 (+9.0 % DCLS, +12.1 % DCMMS): "
+                "the slot tables, rebuilt from each cloud's current status at every pull, leave out tasks not "
+                "yet ready, so some estimates are late and eq. 7 acts; the small scale (about 30 "
+                "applications) has few late tasks and is within noise of 0.",
             ),
             Claim(
                 "The improvement from feedback grows with contention: about 31% (DCLS) and 40% (DCMMS) at 100×.",
@@ -177,13 +196,70 @@ def table3() -> dict[str, Any]:
                     at_every_point(_improvement("dcmms", "cmms"), 0.30, 0.50, [-1]),
                 ),
                 note="Applications of up to 64 jobs arriving at once saturate the federation already at /20 "
-                "(first 20,000 Thunder jobs: +20 % at /20, −3 to +6 % at /60–/100; full log at /100: +10 % / "
-                "+11 %), so the improvement does not keep growing.",
+                "(tight runs take 9-13× the loose ones, the paper 4×; docs/federated.md): on the first 20,000 "
+                "Thunder jobs the improvement ranges over +1.5 to +21.7 % (DCLS) and −3.9 to +21.7 % (DCMMS) "
+                "from /20 to /100, 11.5 % / 11.1 % at /100, without growing.",
             ),
         ],
         "small": SMALL,
         "scenarios": scenarios,
     }
+
+
+# Why Tables 4-5 are not reproduced, measured on the first 20,000 LLNL-Thunder jobs (docs/federated.md).
+_WHY_FCFS = (
+    "The list schedulers are not what moves: FCFS gets faster as the AR share grows, by two rules of the "
+    "paper. (1) An AR application (Section 3.2) starts at once in the VMs that FCFS's best-effort queue head "
+    "(Section 5.1.3: served only when it fits) leaves idle{ar_vs_be}. (2) FCFS keeps all AR work on the home "
+    "cloud, so more entry tasks find it reserved and are rejected (Section 5.1.3); a rejected application "
+    "leaves the average and its work leaves the cloud{rejections}. The paper's reason, that AR applications "
+    "delay the best-effort ones, holds only in part{be_delay}."
+)
+_AR_NOTES = {
+    4: {
+        "ends": "0 % AR: DCLS/FCFS 0.59 on 20,000 jobs (the paper 0.81; 0.69 when the slot tables were the "
+        "never-corrected plan), 100 %: 0.93 (the paper 0.49; 1.13 before); DCMMS 0.58 and 0.93. At small scale "
+        "(about 30 applications) DCLS 0.88 and 1.04, DCMMS 0.89 and 1.00. See the next claim for why the "
+        "100 % end stays high.",
+        "trend": "20,000 jobs, loose: DCLS/FCFS 0.59, 0.68, 0.71, 0.94, 0.93 at 0/20/50/80/100 % AR (FCFS "
+        "82,065 s → 48,897 s, DCLS 45,000-50,000 s). "
+        + _WHY_FCFS.format(
+            ar_vs_be=": at 20 % AR, with no rejection, FCFS's AR applications take 40,143 s and its best-effort "
+            "ones 81,137 s",
+            rejections=": at 100 % FCFS rejects 43 of 628 applications holding 20.2 % of the work (DCLS 28), "
+            "and FCFS on the all-best-effort workload without those 43 takes 47,783 s, as much as at 100 % AR "
+            "(48,897 s)",
+            be_delay=": FCFS's best-effort applications take 81,137 s at 20 % AR, 92,996 s at 50 % and 68,840 s "
+            "at 80 % (82,065 s with none)",
+        ),
+        "dcmms": "20,000 jobs, loose: DCMMS/FCFS 0.58, 0.66, 0.71, 0.94, 0.93 vs DCLS 0.59, 0.68, 0.71, 0.94, "
+        "0.93: DCMMS is ahead by 1-2 % at 0-20 % AR and level from 50 %, where AR entry tasks are pinned to "
+        "the home cloud (the 8,000 s dataset transfer exceeds the ≤ 30 min notice) and min-min has few choices "
+        "left. The small scale (about 30 applications) is within noise of a tie.",
+    },
+    5: {
+        "ends": "20,000 jobs, tight: DCLS/FCFS 0.51 at 0 % and 0.42 at 100 % AR (the paper 0.63 and 0.38; "
+        "0.64 and 0.57 when the slot tables were the never-corrected plan), DCMMS/FCFS 0.48 and 0.39 (the "
+        "paper 0.51 and 0.27; 0.55 and 0.65 before). The small scale (about 30 applications, which arrive "
+        "within some 75 minutes, less than the 8,000 s dataset transfer) leaves the list schedulers few "
+        "places to go: at 100 % AR every algorithm gives the same schedule (ratio 1).",
+        "trend": "20,000 jobs, tight: DCLS/FCFS 0.51, 0.43, 0.43, 0.38, 0.42 and DCMMS/FCFS 0.48, 0.44, "
+        "0.44, 0.37, 0.39 at 0/20/50/80/100 % AR (before the slot-table fix 0.64, 0.68, 0.57, 0.69, 0.57 and "
+        "0.55, 0.60, 0.57, 0.66, 0.65): lower at 100 % than at 0 %, as in the paper, but not at every step. "
+        + _WHY_FCFS.format(
+            ar_vs_be=": at 20 % AR FCFS's AR applications take 101,507 s and its best-effort ones 1,644,192 s",
+            rejections=": FCFS rejects 0, 18, 87, 162, 231 of 628 applications (61.7 % of the work at 100 %), "
+            "DCLS 0, 19, 84, 161, 234, so both averages cover a shrinking, lighter workload",
+            be_delay=": FCFS's best-effort applications take 1,644,192 s at 20 %, 1,365,642 s at 50 % and "
+            "1,075,518 s at 80 % (1,665,456 s with none), shorter because of the rejections",
+        )
+        + " At small scale the list schedulers have few choices (see the first claim).",
+        "dcmms": "20,000 jobs, tight: DCMMS/FCFS 0.48, 0.44, 0.44, 0.37, 0.39 vs DCLS 0.51, 0.43, 0.43, 0.38, "
+        "0.42: ahead at 0, 80 and 100 % AR, 0.01 behind at 20 and 50 %. At small scale (about 30 "
+        "applications) min-min's greedy order is not ahead at every share, and at 100 % AR every algorithm "
+        "gives the same schedule.",
+    },
+}
 
 
 def _ar_table(tight: bool) -> dict[str, Any]:
@@ -203,7 +279,8 @@ def _ar_table(tight: bool) -> dict[str, Any]:
             Claim(
                 f"Normalised to FCFS, as the AR share goes 0 → 100%: {ratios}.",
                 ratios,
-                all_of(_ratio_ends("dcls", *ends["dcls"]), _ratio_ends("dcmms", *ends["dcmms"])),
+                all_of(_ratio_ends("dcls", *ends["dcls"]), _ratio_ends("dcmms", *ends["dcmms"]), _fcfs_context),
+                note=_AR_NOTES[table]["ends"],
             ),
             Claim(
                 "A higher share of AR applications gives DCLS and DCMMS a larger improvement over FCFS.",
@@ -211,14 +288,15 @@ def _ar_table(tight: bool) -> dict[str, Any]:
                 all_of(
                     monotone(ratio(EXEC, "dcls", "fcfs"), increasing=False),
                     monotone(ratio(EXEC, "dcmms", "fcfs"), increasing=False),
+                    _fcfs_context,
                 ),
-                note="At high AR shares FCFS rejects far more AR applications (43 vs 5 at 100 % on 20,000 jobs) "
-                "and rejected applications leave the average, so the ratio to FCFS is confounded.",
+                note=_AR_NOTES[table]["trend"],
             ),
             Claim(
                 "DCMMS beats DCLS at every AR share.",
                 "DCMMS < DCLS at every share",
                 less_than_at_every_point(EXEC, "dcmms", "dcls"),
+                note=_AR_NOTES[table]["dcmms"],
             ),
         ],
         "small": SMALL,
@@ -324,10 +402,11 @@ def feedback_inputs() -> dict[str, Any]:
             Claim(
                 "With inaccurate estimates (σ ≥ 0.5) DCLS beats CLS and DCMMS beats CMMS.",
                 "no number: DCLS/DCMMS are designed to beat CLS/CMMS there (Section 5.1.4)",
-                all_of(
-                    at_every_point(_improvement("dcls", "cls"), 0.0, None, [1, 2]),
-                    at_every_point(_improvement("dcmms", "cmms"), 0.0, None, [1, 2]),
+                all_of(  # "beats": at least 0.1 % better (a tie is not a win)
+                    at_every_point(_improvement("dcls", "cls"), 0.001, None, [1, 2]),
+                    at_every_point(_improvement("dcmms", "cmms"), 0.001, None, [1, 2]),
                 ),
+                note="Read as an improvement of at least 0.1 %: an equal time is not a win.",
             ),
         ],
         "small": SMALL,

@@ -1,6 +1,7 @@
 """Event-driven simulation of the federated clouds (Sections 3 and 6) on :class:`core.sim.EventQueue`.
 
-Events: an application arrives (its tasks are placed at once, :mod:`allocate`); a task
+Events: an application arrives (the clouds' slot tables are rebuilt from their current status,
+:meth:`Simulation._pull`, then its tasks are placed at once, :mod:`allocate`); a task
 becomes ready on its cloud (inputs there); a reserved AR task's start time comes; a task
 stint ends. After each batch of simultaneous events every touched cloud dispatches:
 first its queue of zero-notice AR tasks (FIFO, when the AR slot table admits the head),
@@ -35,6 +36,7 @@ from __future__ import annotations
 
 from array import array
 from collections import deque
+from itertools import islice
 
 import numpy as np
 
@@ -42,13 +44,14 @@ from schedulers.core.sim import EventQueue
 from schedulers.federated.allocate import assign_app
 from schedulers.federated.mapping import energy_aware, striping
 from schedulers.federated.model import FederatedScenario
-from schedulers.federated.planner import Planner
+from schedulers.federated.planner import EXACT_QUEUE, Planner
 from schedulers.federated.report import ENDED
 from schedulers.federated.workloads import Instance
 
 __all__ = ["Simulation", "choose_victims"]
 
 FINISH, AR_START, READY, ARRIVAL = 0, 1, 2, 3
+_LIST_ALGORITHMS = frozenset({"cls", "dcls", "cmms", "dcmms"})  # the algorithms that read the slot tables
 
 
 def choose_victims(running_be: dict[int, int], short: int) -> list[int]:
@@ -144,6 +147,10 @@ class Simulation:
         self.busy_vms: list[int] = [0]
         self.events = EventQueue()
         self.changed: set[int] = set()  # clouds whose servers changed at the current instant
+        self.slot_tables = cfg.params.slot_tables
+        # VM-seconds of a queued task per cloud (what the tail of a long queue adds, :meth:`_pull`)
+        self._queue_work = inst.task_vms[:, None] * (inst.image_s + np.where(np.isfinite(inst.etm), inst.etm, 0.0))
+        self._synced = -np.inf  # the last instant the slot tables were rebuilt (:meth:`_pull`)
 
     # --- bookkeeping ---------------------------------------------------------------------
     def _account(self, c: int, now: float) -> None:
@@ -225,8 +232,53 @@ class Simulation:
             self.seg_vms.append(vms)
 
     # --- events --------------------------------------------------------------------------
+    def _pull(self, now: float) -> None:
+        """Rebuild every cloud's slot tables from its current status (:meth:`Planner.resync`).
+
+        Once per instant, before the first assignment of that instant: assignments of the
+        same instant then see each other through the tables. Running stints end, as far as
+        the managers know, at start + overhead + the estimated remaining work.
+        """
+        self._synced = now
+        planner, inst = self.planner, self.inst
+        running: list[list[tuple[float, int, bool]]] = [[] for _ in self.clouds]
+        est = self._estimated_rem
+        for t, (start, overhead, _, _) in self.stint.items():
+            running[planner.cloud[t]].append((start + overhead + est(t), self.vms[t], planner.is_ar[t]))
+        k = EXACT_QUEUE
+        for c, cl in enumerate(self.clouds):
+            ar_queue = [(t, inst.image_s + self.etm[t][c]) for t in islice(cl.ar_queue, k)]
+            be_queue = [(t, inst.image_s + est(t)) for t in cl.resume]
+            room = max(0, k - len(be_queue))
+            be_queue += [(t, inst.image_s + self.etm[t][c]) for t in islice(cl.queue, room)]
+            planner.resync(
+                c,
+                now,
+                running[c],
+                ar_queue,
+                be_queue,
+                self._tail_work(cl.ar_queue, k, c),
+                self._tail_work(cl.queue, room, c),
+            )
+
+    def _tail_work(self, queue: deque[int], skip: int, c: int) -> float:
+        """VM-seconds (image load + ETM) of the tasks of ``queue`` after its first ``skip``."""
+        n = len(queue) - skip
+        if n <= 0:
+            return 0.0
+        idx = np.fromiter(islice(queue, skip, None), dtype=np.int64, count=n)
+        return float(self._queue_work[idx, c].sum())
+
+    def _estimated_rem(self, t: int) -> float:
+        """Remaining work of ``t`` as its ETM says (what the managers know)."""
+        c = self.planner.cloud[t]
+        actual = self.actual[t][c]
+        return self.rem[t] * self.etm[t][c] / actual if actual > 0 else self.rem[t]
+
     def _arrival(self, app: int, now: float, dirty: set[int]) -> None:
         inst, planner = self.inst, self.planner
+        if self.slot_tables == "current" and now != self._synced and self.algorithm in _LIST_ALGORITHMS:
+            self._pull(now)
         planner.now = now
         if not assign_app(self.algorithm, planner, app):
             self.app_rejected[app] = True
