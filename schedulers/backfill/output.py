@@ -36,7 +36,7 @@ MAX_POINTS = 5000
 class Stretches:
     """Columnar record of (job, start, end, tier, rate, processors) stretches of a run."""
 
-    __slots__ = ("end", "job", "procs", "rate", "start", "tier")
+    __slots__ = ("end", "ended", "job", "procs", "rate", "start", "tier")
 
     def __init__(self) -> None:
         self.job: list[int] = []
@@ -45,6 +45,19 @@ class Stretches:
         self.tier: list[str] = []
         self.rate: list[float] = []
         self.procs: list[Any] = []
+        self.ended: dict[int, str] = {}  # stretch index → "killed" / "migrated" (a KEASY kill, a MEASY move)
+
+    def end_last(self, job: int, now: float, reason: str) -> None:
+        """``job``'s stretch ending at ``now`` ended by ``reason`` (an event on the Gantt).
+
+        Stretches closed at ``now`` are the last ones recorded, so the search stops at the first earlier end.
+        """
+        k = len(self.job) - 1
+        while k >= 0 and self.end[k] == now:
+            if self.job[k] == job:
+                self.ended[k] = reason
+                return
+            k -= 1
 
     def add(self, job: int, start: float, end: float, tier: str, rate: float, procs) -> None:
         if end > start:
@@ -64,11 +77,14 @@ def _segments(inst, st: Stretches, limit: int) -> tuple[list[dict[str, Any]], bo
     for i in order:
         jid = str(ids[st.job[i]])
         s, e, tier, rate = float(st.start[i]), float(st.end[i]), st.tier[i], float(st.rate[i])
+        ended = st.ended.get(i)
         for k, p in enumerate(np.asarray(st.procs[i]).tolist()):
             if len(out) >= limit:
                 return out, True
             out.append({"job": jid, "task": f"{jid}.{k}", "resource": f"p{p}", "start": s, "end": e,
                         "share": 1.0, "kind": tier, "tier": tier, "rate": rate, "cpu": cpu[st.job[i]]})  # fmt: skip
+            if ended:
+                out[-1]["ended"] = ended
     return out, False
 
 

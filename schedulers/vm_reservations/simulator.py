@@ -149,6 +149,8 @@ def _schedule(inst: Instance, placements: list[Placement], slot_min: float) -> t
         for j, m, a, b in zip(*(c.tolist() for c in cols), strict=True):
             res = f"{pool.name}-{m}"
             first_pm.setdefault(j, res)
+            if segments and segments[-1]["job"] == str(j) and segments[-1]["resource"] != res:
+                segments[-1]["ended"] = "migrated"  # the piece before a move (an event on the Gantt)
             segments.append(
                 {
                     "job": str(j),

@@ -108,8 +108,9 @@ def test_series_window_and_dvfs_frequency():
     power = data["series"]["power_w"]["a"]
     assert power["t"][0] <= 5 and power["t"][-1] <= 8
     assert "energy_j" in data["series"]  # derived from the power curve when the family has none
-    host = data["frequency"]["hosts"]["h0"]
-    assert max(host["v"]) == 2.0
+    strip = data["frequency"]["runs"][0]
+    assert strip["hosts"] == ["h0"] and max(v for v in strip["ghz"][0] if v is not None) == 2.0
+    assert data["frequency"]["range"] == [1.2, 2.0]
 
 
 def test_study_curves_sort_by_parameter():
