@@ -435,6 +435,7 @@ def _occupancy(table, page, capacities, lo, hi, pixels, modes=()):
     )
     codes = _codes(table["resource"], page)
     grid = np.zeros((len(page), pixels))
+    eps = EPS * width
     values = {m["key"]: _bar_values(table, m) for m in modes if m["type"] != "job"}
     strings = {key: ["." * pixels for _ in page] for key in values}
 
@@ -456,19 +457,23 @@ def _occupancy(table, page, capacities, lo, hi, pixels, modes=()):
                 ok = ~np.isnan(vr)
                 w = np.where(ok, share[m], 0.0)
                 total = busy_of(m, w)
-                mean = np.divide(busy_of(m, w * np.nan_to_num(vr)), total, out=np.zeros(pixels), where=total > 1e-12)
+                mean = np.divide(busy_of(m, w * np.nan_to_num(vr)), total, out=np.zeros(pixels), where=total > eps)
                 a, b = mode["range"]
                 level = np.rint((mean - a) / (b - a) * (SCALE_LEVELS - 1)) if b > a else np.zeros(pixels)
-                chars = np.where(total > 1e-12, 48 + np.clip(level, 0, SCALE_LEVELS - 1), 46)
+                chars = np.where(total > eps, 48 + np.clip(level, 0, SCALE_LEVELS - 1), 46)
             else:
                 cats = np.unique(vr[vr >= 0])
                 per = np.stack([busy_of(m, np.where(vr == c, share[m], 0.0)) for c in cats]) if cats.size else None
                 chars = np.full(pixels, 46)
                 if per is not None:
                     best = np.argmax(per, axis=0)
-                    chars = np.where(per.max(axis=0) > 1e-12, 48 + cats[best], 46)
+                    chars = np.where(per.max(axis=0) > eps, 48 + cats[best], 46)
             strings[key][r] = bytes(chars.astype(np.uint8).tolist()).decode("ascii")
     return {"columns": pixels, "t": [lo, hi], "rows": np.round(grid, 3).tolist(), "c": strings}
+
+
+# Busy time below this fraction of a column is rounding noise of the cumulative sums, not work.
+EPS = 1e-6
 
 
 def _ramp_sum(x, points, weights):
@@ -677,6 +682,7 @@ def frequency(parsed, index, lo, hi, points=POINTS):
         return None
     edges = np.linspace(lo, hi, points + 1)
     width = (hi - lo) / points if hi > lo else 1.0
+    eps = EPS * width
     busy, ghz = [], []
     for t, level in levels.values():
         s, e, f = t[:-1], t[1:], level[:-1]
@@ -684,8 +690,8 @@ def frequency(parsed, index, lo, hi, points=POINTS):
         s, e = np.clip(s, lo, hi), np.clip(e, lo, hi)
         b = np.diff(_ramp_sum(edges, s, on) - _ramp_sum(edges, e, on))
         w = np.diff(_ramp_sum(edges, s, f) - _ramp_sum(edges, e, f))
-        busy.append(np.round(np.clip(b / width, 0.0, 1.0), 3).tolist())
-        ghz.append([round(float(x / y), 3) if y > 1e-12 else None for x, y in zip(w, b, strict=True)])
+        busy.append(np.round(np.clip(np.where(b > eps, b, 0.0) / width, 0.0, 1.0), 3).tolist())
+        ghz.append([round(float(x / y), 3) if y > eps else None for x, y in zip(w, b, strict=True)])
     all_f = np.concatenate([lv for _, lv in levels.values()])
     running = all_f[all_f > 0]
     return {

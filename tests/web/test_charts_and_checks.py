@@ -180,3 +180,21 @@ def test_dvfs_bot_series_integrate_to_the_recorded_energy_so_the_badge_holds():
     assert report["ok"] and "energy = ∫ power" in report["ran"], report["failed"]
     config["params"] = {**config.get("params", {}), "series_points": 2000}
     assert not checks.validity(schedulers.run(config))["ok"]  # the stated cap, when a user sets it
+
+
+def test_dvfs_strip_is_idle_where_no_core_runs():
+    """Rounding noise of the cumulative sums never reads as a frequency where no core of the host runs."""
+    import numpy as np
+
+    import schedulers
+
+    result = schedulers.run(schedulers.example("dvfs_bot"))
+    parsed = ParsedResult(result)
+    lo, hi = parsed.span(0)
+    strip = timeline.frequency(parsed, 0, lo, hi, 600)
+    edges = np.linspace(lo, hi, 601)
+    for h, ghz in zip(strip["hosts"], strip["ghz"], strict=True):
+        segs = [s for s in result["runs"][0]["schedule"] if s["host"] == h]
+        for k, v in enumerate(ghz):
+            ran = any(s["start"] < edges[k + 1] and s["end"] > edges[k] for s in segs)
+            assert ran or v is None, f"{h} column {k}: {v} GHz with no segment running"
