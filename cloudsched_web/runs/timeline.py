@@ -218,10 +218,11 @@ def _gantt(parsed, index, t0, t1, row0, rows, pixels, max_bars):
         "task": [str(x if x is not None else "") for x in col("task", "")],
         "share": [_num(x) for x in col("share", None)],
         "kind": [x if x is not None else "" for x in col("kind", "")],
-        "lane": _window_lanes(lanes, table, lo, hi, page),
+        "lane": _window_lanes(parsed, index, lanes, table, lo, hi, page),
         "extra": extras,
         "c": {m["key"]: _bar_values(table, m) for m in modes},
     }
+    out["lanes"] = [lanes["count"].get(n, 1) for n in page]  # after the page's lanes were assigned
     return out
 
 
@@ -311,16 +312,40 @@ def colour_modes(parsed):
     return parsed.memo(("colour_modes",), build)
 
 
+def _mode_array(table, mode):
+    """Per segment of ``table``: its category's index in ``mode["categories"]`` (−1: none) or its value (NaN: none)."""
+    spec = next(s for s in MODE_SPECS if s[0] == mode["key"])
+    n = table.num_rows
+    if mode["type"] == "scale":
+        if spec[2][0] not in table.column_names:
+            return np.full(n, np.nan)
+        return np.asarray(pc.fill_null(pc.cast(table[spec[2][0]], pa.float64()), np.nan).to_numpy(zero_copy_only=False))
+    if mode["key"] == "state":  # a label per distinct (kind, ended) pair, then an array lookup
+        parts = [
+            pc.fill_null(pc.cast(table[c], pa.string()), "") if c in table.column_names else pa.array([""] * n)
+            for c in ("kind", "ended")
+        ]
+        key = pc.binary_join_element_wise(parts[0], parts[1], "\x1f")
+        uniq = pc.unique(key)
+        code = {c: i for i, c in enumerate(mode["categories"])}
+        lookup = np.array([code.get(_state(*u.split("\x1f")), -1) for u in uniq.to_pylist()] + [-1], np.int64)
+        where = pc.fill_null(pc.index_in(key, value_set=uniq), len(uniq))
+        return lookup[np.asarray(where.to_numpy(zero_copy_only=False), np.int64)]
+    if spec[2][0] not in table.column_names:
+        return np.full(n, -1, np.int64)
+    cats = pa.array(mode["categories"], pa.string())
+    where = pc.fill_null(pc.index_in(pc.cast(table[spec[2][0]], pa.string()), value_set=cats), -1)
+    return np.asarray(where.to_numpy(zero_copy_only=False), np.int64)
+
+
 def _bar_values(table, mode):
-    """Per bar: its category's index (into ``mode["categories"]``) or its value (scales); null for job."""
+    """Per bar: its category's index (into ``mode["categories"]``, −1 none) or its value (scales, null none)."""
     if mode["type"] == "job":
         return None
-    spec = next(s for s in MODE_SPECS if s[0] == mode["key"])
-    values = _segment_values(table, spec)
+    values = _mode_array(table, mode)
     if mode["type"] == "scale":
-        return [_num(v) if v is not None else None for v in values]
-    code = {c: i for i, c in enumerate(mode["categories"])}
-    return [code.get(v, -1) for v in values]
+        return [None if np.isnan(v) else _num(float(v)) for v in values.tolist()]
+    return values.tolist()
 
 
 # -- lanes --------------------------------------------------------------------------------------
@@ -329,56 +354,72 @@ def _bar_values(table, mode):
 def _lanes(parsed, index):
     """Lanes inside each row: segments of one resource overlapping in time never share a lane.
 
-    Greedy colouring of the interval graph in start order (each segment takes the lowest
-    lane free at its start), which uses exactly as many lanes as the most segments running
-    at one time on that resource (optimal for interval graphs) and is deterministic (the
-    file's order: start, then end). Computed over the whole run, so a segment keeps its
-    lane at every zoom; rows where nothing overlaps (most) skip the loop.
+    ``count[name]`` is the most segments running at one time on the resource, the lanes its
+    row needs (a sweep over the sorted starts and ends of all rows at once: each row's +1/−1
+    steps sum to 0, so one running sum serves every row). Lanes themselves are assigned per
+    row when a page first draws the row's bars (:func:`_fill_lanes`); rows with one lane
+    (most) never are.
     """
 
     def build():
         table = parsed.stored(index).table("segments", ["start", "end", "resource"])
-        if table is None or not table.num_rows:
-            return {
-                "lane": np.zeros(0, np.int32),
-                "start": np.zeros(0),
-                "end": np.zeros(0),
-                "code": np.zeros(0, np.int64),
-                "count": {},
-            }
         names = _layout(parsed, index)["names"]
+        if table is None or not table.num_rows:
+            z = np.zeros(0)
+            return {"lane": np.zeros(0, np.int32), "start": z, "end": z, "code": np.zeros(0, np.int64), "count": {}}
         starts, ends = _floats(table, "start"), _floats(table, "end")
         codes = _codes(table["resource"], names)
-        lane = np.zeros(starts.size, np.int32)
-        count = {}
-        order = np.argsort(codes, kind="stable")  # by row, file order (start, end) inside each
-        bounds = np.searchsorted(codes[order], np.arange(len(names) + 1))
-        for r, name in enumerate(names):
-            idx = order[bounds[r] : bounds[r + 1]]
-            if idx.size < 2 or np.all(starts[idx][1:] >= np.maximum.accumulate(ends[idx])[:-1]):
-                count[name] = 1
-                continue
-            free, busy, top = [], [], 0  # heaps: free lanes; (end, lane) of running segments
-            for i in idx.tolist():
-                s = starts[i]
-                while busy and busy[0][0] <= s:
-                    heapq.heappush(free, heapq.heappop(busy)[1])
-                k = heapq.heappop(free) if free else top
-                top = max(top, k + 1)
-                lane[i] = k
-                heapq.heappush(busy, (ends[i], k))
-            count[name] = top
-        return {"lane": lane, "start": starts, "end": ends, "code": codes, "count": count}
+        times = np.concatenate([starts, ends])
+        step = np.concatenate([np.ones(starts.size, np.int64), -np.ones(ends.size, np.int64)])
+        rows = np.concatenate([codes, codes])
+        order = np.lexsort((step, times, rows))  # per row by time, an end before a start at one instant
+        running = np.cumsum(step[order])
+        first = np.searchsorted(rows[order], np.arange(len(names)))
+        most = np.maximum.reduceat(running, first) if running.size else np.zeros(0, np.int64)
+        count = {n: max(1, int(m)) for n, m in zip(names, most.tolist(), strict=True)}
+        return {"lane": np.zeros(starts.size, np.int32), "start": starts, "end": ends, "code": codes, "count": count}
 
     return parsed.memo(("lanes", index), build)
 
 
-def _window_lanes(lanes, table, lo, hi, page):
+def _fill_lanes(parsed, index, lanes, row):
+    """Assign lanes to every segment of row number ``row`` (once per run and row).
+
+    Greedy colouring of the interval graph in start order (file order: start, then end):
+    each segment takes the lowest lane free at its start. It uses exactly ``count`` lanes
+    (the most segments running at once: optimal for interval graphs), is deterministic,
+    and is computed over the whole row, so a segment keeps its lane at every zoom.
+    """
+
+    def build():
+        idx = np.nonzero(lanes["code"] == row)[0]
+        starts, ends, lane = lanes["start"], lanes["end"], lanes["lane"]
+        free, busy, top = [], [], 0  # heaps: free lanes; (end, lane) of running segments
+        for i in idx.tolist():
+            s = starts[i]
+            while busy and busy[0][0] <= s:
+                heapq.heappush(free, heapq.heappop(busy)[1])
+            k = heapq.heappop(free) if free else top
+            top = max(top, k + 1)
+            lane[i] = k
+            heapq.heappush(busy, (ends[i], k))
+        name = list(lanes["count"])[row]
+        lanes["count"][name] = max(lanes["count"][name], top)  # a zero-length segment inside another takes a lane too
+        return top
+
+    return parsed.memo(("lane_row", index, row), build)
+
+
+def _window_lanes(parsed, index, lanes, table, lo, hi, page):
     """The lanes of the window's bars (``table``: the window's segments on ``page``, in file order)."""
     s, e = lanes["start"], lanes["end"]
     hit = (s < hi) & (e > lo) if hi > lo else (s <= lo) & (e >= lo)
     position = {n: i for i, n in enumerate(lanes["count"])}
-    idx = np.nonzero(hit & np.isin(lanes["code"], [position[n] for n in page if n in position]))[0]
+    rows = [position[n] for n in page if n in position]
+    for n in page:
+        if lanes["count"].get(n, 1) > 1:
+            _fill_lanes(parsed, index, lanes, position[n])
+    idx = np.nonzero(hit & np.isin(lanes["code"], rows))[0]
     if idx.size != table.num_rows or not np.array_equal(s[idx], _floats(table, "start")):
         raise QueryError("run", "the schedule changed while it was read", "reload the page")
     return lanes["lane"][idx].tolist()
@@ -436,7 +477,7 @@ def _occupancy(table, page, capacities, lo, hi, pixels, modes=()):
     codes = _codes(table["resource"], page)
     grid = np.zeros((len(page), pixels))
     eps = EPS * width
-    values = {m["key"]: _bar_values(table, m) for m in modes if m["type"] != "job"}
+    values = {m["key"]: _mode_array(table, m) for m in modes if m["type"] != "job"}
     strings = {key: ["." * pixels for _ in page] for key in values}
 
     def busy_of(m, w):
@@ -452,7 +493,7 @@ def _occupancy(table, page, capacities, lo, hi, pixels, modes=()):
             if key not in values:
                 continue
             v = values[key]
-            vr = np.array([v[i] for i in np.nonzero(m)[0]], dtype=float if mode["type"] == "scale" else np.int64)
+            vr = v[m]
             if mode["type"] == "scale":
                 ok = ~np.isnan(vr)
                 w = np.where(ok, share[m], 0.0)

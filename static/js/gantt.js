@@ -226,7 +226,10 @@
     const mode = modeOf(g0, key);
     const head = add("div", "legend-row");
     head.append(add("strong", null, "Bar colour: " + (mode.type === "job" ? "job" : mode.label) + ". "));
-    if (mode.type === "job") {
+    const oneJob = gantts.every((g) => g.bars.job.length > 1 && g.bars.job.every((j) => j === g.bars.job[0]));
+    if (mode.type === "job" && oneJob) {
+      head.append(add("span", null, "the run has one job, so each of its tasks has its own colour (hashed from the task id); hover a bar for its task and times."));
+    } else if (mode.type === "job") {
       head.append(add("span", null, "each job its own colour, hashed from its id (the same job has the same colour on every chart); hover a bar for its job, task and times."));
     } else if (mode.type === "category") {
       mode.categories.forEach((c, i) => { const it = item(categoryColour(mode, i), c); it.dataset.category = String(i); head.append(it); });

@@ -107,6 +107,9 @@ def _colour_modes(page, run, charts):
         page.select_option("#gantt-colour", key)
         page.wait_for_function(f"() => Object.values(window.cloudsched.gantt).every((c) => c.$colour === '{key}')")
         drawn = page.evaluate(DRAWN)
+        top = page.evaluate("() => document.getElementById('gantt-colour-bar').getBoundingClientRect().top + scrollY")
+        clip = {"x": 0, "y": top - 10, "width": 1400, "height": 900}
+        page.screenshot(path=str(SCREENS / f"{run.family}-by-{key}.png"), full_page=True, clip=clip)
         if key == "job":
             continue
         legend = {code: (colour, text) for code, colour, text in page.evaluate(LEGEND)}
