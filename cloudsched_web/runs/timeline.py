@@ -135,14 +135,14 @@ def _gantt(parsed, index, t0, t1, row0, rows, pixels, max_bars):
     base = [c for c in ("start", "end", "resource", "job", "task", "share", "kind") if c in present]
     extra_keys = [k for k in EXTRA_KEYS if k in present]
     modes = colour_modes(parsed)
-    mode_cols = sorted({c for m in modes for c in m["columns"] if c in present} - set(base))
+    mode_cols = sorted({c for m in modes for c in m["columns"] if c in present})
     table = None
     if schema is not None and page:
         wanted = stored.window(lo, hi, ["start", "end", "resource"] + (["share"] if "share" in present else []))
         on_page = pc.is_in(pc.cast(wanted["resource"], pa.string()), value_set=pa.array(page, pa.string()))
         count = int(pc.sum(on_page).as_py() or 0)
         if count <= max_bars:
-            table = stored.window(lo, hi, base + sorted(set(extra_keys) | set(mode_cols)))
+            table = stored.window(lo, hi, base + sorted((set(extra_keys) | set(mode_cols)) - set(base)))
             table = table.filter(
                 pc.is_in(pc.cast(table["resource"], pa.string()), value_set=pa.array(page, pa.string()))
             )
