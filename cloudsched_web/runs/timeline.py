@@ -357,72 +357,88 @@ def _lanes(parsed, index):
     ``count[name]`` is the most segments running at one time on the resource, the lanes its
     row needs (a sweep over the sorted starts and ends of all rows at once: each row's +1/−1
     steps sum to 0, so one running sum serves every row). Lanes themselves are assigned per
-    row when a page first draws the row's bars (:func:`_fill_lanes`); rows with one lane
-    (most) never are.
+    row when a page first draws the row's bars (:func:`_row_lanes`); rows with one lane
+    (most) never are, and only the count per row stays in memory.
     """
 
     def build():
         table = parsed.stored(index).table("segments", ["start", "end", "resource"])
         names = _layout(parsed, index)["names"]
         if table is None or not table.num_rows:
-            z = np.zeros(0)
-            return {"lane": np.zeros(0, np.int32), "start": z, "end": z, "code": np.zeros(0, np.int64), "count": {}}
+            return {"count": {}}
         starts, ends = _floats(table, "start"), _floats(table, "end")
         codes = _codes(table["resource"], names)
         times = np.concatenate([starts, ends])
-        step = np.concatenate([np.ones(starts.size, np.int64), -np.ones(ends.size, np.int64)])
+        step = np.concatenate([np.ones(starts.size, np.int8), -np.ones(ends.size, np.int8)])
         rows = np.concatenate([codes, codes])
         order = np.lexsort((step, times, rows))  # per row by time, an end before a start at one instant
-        running = np.cumsum(step[order])
+        running = np.cumsum(step[order], dtype=np.int64)
         first = np.searchsorted(rows[order], np.arange(len(names)))
-        most = np.maximum.reduceat(running, first) if running.size else np.zeros(0, np.int64)
-        count = {n: max(1, int(m)) for n, m in zip(names, most.tolist(), strict=True)}
-        return {"lane": np.zeros(starts.size, np.int32), "start": starts, "end": ends, "code": codes, "count": count}
+        most = np.maximum.reduceat(running, first)
+        return {"count": {n: max(1, int(m)) for n, m in zip(names, most.tolist(), strict=True)}}
 
     return parsed.memo(("lanes", index), build)
 
 
-def _fill_lanes(parsed, index, lanes, row):
-    """Assign lanes to every segment of row number ``row`` (once per run and row).
+def _greedy_lanes(starts, ends):
+    """Greedy colouring of an interval graph in the given (start) order: the lowest lane free at each start.
 
-    Greedy colouring of the interval graph in start order (file order: start, then end):
-    each segment takes the lowest lane free at its start. It uses exactly ``count`` lanes
-    (the most segments running at once: optimal for interval graphs), is deterministic,
-    and is computed over the whole row, so a segment keeps its lane at every zoom.
+    Uses exactly as many lanes as the most intervals running at once (optimal for interval
+    graphs) and is deterministic.
     """
+    lane = np.zeros(starts.size, np.int32)
+    free, busy, top = [], [], 0  # heaps: free lanes; (end, lane) of running segments
+    for i, (s, e) in enumerate(zip(starts.tolist(), ends.tolist(), strict=True)):
+        while busy and busy[0][0] <= s:
+            heapq.heappush(free, heapq.heappop(busy)[1])
+        k = heapq.heappop(free) if free else top
+        top = max(top, k + 1)
+        lane[i] = k
+        heapq.heappush(busy, (e, k))
+    return lane
 
-    def build():
-        idx = np.nonzero(lanes["code"] == row)[0]
-        starts, ends, lane = lanes["start"], lanes["end"], lanes["lane"]
-        free, busy, top = [], [], 0  # heaps: free lanes; (end, lane) of running segments
-        for i in idx.tolist():
-            s = starts[i]
-            while busy and busy[0][0] <= s:
-                heapq.heappush(free, heapq.heappop(busy)[1])
-            k = heapq.heappop(free) if free else top
-            top = max(top, k + 1)
-            lane[i] = k
-            heapq.heappush(busy, (ends[i], k))
-        name = list(lanes["count"])[row]
-        lanes["count"][name] = max(lanes["count"][name], top)  # a zero-length segment inside another takes a lane too
-        return top
 
-    return parsed.memo(("lane_row", index, row), build)
+def _row_lanes(parsed, index, names):
+    """``{name: (starts, ends, lanes)}`` of the rows ``names``, each over the whole run in file order.
+
+    Each row is assigned once per run (kept in a per-run dict; two requests racing on a row
+    compute the same lanes); the rows a page needs are read together.
+    """
+    rows = parsed.memo(("lane_rows", index), dict)
+    missing = [n for n in names if n not in rows]
+    if missing:
+        table = parsed.stored(index).table("segments", ["start", "end", "resource"])
+        codes = np.asarray(
+            pc.fill_null(
+                pc.index_in(pc.cast(table["resource"], pa.string()), value_set=pa.array(missing, pa.string())), -1
+            ).to_numpy(zero_copy_only=False)
+        )
+        order = np.argsort(codes, kind="stable")  # by row, file order inside each
+        bounds = np.searchsorted(codes[order], np.arange(-1, len(missing) + 1))
+        all_starts, all_ends = _floats(table, "start"), _floats(table, "end")
+        for k, n in enumerate(missing):
+            idx = order[bounds[k + 1] : bounds[k + 2]]
+            starts, ends = all_starts[idx], all_ends[idx]
+            rows[n] = (starts, ends, _greedy_lanes(starts, ends))
+    return {n: rows[n] for n in names}
 
 
 def _window_lanes(parsed, index, lanes, table, lo, hi, page):
     """The lanes of the window's bars (``table``: the window's segments on ``page``, in file order)."""
-    s, e = lanes["start"], lanes["end"]
-    hit = (s < hi) & (e > lo) if hi > lo else (s <= lo) & (e >= lo)
-    position = {n: i for i, n in enumerate(lanes["count"])}
-    rows = [position[n] for n in page if n in position]
-    for n in page:
-        if lanes["count"].get(n, 1) > 1:
-            _fill_lanes(parsed, index, lanes, position[n])
-    idx = np.nonzero(hit & np.isin(lanes["code"], rows))[0]
-    if idx.size != table.num_rows or not np.array_equal(s[idx], _floats(table, "start")):
-        raise QueryError("run", "the schedule changed while it was read", "reload the page")
-    return lanes["lane"][idx].tolist()
+    out = np.zeros(table.num_rows, np.int32)
+    overlapped = [n for n in page if lanes["count"].get(n, 1) > 1]
+    if not overlapped or not table.num_rows:
+        return out.tolist()
+    res = np.asarray(pc.cast(table["resource"], pa.string()).to_numpy(zero_copy_only=False))
+    starts = _floats(table, "start")
+    for name, (s, e, lane) in _row_lanes(parsed, index, overlapped).items():
+        hit = (s < hi) & (e > lo) if hi > lo else (s <= lo) & (e >= lo)
+        at = np.nonzero(res == name)[0]
+        if at.size != int(hit.sum()) or not np.array_equal(starts[at], s[hit]):
+            raise QueryError("run", "the schedule changed while it was read", "reload the page")
+        out[at] = lane[hit]
+        lanes["count"][name] = max(lanes["count"][name], int(lane.max()) + 1)  # a zero-length segment inside another
+    return out.tolist()
 
 
 def _zoom_shows_bars(table, lo, hi, pixels, max_bars):

@@ -9,8 +9,10 @@
   const CATEGORY = ["#3366cc", "#f38400", "#2ca02c", "#be0032", "#875692", "#a1caf1", "#c2b280", "#848482",
     "#008856", "#e68fac", "#0067a5", "#f99379", "#604e97", "#f6a600", "#b3446c", "#dcd300", "#882d17",
     "#8db600", "#654522", "#e25822", "#2b3d26", "#17becf", "#bcbd22", "#7f7f7f"];
-  // How a segment ended, whatever its kind: the same colour on every chart.
-  const ENDED = { "killed": "#d62728", "preempted": "#ff7f0e", "migrated away": "#9467bd" };
+  // State mode: fixed colours for the kinds families record, and for how a segment ended
+  // (whatever its kind: red for work stopped, purple for a move), the same on every chart.
+  const STATE = { "foreground tier": "#3366cc", "background tier": "#8db600", "AR lease": "#1f3d99", "BE lease": "#17becf", "VM": "#6f8faf", "task": "#3366cc", "segment": "#888888" };
+  const ENDED = { "killed": "#d62728", "preempted": "#d62728", "migrated away": "#9467bd" };
   // Event markers: Chart.js point style, colour, and the character the legend shows for it.
   const MARKERS = {
     "migrated": { style: "rectRot", colour: "#6a3d9a", glyph: "◆" },
@@ -37,6 +39,7 @@
     if (mode.key === "state") {
       const ended = Object.keys(ENDED).find((e) => label.endsWith(", " + e));
       if (ended) return ENDED[ended];
+      if (STATE[label]) return STATE[label];
     }
     return CATEGORY[code % CATEGORY.length];
   }
@@ -247,6 +250,9 @@
           ? `Occupancy blocks: colour = the busy-weighted mean ${mode.label} in the block (share × time), darker = busier.`
           : `Occupancy blocks: colour = the ${mode.label} with the most busy time (share × time) in the block, darker = busier.`;
       el.append(occ);
+    }
+    if (gantts.some((g) => (g.lanes || []).some((n) => n > 1))) {
+      el.append(add("div", "legend-row help", "Lanes: segments that overlap in time on one resource (VMs sharing a machine, tiers, shares) are stacked in thinner lanes inside its row, never drawn over each other."));
     }
     const kinds = [...new Set(gantts.flatMap((g) => (g.events && g.events.kinds) || []))];
     if (kinds.length) {

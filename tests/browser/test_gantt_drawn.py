@@ -102,6 +102,9 @@ def _events(run, index, lo, hi, rows):
 def _colour_modes(page, run, charts):
     """In every mode the page offers, each bar has its legend entry's colour, for its stored value."""
     offered = page.evaluate("() => [...document.querySelectorAll('#gantt-colour option')].map((o) => o.value)")
+    if len(offered) < 2:  # nothing to choose: the toolbar stays hidden
+        assert offered == ["job"] and page.locator("#gantt-colour-bar").is_hidden()
+        return offered
     checked = []
     for key in offered:
         page.select_option("#gantt-colour", key)
@@ -168,6 +171,22 @@ def test_the_gantt_draws_the_stored_schedule(page, live_server, alice, family):
     if family == "federated":
         assert {"state", "cloud"} <= set(modes)
         assert any(m["kind"] == "preempted" for c in charts for m in c["markers"])
+        # A marker has a tooltip: hover the first preemption mark and read what the chart shows.
+        spot = page.evaluate(
+            "() => { for (const canvas of document.querySelectorAll('#gantt-charts canvas')) {"
+            " const ch = Chart.getChart(canvas), d = ch.data.datasets.findIndex((x) => x.marker === 'preempted');"
+            " if (d < 0 || !ch.data.datasets[d].data.length) continue;"
+            " canvas.scrollIntoView(); const p = ch.getDatasetMeta(d).data[0], r = canvas.getBoundingClientRect();"
+            " return {id: canvas.id, x: r.left + p.x, y: r.top + p.y}; } return null; }"
+        )
+        page.mouse.move(spot["x"], spot["y"])
+        page.wait_for_function(
+            f"() => (Chart.getChart(document.getElementById('{spot['id']}')).tooltip.title || []).join(' ').includes('preempted')"
+        )
+        body = page.evaluate(
+            f"() => Chart.getChart(document.getElementById('{spot['id']}')).tooltip.body.flatMap((b) => b.lines).join(' | ')"
+        )
+        assert "preemption" in body and " on " in body, body
         assert charts[0]["labels"] == sorted(charts[0]["labels"], key=lambda r: (r.split("/")[0], int(r.split("/")[1])))
     if family == "vm_reservations":
         assert lanes > 0 and "state" in modes
