@@ -116,6 +116,8 @@ def _colour_modes(page, run, charts):
         if key == "job":
             continue
         legend = {code: (colour, text) for code, colour, text in page.evaluate(LEGEND)}
+        colours = [colour for colour, _ in legend.values()]
+        assert legend and len(set(colours)) == len(colours), f"{key}: legend colours repeat: {legend}"
         for c in drawn:
             if c["mode"] != "bars":
                 continue
