@@ -21,6 +21,7 @@
     "rejected": { style: "rect", colour: "#222222", glyph: "■" },
     "deadline missed": { style: "star", colour: "#8c2d04", glyph: "✱" },
   };
+  const STROKED = new Set(["cross", "crossRot", "star"]); // point styles Chart.js draws with lines only
   const JOB_ROW = "(jobs: no resource)";
   const IDLE = "#e8e8e8";
 
@@ -62,18 +63,21 @@
   function hasJobRow(g) { return (g.events && g.events.kinds || []).some((k) => k === "rejected" || k === "deadline missed"); }
   function rowLabels(g) { return hasJobRow(g) ? [JOB_ROW, ...g.resources] : [...g.resources]; }
 
-  // The chart's data: dataset 0 the bars (with lane, lanes of their row), then one scatter dataset per event kind.
-  function data(g, key) {
+  // The chart's data: dataset 0 the bars (with lane, lanes of their row), then one scatter dataset per
+  // event kind. Colour: the mode `key`, or a page's own function of (job, bar index) (the diff page).
+  function data(g, key, colourOf) {
     const b = g.bars;
     const bars = b.s.map((s, k) => ({ x: [s, b.e[k]], y: g.resources[b.r[k]], k, lane: (b.lane || [])[k] || 0, lanes: (g.lanes || [])[b.r[k]] || 1 }));
-    const datasets = [{ label: "segments", data: bars, backgroundColor: bars.map((d) => barColour(g, key, d.k)), borderWidth: 0, borderSkipped: false, barPercentage: 0.9, categoryPercentage: 1, minBarLength: 2 }];
+    const colour = colourOf ? (d) => colourOf(b.job[d.k], d.k) : (d) => barColour(g, key, d.k);
+    const datasets = [{ label: "segments", data: bars, backgroundColor: bars.map(colour), borderWidth: 0, borderSkipped: false, barPercentage: 0.9, categoryPercentage: 1, minBarLength: 2 }];
     const ev = g.events || { kind: [] };
     Object.keys(MARKERS).forEach((kind) => {
       const idx = ev.kind.map((k, i) => (k === kind ? i : -1)).filter((i) => i >= 0);
       if (!idx.length) return;
       const m = MARKERS[kind];
       datasets.push({ type: "scatter", label: kind, marker: kind, data: idx.map((i) => ({ x: ev.t[i], y: ev.r[i] >= 0 ? g.resources[ev.r[i]] : JOB_ROW, e: i })),
-        pointStyle: m.style, pointRadius: 6, pointHoverRadius: 8, borderColor: m.colour, backgroundColor: m.colour, borderWidth: 2 });
+        order: -1, pointStyle: m.style, pointRadius: 6, pointHoverRadius: 8, backgroundColor: m.colour, // over the bars
+        borderColor: STROKED.has(m.style) ? m.colour : "#ffffff", borderWidth: STROKED.has(m.style) ? 3 : 1 }); // crosses and stars are only strokes
     });
     return { labels: rowLabels(g), datasets };
   }
@@ -310,5 +314,7 @@
     el.append(s("Colour: each host's highest running core frequency, time-weighted mean over the busy part of each column: "), s(`${cs.fmt(range[0])} GHz`), bar, s(`${cs.fmt(range[1])} GHz`), s("; paler = busy only part of the column; "), idle, s("idle."));
   }
 
+  // The older names the diff page uses (one implementation).
+  Object.assign(cs, { ganttData: (g, colourOf) => data(g, "job", colourOf), ganttTooltip: tooltip, ganttNote: note, ganttSubtitle: subtitle, occupancyPlugin });
   cs.gantt = { data, barColour, lanesPlugin, groupsPlugin, occupancyPlugin, tooltip, note, subtitle, legend, modes, height, stripPlugin, stripLegend, scaleColour, categoryColour, MARKERS, JOB_ROW };
 })();

@@ -116,8 +116,11 @@ def _colour_modes(page, run, charts):
         if key == "job":
             continue
         legend = {code: (colour, text) for code, colour, text in page.evaluate(LEGEND)}
-        colours = [colour for colour, _ in legend.values()]
-        assert legend and len(set(colours)) == len(colours), f"{key}: legend colours repeat: {legend}"
+        if key == "freq":  # a scale: the legend is a colour bar with the range in GHz
+            assert page.locator("#gantt-legend .colourbar").count() == 1 and "GHz" in page.inner_text("#gantt-legend")
+        else:
+            colours = [colour for colour, _ in legend.values()]
+            assert legend and len(set(colours)) == len(colours), f"{key}: legend colours repeat: {legend}"
         for c in drawn:
             if c["mode"] != "bars":
                 continue
