@@ -113,6 +113,11 @@ def _colour_modes(page, run, charts):
         top = page.evaluate("() => document.getElementById('gantt-colour-bar').getBoundingClientRect().top + scrollY")
         clip = {"x": 0, "y": top - 10, "width": 1400, "height": 900}
         page.screenshot(path=str(SCREENS / f"{run.family}-by-{key}.png"), full_page=True, clip=clip)
+        dense = [c["index"] for c in drawn if c["mode"] == "occupancy"]
+        if dense:
+            page.locator(f"#gantt-box-{dense[0]}").screenshot(
+                path=str(SCREENS / f"{run.family}-occupancy-by-{key}.png")
+            )
         if key == "job":
             continue
         legend = {code: (colour, text) for code, colour, text in page.evaluate(LEGEND)}
