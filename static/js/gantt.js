@@ -142,9 +142,13 @@
       occ.rows.forEach((row, r) => {
         const yc = scales.y.getPixelForValue(labels.indexOf(g.resources[r])), y = yc - band * 0.45, h = band * 0.9;
         const line = codes ? codes[r] : null;
+        let painted = -Infinity; // whole pixels, each painted once: no darker seams where translucent blocks overlap
         row.forEach((v, k) => {
           if (!v) return;
-          const x0 = scales.x.getPixelForValue(t0 + k * step), x1 = scales.x.getPixelForValue(t0 + (k + 1) * step);
+          const x0 = Math.round(scales.x.getPixelForValue(t0 + k * step));
+          if (x0 < painted) return; // a sub-pixel column whose pixel an earlier column painted
+          const x1 = Math.max(x0 + 1, Math.round(scales.x.getPixelForValue(t0 + (k + 1) * step)));
+          painted = x1;
           ctx.globalAlpha = Math.min(1, 0.2 + 0.8 * v);
           if (line && line[k] !== ".") {
             const code = line.charCodeAt(k) - 48;
@@ -152,7 +156,7 @@
           } else {
             ctx.fillStyle = "rgb(31, 92, 160)";
           }
-          ctx.fillRect(x0, y, Math.max(1, x1 - x0), h);
+          ctx.fillRect(x0, y, x1 - x0, h);
         });
       });
       ctx.restore();
@@ -295,10 +299,10 @@
       f.hosts.forEach((_, r) => {
         const y = scales.y.getPixelForValue(r) - band * 0.45, h = band * 0.9;
         f.ghz[r].forEach((v, k) => {
-          const x0 = scales.x.getPixelForValue(t0 + k * step), x1 = scales.x.getPixelForValue(t0 + (k + 1) * step);
+          const x0 = Math.round(scales.x.getPixelForValue(t0 + k * step)), x1 = Math.round(scales.x.getPixelForValue(t0 + (k + 1) * step));
           ctx.globalAlpha = v === null ? 1 : 0.35 + 0.65 * f.busy[r][k];
           ctx.fillStyle = v === null ? IDLE : scaleColour(range[1] > range[0] ? (v - range[0]) / (range[1] - range[0]) : 1);
-          ctx.fillRect(x0, y, Math.max(1, x1 - x0 + 0.5), h);
+          ctx.fillRect(x0, y, Math.max(1, x1 - x0), h);
         });
       });
       ctx.restore();
