@@ -8,6 +8,8 @@ into per-pixel occupancy when a window holds more than ``MAX_BARS`` bars; series
 as ``POINTS`` samples per line.
 """
 
+import heapq
+
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -25,16 +27,45 @@ EXTRA_KEYS = ("freq_ghz", "tier", "cloud", "host", "vm_type", "pm_type", "ended"
 
 
 def _resources(parsed, index):
-    """Every resource of run ``index``'s schedule, in natural order (read once)."""
+    """Every resource of run ``index``'s schedule in axis order (see :func:`_layout`)."""
+    return _layout(parsed, index)["names"]
+
+
+GROUP_KEYS = ("host", "cloud", "pm_type")  # a resource's group on the axis, first one the family records
+
+
+def _layout(parsed, index):
+    """The resource axis of run ``index``: every resource, grouped, and the groups (read once).
+
+    Resources are grouped by the first of :data:`GROUP_KEYS` the segments carry (dvfs_bot's
+    VMs by host, federated servers by cloud, vm_reservations' PMs by PM type); groups come in
+    natural order and resources in natural order inside each. A resource's group is the
+    value its earliest segment records. Without such a column there is one unnamed group.
+    """
 
     def build():
-        table = parsed.stored(index).table("segments", ["resource"])
-        if table is None:
-            return []
-        values = pc.unique(pc.cast(table["resource"], pa.string())).to_pylist()
-        return sorted((v for v in values if v is not None), key=natural_key)
+        stored = parsed.stored(index)
+        schema = stored.schema("segments")
+        if schema is None:
+            return {"names": [], "groups": [], "group_by": None}
+        key = next((k for k in GROUP_KEYS if k in schema.names), None)
+        table = stored.table("segments", ["resource"] + ([key] if key else []))
+        names = [v for v in pc.unique(pc.cast(table["resource"], pa.string())).to_pylist() if v is not None]
+        group_of = dict.fromkeys(names, "")
+        if key:
+            pairs = table.group_by(["resource", key], use_threads=False).aggregate([])
+            for r, g in zip(pc.cast(pairs["resource"], pa.string()).to_pylist(), pairs[key].to_pylist(), strict=True):
+                if r is not None and g is not None and not group_of.get(r):
+                    group_of[r] = str(g)
+        order = sorted(names, key=lambda n: (natural_key(group_of[n]), natural_key(n)))
+        groups = []
+        for i, n in enumerate(order):
+            if not groups or groups[-1]["name"] != group_of[n]:
+                groups.append({"name": group_of[n], "row0": i, "rows": 0})
+            groups[-1]["rows"] += 1
+        return {"names": order, "groups": groups if key else [], "group_by": key}
 
-    return parsed.memo(("resources", index), build)
+    return parsed.memo(("layout", index), build)
 
 
 def _codes(column, names):
@@ -78,18 +109,22 @@ def gantt(parsed, index, t0=None, t1=None, row0=0, rows=ROWS, pixels=PIXELS, max
 def _gantt(parsed, index, t0, t1, row0, rows, pixels, max_bars):
     """Run ``index``'s Gantt for the window: one page of resource rows, as bars or as occupancy.
 
-    Every resource of the run has a row; ``row0``/``rows`` page through them in natural
-    order (hosts, clouds and tiers sort together). When the page's window holds at most
-    ``max_bars`` segments they come as bars, every one; past that, as **occupancy**: for
-    each row and each of ``pixels`` columns of the window, the fraction of the row's
-    capacity in use there (share × time / capacity × column width), so every resource and
-    every moment stays visible at any zoom and nothing is dropped. Zooming in brings the
-    bars back.
+    Every resource of the run has a row; ``row0``/``rows`` page through them in axis order
+    (grouped by host, cloud or PM type where the family records one: ``groups``). When the
+    page's window holds at most ``max_bars`` segments they come as bars, every one, each
+    with its lane inside its row (:func:`_lanes`) and its value in every colour mode
+    (``colour``); past that, as **occupancy**: for each row and each of ``pixels`` columns
+    of the window, the fraction of the row's capacity in use there (share × time /
+    capacity × column width), with the dominant category (or busy-weighted mean value) of
+    each colour mode, so every resource and every moment stays visible at any zoom and
+    nothing is dropped. Zooming in brings the bars back (``zoom_shows_bars`` says whether
+    it can). Events (migrations, kills, preemptions, rejections) come as ``events``.
     """
     run = parsed.run(index)
     span = span_of(parsed, index)
     lo, hi = window(t0, t1, span)
-    names = _resources(parsed, index)
+    layout = _layout(parsed, index)
+    names = layout["names"]
     row0 = _bounded(row0, "row0", 0, max(len(names) - 1, 0))
     rows = _bounded(rows, "rows", 1, MAX_ROWS)
     pixels = _bounded(pixels, "pixels", 2, MAX_PIXELS)
@@ -99,22 +134,28 @@ def _gantt(parsed, index, t0, t1, row0, rows, pixels, max_bars):
     present = set(schema.names) if schema is not None else set()
     base = [c for c in ("start", "end", "resource", "job", "task", "share", "kind") if c in present]
     extra_keys = [k for k in EXTRA_KEYS if k in present]
+    modes = colour_modes(parsed)
+    mode_cols = sorted({c for m in modes for c in m["columns"] if c in present})
     table = None
     if schema is not None and page:
         wanted = stored.window(lo, hi, ["start", "end", "resource"] + (["share"] if "share" in present else []))
         on_page = pc.is_in(pc.cast(wanted["resource"], pa.string()), value_set=pa.array(page, pa.string()))
         count = int(pc.sum(on_page).as_py() or 0)
         if count <= max_bars:
-            table = stored.window(lo, hi, base + extra_keys)
+            table = stored.window(lo, hi, base + sorted((set(extra_keys) | set(mode_cols)) - set(base)))
             table = table.filter(
                 pc.is_in(pc.cast(table["resource"], pa.string()), value_set=pa.array(page, pa.string()))
             )
             mode = "bars"
         else:
-            table = wanted.filter(on_page)
+            table = stored.window(
+                lo, hi, ["start", "end", "resource", *(["share"] if "share" in present else []), *mode_cols]
+            )
+            table = table.filter(on_page)
             mode = "occupancy"
     else:
         count, mode = 0, "bars"
+    lanes = _lanes(parsed, index)
     out = {
         "index": index,
         "algorithm": run.get("algorithm", ""),
@@ -125,18 +166,38 @@ def _gantt(parsed, index, t0, t1, row0, rows, pixels, max_bars):
         "row0": row0,
         "rows": rows,
         "total_resources": len(names),
+        "groups": layout["groups"],
+        "group_by": layout["group_by"],
+        "lanes": [lanes["count"].get(n, 1) for n in page],
         "total_segments": parsed.info(index).get("segments", 0),
         "window_segments": count,
+        "max_bars": max_bars,
         "mode": mode,
+        "zoom_shows_bars": False,
         "recording_cut": recording_cut(run),
-        "bars": {"r": [], "s": [], "e": [], "job": [], "task": [], "share": [], "kind": [], "extra": {}},
+        "schedule_cut": _cut_for_chart(run, parsed.info(index).get("segments", 0), span),
+        "colour": {"modes": modes},
+        "events": events(parsed, index, lo, hi, page),
+        "bars": {
+            "r": [],
+            "s": [],
+            "e": [],
+            "job": [],
+            "task": [],
+            "share": [],
+            "kind": [],
+            "lane": [],
+            "extra": {},
+            "c": {},
+        },
     }
     if table is None or not table.num_rows:
         return out
     row_of = {n: i for i, n in enumerate(page)}
     if mode == "occupancy":
         capacities = (run.get("extra") or {}).get("capacities") or {}
-        out["occupancy"] = _occupancy(table, page, capacities, lo, hi, pixels)
+        out["occupancy"] = _occupancy(table, page, capacities, lo, hi, pixels, modes)
+        out["zoom_shows_bars"] = _zoom_shows_bars(table, lo, hi, pixels, max_bars)
         return out
 
     def col(name, default):
@@ -157,9 +218,246 @@ def _gantt(parsed, index, t0, t1, row0, rows, pixels, max_bars):
         "task": [str(x if x is not None else "") for x in col("task", "")],
         "share": [_num(x) for x in col("share", None)],
         "kind": [x if x is not None else "" for x in col("kind", "")],
+        "lane": _window_lanes(parsed, index, lanes, table, lo, hi, page),
         "extra": extras,
+        "c": {m["key"]: _bar_values(table, m) for m in modes},
     }
+    out["lanes"] = [lanes["count"].get(n, 1) for n in page]  # after the page's lanes were assigned
     return out
+
+
+# -- colour modes -------------------------------------------------------------------------------
+
+# What a segment's ``kind`` (and ``ended``) mean, in the legend's words.
+KIND_LABELS = {"fg": "foreground tier", "bg": "background tier", "ar": "AR lease", "be": "BE lease",
+               "vm": "VM", "task": "task"}  # fmt: skip
+ENDED_LABELS = {"preempted": "preempted", "killed": "killed", "migrated": "migrated away"}
+MAX_CATEGORIES = 24  # more than this and a legend cannot tell the colours apart
+SCALE_LEVELS = 64  # occupancy blocks carry a scale value as one of this many levels of its range
+
+
+def _state(kind, ended):
+    """A segment's state: its kind in words, plus how it ended when that was not a plain finish."""
+    label = KIND_LABELS.get(kind, kind) if kind else "segment"
+    return f"{label}, {ENDED_LABELS[ended]}" if ended in ENDED_LABELS else label
+
+
+# key, label, columns it reads, type
+MODE_SPECS = (
+    ("state", "state (tier, lease, how it ended)", ("kind", "ended"), "category"),
+    ("freq", "DVFS core frequency", ("freq_ghz",), "scale"),
+    ("cloud", "cloud", ("cloud",), "category"),
+    ("host", "host", ("host",), "category"),
+    ("vm_type", "VM type", ("vm_type",), "category"),
+)
+SCALE_UNITS = {"freq": "GHz"}
+
+
+def _segment_values(table, spec):
+    """Each segment's value in colour mode ``spec`` (a state label, a category, a number)."""
+    key, _, columns, _ = spec
+    n = table.num_rows
+    if key == "state":
+        kinds = table["kind"].to_pylist() if "kind" in table.column_names else [None] * n
+        ended = table["ended"].to_pylist() if "ended" in table.column_names else [None] * n
+        return [_state(k, e) for k, e in zip(kinds, ended, strict=True)]
+    if columns[0] not in table.column_names:
+        return [None] * n
+    values = table[columns[0]].to_pylist()
+    return values if spec[3] == "scale" else [None if v is None else str(v) for v in values]
+
+
+def colour_modes(parsed):
+    """The colour modes this result supports, with their categories (or range) over every run.
+
+    Colouring by job is always offered (hashed colours, the same job alike on every chart).
+    A category mode is offered when some run has 2..``MAX_CATEGORIES`` values of it, a scale
+    when some run has a numeric column. Categories and ranges span the whole result, so a
+    colour means the same on every Gantt of the page and at every zoom.
+    """
+
+    def build():
+        found = {}
+        for i in range(len(parsed.doc.get("runs", []))):
+            stored = parsed.stored(i)
+            schema = stored.schema("segments")
+            if schema is None:
+                continue
+            for spec in MODE_SPECS:
+                cols = [c for c in spec[2] if c in schema.names]
+                if not cols:
+                    continue
+                table = stored.table("segments", cols)
+                if spec[3] == "scale":
+                    v = table[cols[0]]
+                    lo, hi = pc.min(v).as_py(), pc.max(v).as_py()
+                    if lo is not None:
+                        rng = found.setdefault(spec[0], [lo, hi])
+                        rng[:] = [min(rng[0], lo), max(rng[1], hi)]
+                else:
+                    values = set(_segment_values(table.group_by(cols, use_threads=False).aggregate([]), spec))
+                    found.setdefault(spec[0], set()).update(v for v in values if v is not None)
+        modes = [{"key": "job", "label": "job", "type": "job", "columns": []}]
+        for key, label, columns, typ in MODE_SPECS:
+            if key not in found:
+                continue
+            if typ == "scale":
+                modes.append({"key": key, "label": label, "type": typ, "columns": list(columns),
+                              "range": found[key], "unit": SCALE_UNITS.get(key, "")})  # fmt: skip
+            elif 2 <= len(found[key]) <= MAX_CATEGORIES:
+                cats = sorted(found[key], key=natural_key)
+                modes.append({"key": key, "label": label, "type": typ, "columns": list(columns), "categories": cats})
+        return modes
+
+    return parsed.memo(("colour_modes",), build)
+
+
+def _mode_array(table, mode):
+    """Per segment of ``table``: its category's index in ``mode["categories"]`` (−1: none) or its value (NaN: none)."""
+    spec = next(s for s in MODE_SPECS if s[0] == mode["key"])
+    n = table.num_rows
+    if mode["type"] == "scale":
+        if spec[2][0] not in table.column_names:
+            return np.full(n, np.nan)
+        return np.asarray(pc.fill_null(pc.cast(table[spec[2][0]], pa.float64()), np.nan).to_numpy(zero_copy_only=False))
+    if mode["key"] == "state":  # a label per distinct (kind, ended) pair, then an array lookup
+        parts = [
+            pc.fill_null(pc.cast(table[c], pa.string()), "") if c in table.column_names else pa.array([""] * n)
+            for c in ("kind", "ended")
+        ]
+        key = pc.binary_join_element_wise(parts[0], parts[1], "\x1f")
+        uniq = pc.unique(key)
+        code = {c: i for i, c in enumerate(mode["categories"])}
+        lookup = np.array([code.get(_state(*u.split("\x1f")), -1) for u in uniq.to_pylist()] + [-1], np.int64)
+        where = pc.fill_null(pc.index_in(key, value_set=uniq), len(uniq))
+        return lookup[np.asarray(where.to_numpy(zero_copy_only=False), np.int64)]
+    if spec[2][0] not in table.column_names:
+        return np.full(n, -1, np.int64)
+    cats = pa.array(mode["categories"], pa.string())
+    where = pc.fill_null(pc.index_in(pc.cast(table[spec[2][0]], pa.string()), value_set=cats), -1)
+    return np.asarray(where.to_numpy(zero_copy_only=False), np.int64)
+
+
+def _bar_values(table, mode):
+    """Per bar: its category's index (into ``mode["categories"]``, −1 none) or its value (scales, null none)."""
+    if mode["type"] == "job":
+        return None
+    values = _mode_array(table, mode)
+    if mode["type"] == "scale":
+        return [None if np.isnan(v) else _num(float(v)) for v in values.tolist()]
+    return values.tolist()
+
+
+# -- lanes --------------------------------------------------------------------------------------
+
+
+def _lanes(parsed, index):
+    """Lanes inside each row: segments of one resource overlapping in time never share a lane.
+
+    ``count[name]`` is the most segments running at one time on the resource, the lanes its
+    row needs (a sweep over the sorted starts and ends of all rows at once: each row's +1/−1
+    steps sum to 0, so one running sum serves every row). Lanes themselves are assigned per
+    row when a page first draws the row's bars (:func:`_row_lanes`); rows with one lane
+    (most) never are, and only the count per row stays in memory.
+    """
+
+    def build():
+        table = parsed.stored(index).table("segments", ["start", "end", "resource"])
+        names = _layout(parsed, index)["names"]
+        if table is None or not table.num_rows:
+            return {"count": {}}
+        starts, ends = _floats(table, "start"), _floats(table, "end")
+        codes = _codes(table["resource"], names)
+        times = np.concatenate([starts, ends])
+        step = np.concatenate([np.ones(starts.size, np.int8), -np.ones(ends.size, np.int8)])
+        rows = np.concatenate([codes, codes])
+        order = np.lexsort((step, times, rows))  # per row by time, an end before a start at one instant
+        running = np.cumsum(step[order], dtype=np.int64)
+        first = np.searchsorted(rows[order], np.arange(len(names)))
+        most = np.maximum.reduceat(running, first)
+        return {"count": {n: max(1, int(m)) for n, m in zip(names, most.tolist(), strict=True)}}
+
+    return parsed.memo(("lanes", index), build)
+
+
+def _greedy_lanes(starts, ends):
+    """Greedy colouring of an interval graph in the given (start) order: the lowest lane free at each start.
+
+    Uses exactly as many lanes as the most intervals running at once (optimal for interval
+    graphs) and is deterministic.
+    """
+    lane = np.zeros(starts.size, np.int32)
+    free, busy, top = [], [], 0  # heaps: free lanes; (end, lane) of running segments
+    for i, (s, e) in enumerate(zip(starts.tolist(), ends.tolist(), strict=True)):
+        while busy and busy[0][0] <= s:
+            heapq.heappush(free, heapq.heappop(busy)[1])
+        k = heapq.heappop(free) if free else top
+        top = max(top, k + 1)
+        lane[i] = k
+        heapq.heappush(busy, (e, k))
+    return lane
+
+
+def _row_lanes(parsed, index, names):
+    """``{name: (starts, ends, lanes)}`` of the rows ``names``, each over the whole run in file order.
+
+    Each row is assigned once per run (kept in a per-run dict; two requests racing on a row
+    compute the same lanes); the rows a page needs are read together.
+    """
+    rows = parsed.memo(("lane_rows", index), dict)
+    missing = [n for n in names if n not in rows]
+    if missing:
+        table = parsed.stored(index).table("segments", ["start", "end", "resource"])
+        codes = np.asarray(
+            pc.fill_null(
+                pc.index_in(pc.cast(table["resource"], pa.string()), value_set=pa.array(missing, pa.string())), -1
+            ).to_numpy(zero_copy_only=False)
+        )
+        order = np.argsort(codes, kind="stable")  # by row, file order inside each
+        bounds = np.searchsorted(codes[order], np.arange(-1, len(missing) + 1))
+        all_starts, all_ends = _floats(table, "start"), _floats(table, "end")
+        for k, n in enumerate(missing):
+            idx = order[bounds[k + 1] : bounds[k + 2]]
+            starts, ends = all_starts[idx], all_ends[idx]
+            rows[n] = (starts, ends, _greedy_lanes(starts, ends))
+    return {n: rows[n] for n in names}
+
+
+def _window_lanes(parsed, index, lanes, table, lo, hi, page):
+    """The lanes of the window's bars (``table``: the window's segments on ``page``, in file order)."""
+    out = np.zeros(table.num_rows, np.int32)
+    overlapped = [n for n in page if lanes["count"].get(n, 1) > 1]
+    if not overlapped or not table.num_rows:
+        return out.tolist()
+    res = np.asarray(pc.cast(table["resource"], pa.string()).to_numpy(zero_copy_only=False))
+    starts = _floats(table, "start")
+    for name, (s, e, lane) in _row_lanes(parsed, index, overlapped).items():
+        hit = (s < hi) & (e > lo) if hi > lo else (s <= lo) & (e >= lo)
+        at = np.nonzero(res == name)[0]
+        if at.size != int(hit.sum()) or not np.array_equal(starts[at], s[hit]):
+            raise QueryError("run", "the schedule changed while it was read", "reload the page")
+        out[at] = lane[hit]
+        lanes["count"][name] = max(lanes["count"][name], int(lane.max()) + 1)  # a zero-length segment inside another
+    return out.tolist()
+
+
+def _zoom_shows_bars(table, lo, hi, pixels, max_bars):
+    """Whether some narrower window holds at most ``max_bars`` segments on these rows.
+
+    Zooming can end in one pixel column of today's window at the narrowest (and no
+    narrower than the zoom limit): if even the emptiest column is overlapped by more
+    than ``max_bars`` segments, zooming in shows occupancy again, so the chart must not
+    promise bars.
+    """
+    if hi - lo <= 2 * MIN_ZOOM:
+        return False
+    edges = np.linspace(lo, hi, pixels + 1)
+    starts, ends = np.sort(_floats(table, "start")), np.sort(_floats(table, "end"))
+    overlapping = np.searchsorted(starts, edges[1:], side="left") - np.searchsorted(ends, edges[:-1], side="right")
+    return bool(overlapping.min() <= max_bars)
+
+
+MIN_ZOOM = 1e-3  # the chart's narrowest window (charts-common.js linkedTime minRange)
 
 
 def _bounded(value, field, lo, hi):
@@ -171,12 +469,18 @@ def _bounded(value, field, lo, hi):
     return _bounded_int(value, field, lo, hi)
 
 
-def _occupancy(table, page, capacities, lo, hi, pixels):
+def _occupancy(table, page, capacities, lo, hi, pixels, modes=()):
     """Per row, the busy fraction of each of ``pixels`` equal columns of ``[lo, hi)``.
 
     With F(x) = Σ share·|[start, end) ∩ [lo, x)|, a column's busy time is F(right) − F(left);
     F is a sum of ramps, evaluated at every column edge from cumulative sums over the
     segments sorted by start and by end (O(n log n) per row, no per-segment loop).
+
+    Per colour mode, each block (row × column) also gets, as one character per column
+    (``.`` where idle): for a category mode the **dominant** category, the one with the most
+    busy time (share × time) in the block, as ``chr(48 + index)``; for a scale the
+    **busy-weighted mean** Σ share·time·value / Σ share·time, as ``chr(48 + level)`` with
+    level = round((mean − min)/(max − min) · 63) over the mode's range.
     """
     edges = np.linspace(lo, hi, pixels + 1)
     width = (hi - lo) / pixels
@@ -188,13 +492,45 @@ def _occupancy(table, page, capacities, lo, hi, pixels):
     )
     codes = _codes(table["resource"], page)
     grid = np.zeros((len(page), pixels))
+    eps = EPS * width
+    values = {m["key"]: _mode_array(table, m) for m in modes if m["type"] != "job"}
+    strings = {key: ["." * pixels for _ in page] for key in values}
+
+    def busy_of(m, w):
+        return np.diff(_ramp_sum(edges, starts[m], w) - _ramp_sum(edges, ends[m], w))
+
     for r in np.unique(codes):
         m = codes == r
-        s, e, w = starts[m], ends[m], share[m]
-        busy = _ramp_sum(edges, s, w) - _ramp_sum(edges, e, w)
+        busy = busy_of(m, share[m])
         cap = float(capacities.get(page[r], 1.0) or 1.0)
-        grid[r] = np.clip(np.diff(busy) / (width * cap), 0.0, 1.0)
-    return {"columns": pixels, "t": [lo, hi], "rows": np.round(grid, 3).tolist()}
+        grid[r] = np.clip(busy / (width * cap), 0.0, 1.0)
+        for mode in modes:
+            key = mode["key"]
+            if key not in values:
+                continue
+            v = values[key]
+            vr = v[m]
+            if mode["type"] == "scale":
+                ok = ~np.isnan(vr)
+                w = np.where(ok, share[m], 0.0)
+                total = busy_of(m, w)
+                mean = np.divide(busy_of(m, w * np.nan_to_num(vr)), total, out=np.zeros(pixels), where=total > eps)
+                a, b = mode["range"]
+                level = np.rint((mean - a) / (b - a) * (SCALE_LEVELS - 1)) if b > a else np.zeros(pixels)
+                chars = np.where(total > eps, 48 + np.clip(level, 0, SCALE_LEVELS - 1), 46)
+            else:
+                cats = np.unique(vr[vr >= 0])
+                per = np.stack([busy_of(m, np.where(vr == c, share[m], 0.0)) for c in cats]) if cats.size else None
+                chars = np.full(pixels, 46)
+                if per is not None:
+                    best = np.argmax(per, axis=0)
+                    chars = np.where(per.max(axis=0) > eps, 48 + cats[best], 46)
+            strings[key][r] = bytes(chars.astype(np.uint8).tolist()).decode("ascii")
+    return {"columns": pixels, "t": [lo, hi], "rows": np.round(grid, 3).tolist(), "c": strings}
+
+
+# Busy time below this fraction of a column is rounding noise of the cumulative sums, not work.
+EPS = 1e-6
 
 
 def _ramp_sum(x, points, weights):
@@ -228,6 +564,19 @@ def recording_cut(run):
     return schedule_cut(run) is not None
 
 
+def _cut_for_chart(run, recorded, span):
+    """:func:`schedule_cut` with what a result from before ``extra.schedule_cut`` can still tell:
+    the segments recorded and the last recorded end."""
+    cut = schedule_cut(run)
+    if cut is None:
+        return None
+    if cut["recorded"] is None:
+        cut["recorded"] = recorded
+    if cut["limit"] is None and cut["cut_at_s"] is None and recorded:
+        cut["cut_at_s"] = span[1]
+    return cut
+
+
 def schedule_cuts(doc):
     """Every algorithm × repetition run whose schedule a limit cut, for the result page's notice."""
     out = []
@@ -236,6 +585,101 @@ def schedule_cuts(doc):
         if cut is not None:
             out.append({"algorithm": run.get("algorithm", ""), "repetition": run.get("repetition", 0), **cut})
     return out
+
+
+# -- events -------------------------------------------------------------------------------------
+
+EVENT_KINDS = {
+    "migrated": "migration (a segment ends because its VM or job moved to another resource)",
+    "killed": "kill (the work done is lost; the job restarts later)",
+    "preempted": "preemption (the lease is stopped for another)",
+    "rejected": "rejection (the job never ran)",
+    "deadline missed": "deadline missed (the job finished after its deadline)",
+}
+MAX_EVENTS = 2000
+
+
+def _event_table(parsed, index):
+    """Every event of run ``index``: ``(t, kind, resource or None, job, task)`` columns (read once).
+
+    From the schedule: a segment whose ``ended`` is ``migrated``, ``killed`` or ``preempted``
+    is an event at its end on its resource. From the job records: ``rejected`` (federated) or
+    ``accepted == False`` (dvfs_bot) at the job's arrival, and ``violated`` deadlines at its
+    finish; those have no resource (drawn on the chart's "jobs" line).
+    """
+
+    def build():
+        t, kind, res, job, task = [], [], [], [], []
+        stored = parsed.stored(index)
+        schema = stored.schema("segments")
+        if schema is not None and "ended" in schema.names:
+            cols = [c for c in ("end", "resource", "job", "task", "ended") if c in schema.names]
+            seg = stored.table("segments", cols)
+            seg = seg.filter(pc.is_in(seg["ended"], value_set=pa.array(["migrated", "killed", "preempted"])))
+            t += seg["end"].to_pylist()
+            kind += seg["ended"].to_pylist()
+            res += [str(r) for r in pc.cast(seg["resource"], pa.string()).to_pylist()]
+            job += [str(j) for j in seg["job"].to_pylist()] if "job" in cols else [""] * seg.num_rows
+            task += [str(j) for j in seg["task"].to_pylist()] if "task" in cols else [""] * seg.num_rows
+        jobs = parsed.jobs_table(index)
+        if jobs is not None and jobs.num_rows:
+            names = jobs.column_names
+            arrival = next((c for c in ("arrival", "submit_s", "submit") if c in names), None)
+            ids = [str(j) for j in jobs["job"].to_pylist()] if "job" in names else [""] * jobs.num_rows
+            picks = []
+            if "rejected" in names and arrival:
+                picks.append(("rejected", pc.fill_null(pc.equal(jobs["rejected"], True), False), arrival))
+            elif "accepted" in names and arrival:
+                picks.append(("rejected", pc.fill_null(pc.equal(jobs["accepted"], False), False), arrival))
+            finish = next((c for c in ("finish_s", "finish", "end_s") if c in names), None)
+            if "violated" in names and finish:
+                picks.append(("deadline missed", pc.fill_null(pc.equal(jobs["violated"], True), False), finish))
+            for name, mask, when in picks:
+                rows = np.nonzero(np.asarray(mask))[0]
+                times = jobs[when].to_pylist()
+                for i in rows.tolist():
+                    if times[i] is not None:
+                        t.append(times[i])
+                        kind.append(name)
+                        res.append(None)
+                        job.append(ids[i])
+                        task.append("")
+        order = np.argsort(np.asarray(t, dtype=float), kind="stable")
+        return {
+            "t": np.asarray(t, dtype=float)[order],
+            "kind": [kind[i] for i in order],
+            "resource": [res[i] for i in order],
+            "job": [job[i] for i in order],
+            "task": [task[i] for i in order],
+        }
+
+    return parsed.memo(("events", index), build)
+
+
+def events(parsed, index, lo, hi, page):
+    """The events inside ``[lo, hi]`` on the page's rows (row −1: a job's event, no resource).
+
+    At most ``MAX_EVENTS`` (the earliest) are sent; ``total`` counts them all, so the chart
+    can say when zooming in shows the rest. ``kinds`` lists every kind the run has (legend).
+    """
+    ev = _event_table(parsed, index)
+    row_of = {n: i for i, n in enumerate(page)}
+    picked = [
+        i
+        for i in np.nonzero((ev["t"] >= lo) & (ev["t"] <= hi))[0].tolist()
+        if ev["resource"][i] is None or ev["resource"][i] in row_of
+    ]
+    shown = picked[:MAX_EVENTS]
+    return {
+        "kinds": [k for k in EVENT_KINDS if k in set(ev["kind"])],
+        "labels": EVENT_KINDS,
+        "total": len(picked),
+        "t": [round(float(ev["t"][i]), 3) for i in shown],
+        "kind": [ev["kind"][i] for i in shown],
+        "r": [row_of.get(ev["resource"][i], -1) if ev["resource"][i] is not None else -1 for i in shown],
+        "job": [ev["job"][i] for i in shown],
+        "task": [ev["task"][i] for i in shown],
+    }
 
 
 def _num(value):
@@ -280,12 +724,26 @@ def series(parsed, repetition, t0=None, t1=None, points=POINTS):
         t, arrays = _series_arrays(parsed, i)
         for name, v in arrays.items():
             out.setdefault(name, {})[r.get("algorithm", str(i))] = _cut(t, v, lo, hi, points)
-    freq = frequency(parsed, runs[0][0], lo, hi, points)
+    strips = [f for f in (frequency(parsed, i, lo, hi, points) for i, _ in runs) if f]
+    scale = next((m["range"] for m in colour_modes(parsed) if m["key"] == "freq"), None)
+    freq = {"runs": strips, "range": scale or _joint_range(strips)} if strips else None
     return {"repetition": repetition, "window": [lo, hi], "span": full, "series": out, "frequency": freq}
 
 
-def frequency(parsed, index, lo, hi, points=POINTS, max_hosts=12):
-    """DVFS: each host's highest running core frequency over time, when segments carry ``freq_ghz``."""
+def _joint_range(strips):
+    """One frequency scale for every strip of the page (the colour bar)."""
+    return [min(f["range"][0] for f in strips), max(f["range"][1] for f in strips)]
+
+
+def frequency(parsed, index, lo, hi, points=POINTS):
+    """DVFS: a heat strip per host of run ``index``, when its segments carry ``freq_ghz``.
+
+    A host's level at time t is the highest frequency among its cores running then (0 when
+    idle). The window is cut into ``points`` columns; per host and column, ``busy`` is the
+    fraction of the column where the host runs anything and ``ghz`` the time-weighted mean
+    level over that busy part (null where idle), so an idle stretch never reads as a low
+    frequency. Every host has a strip (natural order).
+    """
 
     def build():
         stored = parsed.stored(index)
@@ -298,16 +756,34 @@ def frequency(parsed, index, lo, hi, points=POINTS, max_hosts=12):
             return None
         hosts = pc.cast(table[host], pa.string()).to_numpy(zero_copy_only=False)
         arr = np.column_stack([_floats(table, "start"), _floats(table, "end"), _floats(table, "freq_ghz")])
-        by_host = {h: arr[hosts == h] for h in np.unique(hosts)}
-        busiest = sorted(by_host, key=lambda h: -float(np.sum(by_host[h][:, 1] - by_host[h][:, 0])))[:max_hosts]
-        return {h: _max_level(by_host[h]) for h in sorted(busiest, key=natural_key)}
+        return {h: _max_level(arr[hosts == h]) for h in sorted(np.unique(hosts).tolist(), key=natural_key)}
 
-    hosts = parsed.memo(("freq", index), build)
-    if not hosts:
+    levels = parsed.memo(("freq", index), build)
+    if not levels:
         return None
+    edges = np.linspace(lo, hi, points + 1)
+    width = (hi - lo) / points if hi > lo else 1.0
+    eps = EPS * width
+    busy, ghz = [], []
+    for t, level in levels.values():
+        s, e, f = t[:-1], t[1:], level[:-1]
+        on = (f > 0).astype(float)
+        s, e = np.clip(s, lo, hi), np.clip(e, lo, hi)
+        b = np.diff(_ramp_sum(edges, s, on) - _ramp_sum(edges, e, on))
+        w = np.diff(_ramp_sum(edges, s, f) - _ramp_sum(edges, e, f))
+        busy.append(np.round(np.clip(np.where(b > eps, b, 0.0) / width, 0.0, 1.0), 3).tolist())
+        ghz.append([round(float(x / y), 3) if y > eps else None for x, y in zip(w, b, strict=True)])
+    all_f = np.concatenate([lv for _, lv in levels.values()])
+    running = all_f[all_f > 0]
     return {
         "algorithm": parsed.run(index).get("algorithm", ""),
-        "hosts": {h: _cut(t, v, lo, hi, points) for h, (t, v) in hosts.items()},
+        "index": index,
+        "hosts": list(levels),
+        "t": [lo, hi],
+        "columns": points,
+        "busy": busy,
+        "ghz": ghz,
+        "range": [float(running.min()), float(running.max())] if running.size else [0.0, 0.0],
     }
 
 

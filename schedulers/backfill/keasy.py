@@ -73,6 +73,8 @@ def deploy(sim: TwoTier, j: int, now: float, mode: str) -> bool:
         if mode == "R":
             return False
         sim.remove(j, now)
+        if sim.record:
+            sim.stretches.end_last(j, now, "killed" if mode == "K" else "migrated")
         if mode == "K":
             sim.counters["kills"] += 1
             sim.counters["wasted_work_s"] += sim.run_l[j] - sim.wl[j]

@@ -56,7 +56,7 @@ METRICS = {
 class Stretches:
     """Columnar record of (job, start, end, tier, rate, processors) stretches of a run."""
 
-    __slots__ = ("end", "job", "procs", "rate", "start", "tier")
+    __slots__ = ("end", "ended", "job", "procs", "rate", "start", "tier")
 
     def __init__(self) -> None:
         self.job: list[int] = []
@@ -65,6 +65,19 @@ class Stretches:
         self.tier: list[str] = []
         self.rate: list[float] = []
         self.procs: list[Any] = []
+        self.ended: dict[int, str] = {}  # stretch index → "killed" / "migrated" (a KEASY kill, a MEASY move)
+
+    def end_last(self, job: int, now: float, reason: str) -> None:
+        """``job``'s stretch ending at ``now`` ended by ``reason`` (an event on the Gantt).
+
+        Stretches closed at ``now`` are the last ones recorded, so the search stops at the first earlier end.
+        """
+        k = len(self.job) - 1
+        while k >= 0 and self.end[k] == now:
+            if self.job[k] == job:
+                self.ended[k] = reason
+                return
+            k -= 1
 
     def add(self, job: int, start: float, end: float, tier: str, rate: float, procs) -> None:
         if end > start:
@@ -97,8 +110,7 @@ def _segments(inst, st: Stretches, limit: int | None, extra: dict[str, Any]) -> 
     job = np.asarray(st.job, dtype=np.int64)[rows]
     tier_labels, tier_codes = np.unique(np.asarray(st.tier, dtype=str), return_inverse=True)
     tier = coded(tier_codes.reshape(-1)[rows], tier_labels.tolist())
-    return Columns(
-        {
+    columns: dict[str, Any] = {
             "job": coded(job, [str(i) for i in inst.ids.tolist()]),
             "task": task_of(k),
             "resource": coded(proc, [f"p{p}" for p in range(int(inst.processors))]),
@@ -109,8 +121,17 @@ def _segments(inst, st: Stretches, limit: int | None, extra: dict[str, Any]) -> 
             "tier": tier,
             "rate": np.asarray(st.rate, dtype=float)[rows],
             "cpu": np.asarray(inst.cpu, dtype=float)[job],
-        }
-    )
+    }
+    if not st.ended:
+        return Columns(columns)
+    # how a stretch ended when not by finishing (a KEASY kill, a MEASY move): an event on the Gantt;
+    # only those segments carry the key (sparse, as the records had it)
+    reasons = sorted(set(st.ended.values()))
+    ended = np.full(n_st, -1, dtype=np.int32)
+    for i, reason in st.ended.items():
+        ended[i] = reasons.index(reason)
+    columns["ended"] = coded(ended[rows], reasons)
+    return Columns(columns, masks={"ended": ended[rows] >= 0}, sparse=True)
 
 
 def _native(v):

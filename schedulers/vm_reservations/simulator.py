@@ -166,6 +166,15 @@ def _schedule(inst: Instance, placements: list[Placement], slot_min: float) -> t
             "pm_type": coded(pool_of.astype(np.int64), [pool.name for pool in inst.pools]),
         }
     )
+    # the piece before a move ends "migrated" (an event on the Gantt); only those segments carry the key
+    moved = np.zeros(job.size, dtype=bool)
+    moved[:-1] = (job[:-1] == job[1:]) & (res[:-1] != res[1:])
+    if moved.any():
+        segments = Columns(
+            {**{name: segments.raw(name) for name in segments.names}, "ended": coded(np.zeros(job.size), ["migrated"])},
+            masks={"ended": moved},
+            sparse=True,
+        )
     first = np.full(len(inst), -1)
     seen, at = np.unique(job, return_index=True)  # the first segment of every request, in segment order
     first[seen] = res.astype(np.int64)[at]

@@ -45,71 +45,8 @@
   // page ships its rules, never an exponent (no "1.447e+5 s").
   const fmt = (v) => (v === null || v === undefined ? "—" : window.csFormat && document.getElementById("format-rules") ? window.csFormat.value(v) : String(+v.toPrecision(5)));
 
-  // Gantt chart: floating horizontal bars per resource, one colour per job.
-  function ganttData(g, colourOf) {
-    const b = g.bars;
-    const data = b.s.map((s, k) => ({ x: [s, b.e[k]], y: g.resources[b.r[k]], k }));
-    const oneJob = b.job.length > 1 && b.job.every((j) => j === b.job[0]);
-    if (oneJob) colourOf = ((outer) => (job, k) => outer(job + "/" + b.task[k], k))(colourOf); // one job: tell its tasks apart
-    return {
-      labels: g.resources,
-      datasets: [{ label: g.algorithm, data, backgroundColor: data.map((d) => colourOf(b.job[d.k], d.k)), borderWidth: 0, borderSkipped: false, barPercentage: 0.9, categoryPercentage: 1, minBarLength: 2 }],
-    };
-  }
-  function ganttTooltip(getG) {
-    return {
-      callbacks: {
-        title: (items) => { const g = getG(items[0].chart); return "job " + g.bars.job[items[0].raw.k]; },
-        label: (c) => {
-          const g = getG(c.chart), b = g.bars, k = c.raw.k;
-          const lines = [`task ${b.task[k]} on ${g.resources[b.r[k]]}`, `share ${b.share[k]}`, `${fmt(b.s[k])} – ${fmt(b.e[k])} ${window.cs.unit || "s"}`];
-          Object.entries(b.extra || {}).forEach(([name, vals]) => { if (vals[k] !== null && vals[k] !== undefined) lines.push(`${name} ${vals[k]}`); });
-          if (b.kind[k]) lines.push(`kind ${b.kind[k]}`);
-          return lines;
-        },
-      },
-    };
-  }
-  function ganttNote(g) {
-    const last = g.row0 + g.resources.length;
-    const rows = `rows ${g.resources.length ? g.row0 + 1 : 0}–${last} of ${g.total_resources} resources`;
-    const what = g.mode === "occupancy"
-      ? `${g.window_segments} segments in this window on these rows, drawn as occupancy (how busy each resource is in each pixel column; darker = busier); zoom in to see single bars`
-      : `${g.bars.s.length} bars, every segment of this window on these rows`;
-    const rec = g.recording_cut ? ` The family recorded only the first ${g.total_segments} segments of this run (its max_segments setting), up to t = ${fmt(g.span[1])}.` : "";
-    return `${g.algorithm} · repetition ${g.repetition}: ${rows}; ${what} (${g.total_segments} segments in all).${rec}`;
-  }
-
-  // Said on the chart itself: what it shows, truthfully.
-  function ganttSubtitle(g) {
-    if (!g.bars.s.length && g.mode !== "occupancy" && g.recording_cut) return { display: true, text: "no segments recorded in this window: the family capped its schedule recording", color: "#a60" };
-    if (g.mode === "occupancy") return { display: true, text: `occupancy per pixel column (${g.window_segments} segments): zoom in for single bars`, color: "#555" };
-    return { display: false, text: "" };
-  }
-
-  // Occupancy mode: a heat strip per resource row, drawn under the (empty) bar dataset.
-  const occupancyPlugin = {
-    id: "csOccupancy",
-    beforeDatasetsDraw(chart) {
-      const g = chart.$g;
-      if (!g || g.mode !== "occupancy" || !g.occupancy) return;
-      const { ctx, chartArea, scales } = chart;
-      const occ = g.occupancy, [t0, t1] = occ.t, n = occ.columns, step = (t1 - t0) / n;
-      const band = scales.y.height / Math.max(1, g.resources.length);
-      ctx.save();
-      ctx.beginPath(); ctx.rect(chartArea.left, chartArea.top, chartArea.width, chartArea.height); ctx.clip();
-      occ.rows.forEach((row, r) => {
-        const yc = scales.y.getPixelForValue(r), y = yc - band * 0.45, h = band * 0.9;
-        row.forEach((v, k) => {
-          if (!v) return;
-          const x0 = scales.x.getPixelForValue(t0 + k * step), x1 = scales.x.getPixelForValue(t0 + (k + 1) * step);
-          ctx.fillStyle = `rgba(31, 92, 160, ${Math.min(1, 0.15 + 0.85 * v)})`;
-          ctx.fillRect(x0, y, Math.max(1, x1 - x0), h);
-        });
-      });
-      ctx.restore();
-    },
-  };
+  // The Gantt's data, tooltip, notes and occupancy drawing live in gantt.js (cs.gantt), which
+  // also exposes them here under their older names for the diff page.
 
   async function getJson(url) {
     const r = await fetch(url, { credentials: "same-origin", headers: { Accept: "application/json" } });
@@ -149,5 +86,5 @@
     };
   }
 
-  window.cs = { palette, jobColour, errorBars, fmt, ganttData, ganttTooltip, ganttNote, ganttSubtitle, occupancyPlugin, getJson, linkedTime };
+  window.cs = { palette, jobColour, errorBars, fmt, getJson, linkedTime };
 })();

@@ -1,5 +1,5 @@
 // Run page (run-header.js polls the status while the run is in progress): draw the comparison
-// bars, the series overlays, DVFS frequencies and one Gantt per algorithm, all on one linked
+// bars, the series overlays, DVFS heat strips and one Gantt per algorithm, all on one linked
 // time axis whose window the server cuts (data endpoint) as the user zooms and pans.
 (function () {
   "use strict";
@@ -8,7 +8,7 @@
   const payload = JSON.parse(payloadEl.textContent);
   const dataUrl = document.getElementById("results").dataset.dataUrl;
   const { palette, fmt } = window.cs;
-  const registry = { gantt: {}, series: {}, comparison: null, freq: null };
+  const registry = { gantt: {}, series: {}, comparison: null, freq: {} };
   window.cloudsched = registry;
 
   // The comparison chart of the summary metrics: comparison.js.
@@ -30,26 +30,26 @@
     interaction: { mode: "nearest", intersect: false },
   });
 
-  function lineChart(key, title, lines, holder, registryKey) {
+  function lineChart(key, title, lines, holder) {
     const datasets = [];
-    Object.entries(lines).forEach(([label, s], i) => {
-      const colour = registryKey === "freq" ? palette[i % palette.length] : algColour(label);
+    Object.entries(lines).forEach(([label, s]) => {
+      const colour = algColour(label);
       if (s.min && s.max) { // bucketed: the band of levels held in each bucket, under the mean
         datasets.push({ label: label + " max", band: true, data: s.t.map((t, k) => ({ x: t, y: s.max[k] })), stepped: true, pointRadius: 0, borderWidth: 0, fill: false });
         datasets.push({ label: label + " min–max", band: true, data: s.t.map((t, k) => ({ x: t, y: s.min[k] })), stepped: true, pointRadius: 0, borderWidth: 0, fill: "-1", backgroundColor: colour + "33" });
       }
       datasets.push({ label: s.min ? label + " (mean)" : label, data: s.t.map((t, k) => ({ x: t, y: s.v[k] })), stepped: true, pointRadius: 0, borderWidth: 1.5, borderColor: colour });
     });
-    let chart = registryKey === "freq" ? registry.freq : registry.series[key];
+    let chart = registry.series[key];
     if (chart) { chart.data.datasets = datasets; chart.update("none"); return chart; }
     const div = document.createElement("div");
     div.className = "chart";
     const canvas = document.createElement("canvas");
-    canvas.id = registryKey === "freq" ? "freq-chart" : "series-" + key;
+    canvas.id = "series-" + key;
     div.appendChild(canvas);
     holder.appendChild(div);
     chart = new Chart(canvas, { type: "line", data: { datasets }, options: lineOptions(title) });
-    if (registryKey === "freq") registry.freq = chart; else registry.series[key] = chart;
+    registry.series[key] = chart;
     link.add(chart);
     return chart;
   }
@@ -57,41 +57,93 @@
   const SERIES_TITLES = { power_w: "power (W)", energy_j: "cumulative energy (J)" };
   function drawSeries(data) {
     const names = Object.keys(data.series).sort((a, b) => order(a) - order(b));
-    names.forEach((name) => lineChart(name, SERIES_TITLES[name] || name.replace(/_/g, " "), data.series[name], seriesHolder, "series"));
-    if (data.frequency) {
-      document.getElementById("freq-section").hidden = false;
-      lineChart("freq", `core frequency per host (GHz), ${data.frequency.algorithm}`, data.frequency.hosts, document.getElementById("freq-charts"), "freq");
-    }
+    names.forEach((name) => lineChart(name, SERIES_TITLES[name] || name.replace(/_/g, " "), data.series[name], seriesHolder));
+    if (data.frequency) drawStrips(data.frequency);
+  }
+
+  // DVFS: a heat strip per host for each algorithm (rows = hosts), one colour bar for all.
+  function drawStrips(freq) {
+    document.getElementById("freq-section").hidden = false;
+    window.cs.gantt.stripLegend(document.getElementById("freq-legend"), freq.range);
+    const holder = document.getElementById("freq-charts");
+    registry.freq = registry.freq || {};
+    freq.runs.forEach((f) => {
+      let chart = registry.freq[f.index];
+      const labels = f.hosts;
+      if (chart) { chart.$strip = f; chart.$range = freq.range; chart.data.labels = labels; chart.update("none"); return; }
+      const div = document.createElement("div");
+      div.className = "chart strip";
+      div.style.height = Math.max(120, 70 + 18 * labels.length) + "px";
+      const canvas = document.createElement("canvas");
+      canvas.id = "freq-" + f.index;
+      div.appendChild(canvas);
+      holder.appendChild(div);
+      chart = new Chart(canvas, { type: "bar", data: { labels, datasets: [{ label: "frequency", data: [] }] }, plugins: [window.cs.gantt.stripPlugin],
+        options: { indexAxis: "y", animation: false, maintainAspectRatio: false,
+          scales: { x: { ...timeAxis, min: f.t[0], max: f.t[1] }, y: { type: "category", title: { display: true, text: "host" }, ticks: { autoSkip: false, font: { size: 10 } } } },
+          plugins: { legend: { display: false }, zoom: link.zoomOptions, tooltip: { enabled: false }, title: { display: true, text: `core frequency per host (GHz), ${f.algorithm}` } } } });
+      chart.$strip = f; chart.$range = freq.range;
+      registry.freq[f.index] = chart;
+      link.add(chart);
+    });
   }
   const order = (n) => (n === "power_w" ? 0 : n === "energy_j" ? 1 : 2);
 
+  // Gantts: one per algorithm; the colour mode, legend and markers are shared by all (gantt.js).
+  const G = window.cs.gantt;
+  const colourSelect = document.getElementById("gantt-colour");
+  let colourKey = "job";
   function drawGantt(g) {
     let chart = registry.gantt[g.index];
-    const note = document.getElementById("gantt-note-" + g.index);
-    note.textContent = window.cs.ganttNote(g);
-    const data = window.cs.ganttData(g, (job) => window.cs.jobColour(job));
-    const holder = document.getElementById("gantt-box-" + g.index);
-    holder.style.height = Math.max(160, 60 + 16 * g.resources.length) + "px";
+    document.getElementById("gantt-note-" + g.index).textContent = G.note(g);
+    const data = G.data(g, colourKey);
+    document.getElementById("gantt-box-" + g.index).style.height = G.height(g) + "px";
     const pager = document.getElementById("gantt-pager-" + g.index);
     pager.dataset.row0 = String(g.row0);
     pager.dataset.total = String(g.total_resources);
     pager.querySelector(".rows").textContent = `rows ${g.resources.length ? g.row0 + 1 : 0}–${g.row0 + g.resources.length} of ${g.total_resources}`;
     pager.querySelector(".prev").disabled = g.row0 <= 0;
     pager.querySelector(".next").disabled = g.row0 + g.resources.length >= g.total_resources;
-    pager.hidden = g.total_resources <= g.rows;
-    if (chart) { chart.$g = g; chart.data = data; chart.options.plugins.subtitle = window.cs.ganttSubtitle(g); chart.update("none"); return; }
+    const jump = pager.querySelector(".group");
+    if (g.groups && g.groups.length > 1 && jump.options.length !== g.groups.length) {
+      jump.innerHTML = "";
+      g.groups.forEach((grp) => jump.add(new Option(`${g.group_by.replace("_", " ")} ${grp.name} (${grp.rows} rows)`, grp.row0)));
+    }
+    jump.hidden = !(g.groups && g.groups.length > 1);
+    if (!jump.hidden) jump.value = String([...g.groups].reverse().find((grp) => grp.row0 <= g.row0).row0);
+    pager.hidden = g.total_resources <= g.rows && jump.hidden;
+    if (chart) { chart.$g = g; chart.$colour = colourKey; chart.data = data; chart.options.plugins.subtitle = G.subtitle(g); chart.options.layout.padding.left = g.groups.length ? 90 : 0; chart.update("none"); return; }
     chart = new Chart(document.getElementById("gantt-" + g.index), {
-      type: "bar", data, plugins: [window.cs.occupancyPlugin],
+      type: "bar", data, plugins: [G.occupancyPlugin, G.lanesPlugin, G.groupsPlugin],
       options: {
         indexAxis: "y", animation: false, maintainAspectRatio: false,
+        layout: { padding: { left: g.groups.length ? 90 : 0 } },
+        interaction: { mode: "nearest", intersect: true },
         scales: { x: { ...timeAxis, min: g.window[0], max: g.window[1] }, y: { type: "category", ticks: { autoSkip: false, font: { size: 10 } } } },
-        plugins: { legend: { display: false }, zoom: link.zoomOptions, tooltip: window.cs.ganttTooltip((c) => c.$g), subtitle: window.cs.ganttSubtitle(g) },
+        plugins: { legend: { display: false }, zoom: link.zoomOptions, tooltip: G.tooltip((c) => c.$g), subtitle: G.subtitle(g) },
       },
     });
     chart.$g = g;
+    chart.$colour = colourKey;
     registry.gantt[g.index] = chart;
     link.add(chart);
   }
+  function drawLegend() {
+    const gantts = Object.values(registry.gantt).map((c) => c.$g);
+    const modes = G.modes(gantts);
+    if (colourSelect.options.length !== modes.length) {
+      colourSelect.innerHTML = "";
+      modes.forEach((m) => colourSelect.add(new Option(m.type === "job" ? "job" : m.label, m.key)));
+      colourSelect.value = colourKey;
+    }
+    document.getElementById("gantt-colour-bar").hidden = modes.length < 2;
+    G.legend(document.getElementById("gantt-legend"), gantts, colourKey);
+  }
+  colourSelect.addEventListener("change", () => {
+    colourKey = colourSelect.value;
+    Object.values(registry.gantt).forEach((c) => drawGantt(c.$g));
+    drawLegend();
+  });
 
   let generation = 0;
   async function load(lo, hi) {
@@ -109,6 +161,7 @@
       if (gen !== generation) return;
       drawSeries(series);
       gantts.forEach(drawGantt);
+      drawLegend();
       if (!win) { // whole run: every time chart on the same range
         const spans = [series.window, ...gantts.map((g) => g.window)].filter((w) => w && w[1] > w[0]);
         if (spans.length) link.align(Math.min(...spans.map((w) => w[0])), Math.max(...spans.map((w) => w[1])));
@@ -126,19 +179,24 @@
     const width = Math.max(200, Math.min(4000, Math.round(ganttHolder.clientWidth || 1000)));
     return `${dataUrl}?kind=gantt&run=${i}&row0=${rowStart[i] || 0}&rows=${ROWS}&pixels=${width}${win}`;
   }
-  async function page(i, delta) {
+  async function page(i, delta, to) {
     const pager = document.getElementById("gantt-pager-" + i);
     const total = Number(pager.dataset.total || 0);
-    rowStart[i] = Math.max(0, Math.min(Math.max(0, total - 1), (rowStart[i] || 0) + delta * ROWS));
+    const want = to === undefined ? (rowStart[i] || 0) + delta * ROWS : to;
+    rowStart[i] = Math.max(0, Math.min(Math.max(0, total - 1), want));
     const w = link.window;
     const win = w ? `&t0=${w[0]}&t1=${w[1]}` : "";
     drawGantt(await window.cs.getJson(ganttUrl(i, win)));
+    drawLegend();
   }
 
   function ganttBoxes() {
     ganttHolder.innerHTML = "";
     Object.values(registry.gantt).forEach((c) => { link.remove(c); c.destroy(); });
     registry.gantt = {};
+    Object.values(registry.freq || {}).forEach((c) => { link.remove(c); c.destroy(); });
+    registry.freq = {};
+    document.getElementById("freq-charts").innerHTML = "";
     payload.runs.filter((r) => String(r.repetition) === String(repSelect.value)).forEach((r) => {
       const h = document.createElement("h3");
       h.textContent = r.algorithm;
@@ -147,13 +205,16 @@
       const pager = document.createElement("p");
       pager.className = "pager"; pager.id = "gantt-pager-" + r.i; pager.hidden = true;
       const prev = document.createElement("button"), next = document.createElement("button"), label = document.createElement("span");
+      const jump = document.createElement("select");
+      jump.className = "group"; jump.hidden = true; jump.setAttribute("aria-label", "jump to group");
+      jump.addEventListener("change", () => page(r.i, 0, Number(jump.value)));
       prev.type = next.type = "button";
       prev.className = "prev"; prev.textContent = "◀ previous rows";
       next.className = "next"; next.textContent = "next rows ▶";
       label.className = "rows";
       prev.addEventListener("click", () => page(r.i, -1));
       next.addEventListener("click", () => page(r.i, 1));
-      pager.append(prev, " ", label, " ", next);
+      pager.append(prev, " ", label, " ", next, " ", jump);
       const div = document.createElement("div");
       div.className = "chart gantt"; div.id = "gantt-box-" + r.i;
       const canvas = document.createElement("canvas");

@@ -59,7 +59,7 @@ def test_each_family_is_built_in_the_wizard_run_and_charted(page, live_server, a
             for r in Run.objects.get(scenario=scenario).load_result()["runs"]
             for s in r["schedule"][:5]
         ):
-            assert _drawn(page, "#freq-chart"), family
+            assert _drawn(page, "#freq-charts canvas"), family
         _shot(page, tmp_path, f"result-{family}")
 
 

@@ -133,8 +133,9 @@ def test_series_window_and_dvfs_frequency():
     power = data["series"]["power_w"]["a"]
     assert power["t"][0] <= 5 and power["t"][-1] <= 8
     assert "energy_j" in data["series"]  # derived from the power curve when the family has none
-    host = data["frequency"]["hosts"]["h0"]
-    assert max(host["v"]) == 2.0
+    strip = data["frequency"]["runs"][0]
+    assert strip["hosts"] == ["h0"] and max(v for v in strip["ghz"][0] if v is not None) == 2.0
+    assert data["frequency"]["range"] == [1.2, 2.0]
 
 
 def test_study_curves_sort_by_parameter():
@@ -252,3 +253,105 @@ def test_a_long_exact_series_is_shown_area_preserving_with_its_extremes_under_1_
         width = (t[-1] - t[0]) / len(shown["t"])
         assert sum(shown["v"]) * width == pytest.approx(energy, rel=1e-6)  # the area is kept
         assert max(shown["max"]) == 50_000.0 and min(shown["min"]) == 1.0  # so are the extremes
+
+
+def test_dvfs_strip_is_idle_where_no_core_runs():
+    """Rounding noise of the cumulative sums never reads as a frequency where no core of the host runs."""
+    import numpy as np
+
+    import schedulers
+
+    result = schedulers.run(schedulers.example("dvfs_bot"))
+    parsed = ParsedResult(result)
+    lo, hi = parsed.span(0)
+    strip = timeline.frequency(parsed, 0, lo, hi, 600)
+    edges = np.linspace(lo, hi, 601)
+    for h, ghz in zip(strip["hosts"], strip["ghz"], strict=True):
+        segs = [s for s in result["runs"][0]["schedule"] if s["host"] == h]
+        for k, v in enumerate(ghz):
+            ran = any(s["start"] < edges[k + 1] and s["end"] > edges[k] for s in segs)
+            assert ran or v is None, f"{h} column {k}: {v} GHz with no segment running"
+
+
+def test_lanes_keep_overlapping_segments_apart_at_every_zoom():
+    # m0: three VMs, two at a time at most; m1: back to back (one lane).
+    schedule = [_seg("a", "m0", 0, 10), _seg("b", "m0", 2, 6), _seg("c", "m0", 6, 12), _seg("d", "m0", 10, 11),
+                _seg("e", "m1", 0, 5), _seg("f", "m1", 5, 9)]  # fmt: skip
+    parsed = ParsedResult(_doc(schedule))
+    g = timeline.gantt(parsed, 0)
+    assert g["resources"] == ["m0", "m1"] and g["lanes"] == [2, 1]
+    lane = dict(zip(g["bars"]["job"], g["bars"]["lane"], strict=True))
+    assert lane == {"a": 0, "b": 1, "c": 1, "d": 0, "e": 0, "f": 0}  # greedy: the lowest free lane
+    zoom = timeline.gantt(parsed, 0, 7, 12)  # "a" still holds lane 0 when b is out of the window
+    assert dict(zip(zoom["bars"]["job"], zoom["bars"]["lane"], strict=True)) == {"a": 0, "c": 1, "d": 0, "f": 0}
+
+
+def test_rows_are_grouped_by_host_and_paged_through_groups():
+    schedule = [_seg(str(i), f"vm{i}", 0, 1, host=f"h{i % 3}") for i in range(9)]
+    g = timeline.gantt(ParsedResult(_doc(schedule)), 0, rows=4)
+    assert g["group_by"] == "host"
+    assert g["groups"] == [{"name": "h0", "row0": 0, "rows": 3}, {"name": "h1", "row0": 3, "rows": 3},
+                           {"name": "h2", "row0": 6, "rows": 3}]  # fmt: skip
+    assert g["resources"] == ["vm0", "vm3", "vm6", "vm1"] and g["total_resources"] == 9
+
+
+def test_colour_modes_per_bar_and_the_dominant_category_of_a_block():
+    schedule = [_seg("1", "s0", 0, 6, kind="be", cloud="c1"), _seg("2", "s0", 6, 8, kind="ar", cloud="c1", ended="preempted"),
+                _seg("3", "s1", 0, 8, kind="ar", cloud="c2")]  # fmt: skip
+    parsed = ParsedResult(_doc(schedule))
+    g = timeline.gantt(parsed, 0)
+    modes = {m["key"]: m for m in g["colour"]["modes"]}
+    assert set(modes) == {"job", "state", "cloud"}
+    assert modes["state"]["categories"] == ["AR lease", "AR lease, preempted", "BE lease"]
+    state = [modes["state"]["categories"][c] for c in g["bars"]["c"]["state"]]
+    assert dict(zip(g["bars"]["job"], state, strict=True)) == {
+        "1": "BE lease",
+        "2": "AR lease, preempted",
+        "3": "AR lease",
+    }
+    occ = timeline.gantt(parsed, 0, pixels=2, max_bars=1)  # columns [0, 4) and [4, 8)
+    assert occ["mode"] == "occupancy"
+    # s0's second column: BE 2 time units, preempted AR 2 → a tie goes to the lower index; first column: BE only.
+    first, second = occ["occupancy"]["c"]["state"][0]
+    assert modes["state"]["categories"][ord(first) - 48] == "BE lease"
+    assert modes["state"]["categories"][ord(second) - 48] == "AR lease, preempted"
+    assert occ["occupancy"]["c"]["cloud"] == ["00", "11"]
+
+
+def test_a_frequency_block_is_the_busy_weighted_mean():
+    schedule = [
+        _seg("1", "vm0", 0, 3, freq_ghz=1.0),
+        _seg("2", "vm0", 3, 4, freq_ghz=2.0),
+        _seg("3", "vm1", 0, 4, freq_ghz=2.0),
+    ]
+    occ = timeline.gantt(ParsedResult(_doc(schedule)), 0, pixels=2, max_bars=1)["occupancy"]
+    # vm0, column [2, 4): 1 unit at 1.0 and 1 at 2.0 → 1.5 GHz, the middle of the range [1, 2]: level 32 of 63.
+    assert occ["c"]["freq"][0] == chr(48) + chr(48 + 32)
+
+
+def test_events_come_from_segment_ends_and_job_records():
+    schedule = [_seg("1", "m0", 0, 4, ended="killed"), _seg("1", "m1", 5, 9), _seg("2", "m1", 0, 2, ended="preempted")]
+    jobs = [{"job": "1", "arrival": 0.0, "rejected": False}, {"job": "3", "arrival": 7.0, "rejected": True}]
+    parsed = ParsedResult(_doc(schedule, jobs=jobs))
+    ev = timeline.gantt(parsed, 0)["events"]
+    assert list(zip(ev["kind"], ev["t"], ev["r"], ev["job"], strict=True)) == [
+        ("preempted", 2.0, 1, "2"), ("killed", 4.0, 0, "1"), ("rejected", 7.0, -1, "3")]  # fmt: skip
+    assert ev["kinds"] == ["killed", "preempted", "rejected"]
+    assert timeline.gantt(parsed, 0, 3, 6)["events"]["kind"] == ["killed"]
+
+
+def test_zoom_hint_only_where_zooming_can_show_bars():
+    spread = [_seg(str(i), "m0", i, i + 1) for i in range(10)]
+    g = timeline.gantt(ParsedResult(_doc(spread)), 0, pixels=10, max_bars=3)
+    assert g["mode"] == "occupancy" and g["zoom_shows_bars"]
+    stacked = [_seg(str(i), "m0", 0, 10) for i in range(10)]  # ten at every instant: no window shows ≤ 3
+    g = timeline.gantt(ParsedResult(_doc(stacked)), 0, pixels=10, max_bars=3)
+    assert g["mode"] == "occupancy" and not g["zoom_shows_bars"]
+
+
+def test_schedule_cut_is_read_from_the_new_and_the_old_key():
+    doc = _doc([_seg("1", "m0", 0, 1)])
+    doc["runs"][0]["extra"] = {"schedule_cut": {"limit": 1, "recorded": 1, "cut_at_s": 1.0}}
+    assert timeline.gantt(ParsedResult(doc), 0)["schedule_cut"] == {"limit": 1, "recorded": 1, "cut_at_s": 1.0}
+    doc["runs"][0]["extra"] = {"schedule_truncated": True}
+    assert timeline.gantt(ParsedResult(doc), 0)["schedule_cut"] == {"limit": None, "recorded": 1, "cut_at_s": 1.0}
