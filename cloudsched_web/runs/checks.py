@@ -172,7 +172,7 @@ def energy_integral(run):
     """
     series = run.get("series", {})
     t, p = series.get("t"), series.get("power_w")
-    if not (t and p) or len(t) != len(p) or len(t) < 2:
+    if t is None or p is None or len(t) != len(p) or len(t) < 2:  # lists or numpy arrays
         return []
     unit = time_unit(run)
     integral = _step_integral(np.asarray(t, float), np.asarray(p, float)) * TIME_UNITS[unit]

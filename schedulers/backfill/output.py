@@ -111,16 +111,16 @@ def _segments(inst, st: Stretches, limit: int | None, extra: dict[str, Any]) -> 
     tier_labels, tier_codes = np.unique(np.asarray(st.tier, dtype=str), return_inverse=True)
     tier = coded(tier_codes.reshape(-1)[rows], tier_labels.tolist())
     columns: dict[str, Any] = {
-            "job": coded(job, [str(i) for i in inst.ids.tolist()]),
-            "task": task_of(k),
-            "resource": coded(proc, [f"p{p}" for p in range(int(inst.processors))]),
-            "start": starts[rows],
-            "end": np.asarray(st.end, dtype=float)[rows],
-            "share": np.ones(rows.size),
-            "kind": tier,
-            "tier": tier,
-            "rate": np.asarray(st.rate, dtype=float)[rows],
-            "cpu": np.asarray(inst.cpu, dtype=float)[job],
+        "job": coded(job, [str(i) for i in inst.ids.tolist()]),
+        "task": task_of(k),
+        "resource": coded(proc, [f"p{p}" for p in range(int(inst.processors))]),
+        "start": starts[rows],
+        "end": np.asarray(st.end, dtype=float)[rows],
+        "share": np.ones(rows.size),
+        "kind": tier,
+        "tier": tier,
+        "rate": np.asarray(st.rate, dtype=float)[rows],
+        "cpu": np.asarray(inst.cpu, dtype=float)[job],
     }
     if not st.ended:
         return Columns(columns)

@@ -171,7 +171,10 @@ def _schedule(inst: Instance, placements: list[Placement], slot_min: float) -> t
     moved[:-1] = (job[:-1] == job[1:]) & (res[:-1] != res[1:])
     if moved.any():
         segments = Columns(
-            {**{name: segments.raw(name) for name in segments.names}, "ended": coded(np.zeros(job.size), ["migrated"])},
+            {
+                **{name: segments.raw(name) for name in segments.names},
+                "ended": coded(np.where(moved, 0, -1), ["migrated"]),
+            },
             masks={"ended": moved},
             sparse=True,
         )
