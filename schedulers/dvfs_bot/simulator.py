@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import bisect
 import heapq
-import itertools
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -113,25 +112,32 @@ class _Vms:
         self.qdead = np.vstack([self.qdead, np.full((w, n), np.inf)])
         self.scratch = (np.empty((2 * w, n)), np.empty((2 * w, n)))
 
-    def _mirror(self, v: int, pad: int) -> None:
-        """Copy queue v into the matrices, plus ``pad`` emptied slots after it."""
+    def insert(self, v: int, pos: int, work: float, act: float, deadline: float, task: int) -> None:
+        """Queue a task at ``pos``: the slots from ``pos`` on move down one, the prefix sums are redone."""
         queue = self.queue[v]
+        if len(queue) == self.qwork.shape[0]:
+            self._grow()
+        queue.insert(pos, (work, act, deadline, task))
         k = len(queue)
-        works = [q[0] for q in queue]
-        self.qwork[: k + pad, v] = works + [0.0] * pad
-        self.qdead[: k + pad, v] = [q[2] for q in queue] + [np.inf] * pad
-        self.qcum[: k + pad, v] = list(itertools.accumulate(works)) + [0.0] * pad  # as np.cumsum
+        qwork, qdead = self.qwork[:k, v], self.qdead[:k, v]
+        qwork[pos + 1 :] = qwork[pos:-1]
+        qdead[pos + 1 :] = qdead[pos:-1]
+        qwork[pos], qdead[pos] = work, deadline
+        np.cumsum(qwork, out=self.qcum[:k, v])  # sequential, as a running sum
         self.qlen[v] = k
 
-    def insert(self, v: int, pos: int, work: float, act: float, deadline: float, task: int) -> None:
-        if len(self.queue[v]) == self.qwork.shape[0]:
-            self._grow()
-        self.queue[v].insert(pos, (work, act, deadline, task))
-        self._mirror(v, 0)
-
     def remove(self, v: int, pos: int) -> tuple[float, float, float, int]:
-        out = self.queue[v].pop(pos)
-        self._mirror(v, 1)
+        """Take the task at ``pos`` out: later slots move up one, the emptied last slot is padding again."""
+        queue = self.queue[v]
+        out = queue.pop(pos)
+        k = len(queue)
+        qwork, qdead = self.qwork[: k + 1, v], self.qdead[: k + 1, v]
+        qwork[pos:-1] = qwork[pos + 1 :]
+        qdead[pos:-1] = qdead[pos + 1 :]
+        qwork[k], qdead[k] = 0.0, np.inf
+        np.cumsum(qwork[:k], out=self.qcum[:k, v])
+        self.qcum[k, v] = 0.0
+        self.qlen[v] = k
         return out
 
     def start(self, v: int, now: float, level: int, work: float, act: float, deadline: float, task: int) -> None:
