@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/dvfs_bot.py            # performance target: (4.25, 7.86) day on 800 VMs, median of 3
     .venv/bin/python bench/dvfs_bot.py --paper 1  # the 12 workloads of Table II / Fig. 2, N repetitions each
+    .venv/bin/python bench/dvfs_bot.py --ab /tmp/old  # interleaved A/B against a copy of an older tree
 
 Target (issue 17): one 24-hour (4.25, 7.86) workload on 800 VMs in ≤ 5 s per algorithm (issue 4 asked
 ≤ 60 s). CPU time is the primary figure (the machine may be shared); wall time and the load average at start
@@ -14,6 +15,7 @@ import argparse
 import os
 import resource
 import statistics
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -98,11 +100,63 @@ def paper(reps: int) -> None:
             )
 
 
+# One simulation of the generator-default day in a fresh interpreter whose ``schedulers`` comes from ROOT:
+# its CPU seconds and a digest of every result array (equal digests = bit-identical results).
+_ONE = """
+import hashlib, sys, time
+sys.path.insert(0, sys.argv[1])
+from schedulers.core import rng as rngmod
+from schedulers.dvfs_bot import prepare
+from schedulers.dvfs_bot.model import DvfsScenario, check
+from schedulers.dvfs_bot.presets import scenario
+from schedulers.dvfs_bot.simulator import simulate_jobs
+sc = {**scenario(4.25, 7.86, 0.2, repetitions=1), "workload": {"iat_shape": 4.25, "iat_scale_s": 7.86},
+      "params": {"record_schedule": False}}
+cfg = DvfsScenario.model_validate(sc)
+check(cfg)
+inst = prepare(cfg, rngmod.stream(cfg.seed, 0, "workload"))
+c0 = time.process_time()
+r = simulate_jobs(inst.datacenter, inst.workload, sys.argv[2] == "cloud_aware")
+cpu = time.process_time() - c0
+h = hashlib.sha1()
+for a in (r.accepted, r.job_finish, r.task_vm, r.task_start, r.task_finish, r.seg_task, r.seg_vm, r.seg_start,
+          r.seg_end, r.seg_level):
+    h.update(a.tobytes())
+print(cpu, h.hexdigest())
+"""
+
+
+def ab(old_root: str, rounds: int = 3) -> None:
+    """Old tree vs this one, interleaved (a shared machine's load drifts): minimum CPU s of each."""
+    here = str(Path(__file__).resolve().parents[1])
+    print(f"A/B, generator-default day, {rounds} interleaved rounds; old = {old_root}")
+    print(f"{'algorithm':<12} {'old min s':>9} {'new min s':>9} {'new/old':>7} {'load':>6}  results")
+    for alg in ("cloud_aware", "baseline"):
+        cpu: dict[str, list[float]] = {old_root: [], here: []}
+        digests: set[str] = set()
+        loads = []
+        for _ in range(rounds):
+            for root in (old_root, here):
+                loads.append(os.getloadavg()[0])
+                out = subprocess.run(
+                    [sys.executable, "-c", _ONE, root, alg], capture_output=True, text=True, check=True
+                )
+                t, digest = out.stdout.split()
+                cpu[root].append(float(t))
+                digests.add(digest)
+        old, new = min(cpu[old_root]), min(cpu[here])
+        same = "identical" if len(digests) == 1 else "DIFFER"
+        print(f"{alg:<12} {old:>9.2f} {new:>9.2f} {new / old:>7.2f} {statistics.mean(loads):>6.1f}  {same}")
+
+
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--paper", type=int, default=0, metavar="REPS", help="run the 12 Section V workloads")
+    parser.add_argument("--ab", metavar="OLD_ROOT", help="interleaved A/B against the schedulers/ under OLD_ROOT")
     args = parser.parse_args()
-    if args.paper:
+    if args.ab:
+        ab(args.ab)
+    elif args.paper:
         paper(args.paper)
     else:
         performance()

@@ -59,6 +59,7 @@ def queue_terms(
     qwork: np.ndarray,
     qdead: np.ndarray,
     qcum: np.ndarray | None = None,
+    scratch: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The parts of lines 10–12 that do not change while one job's tasks are placed elsewhere.
 
@@ -69,26 +70,39 @@ def queue_terms(
     queue position of a new task (work ``work``, deadline ``deadline``), the work
     ahead of it, the largest ``W_k / (d_k − now)`` over the waiting tasks with it
     inserted, and the running task's own need. ``inf`` marks a deadline already passed.
+
+    The matrices are read column by column (``.T``): the simulator stores them transposed, one
+    queue slot per row, so every step below is a pass over contiguous memory and the per-VM
+    maximum an element-wise maximum of rows. ``scratch``, two float arrays of the transposed
+    shape, holds the intermediate matrices (fresh temporaries of this size cost more than the
+    arithmetic: each is a new memory mapping). Element for element the operations are those of
+    the formulas above, and a maximum does not round, so the layout does not change a result.
     """
     with np.errstate(divide="ignore", invalid="ignore"):
         run_slack = run_deadline - now
         s_run = np.where(head > 0, np.where(run_slack > 0, head / run_slack, np.inf), 0.0)
-    if qwork.shape[1] == 0:
+    n, w = qwork.shape
+    if w == 0:
         zeros = np.zeros(head.size)
         return np.zeros(head.size, dtype=np.int64), head.astype(float), zeros, s_run
     if qcum is None:
         qcum = np.cumsum(qwork, axis=1)
-    before = qdead <= deadline  # a prefix of each row: queues are deadline-ordered
-    position = before.sum(axis=1)
-    cum = head[:, None] + qcum
-    num = np.where(before, cum, cum + work)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        worst = (num / (qdead - now)).max(axis=1)
-    # A passed deadline (slack ≤ 0) makes the queue infeasible; the earliest deadline is column 0.
-    worst[qdead[:, 0] - now <= 0] = np.inf
+    dead_t, cum_t = qdead.T, qcum.T  # (slot, VM)
+    cum, den = scratch if scratch is not None else (np.empty((w, n)), np.empty((w, n)))
+    after = dead_t > deadline  # a suffix of each queue: queues are deadline-ordered
+    # the first slot after the new task; a queue with no such slot (its last one is before) takes it last
+    position = np.where(after[-1], after.argmax(axis=0), w)
+    np.add(cum_t, head, out=cum)  # W_k with the running task: head + prefix sum
     # Work ahead of the new task: the running task and the queue prefix, W at position − 1.
-    at = cum[np.arange(cum.shape[0]), np.maximum(position - 1, 0)]
+    at = cum[np.maximum(position - 1, 0), np.arange(n)]
     ahead = np.where(position > 0, at, head)
+    np.add(cum, work, out=cum, where=after)  # the new task is ahead of every later slot
+    np.subtract(dead_t, now, out=den)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        np.divide(cum, den, out=cum)
+    worst = cum.max(axis=0)
+    # A passed deadline (slack ≤ 0) makes the queue infeasible; the earliest deadline is slot 0.
+    worst[den[0] <= 0] = np.inf
     return position, ahead, worst, s_run
 
 

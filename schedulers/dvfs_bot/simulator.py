@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import bisect
 import heapq
-import itertools
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -65,7 +64,8 @@ class _Vms:
     Each waiting queue is a Python list of ``(work, actual, deadline, task)``; the
     columns that Alg. 1 reads for every VM at once (work, deadline and the running
     sum of work) are mirrored in rows of padded matrices (work 0, deadline +inf,
-    sum 0 beyond the queue).
+    sum 0 beyond the queue), stored transposed — one row per queue slot, one column per VM —
+    so that ``queue_terms`` reads contiguous memory.
     """
 
     def __init__(self, dc: Datacenter, width: int = 8):
@@ -82,9 +82,10 @@ class _Vms:
         self.version = np.zeros(n, dtype=np.int64)
         self.qlen = np.zeros(n, dtype=np.int64)
         self.queue: list[list[tuple[float, float, float, int]]] = [[] for _ in range(n)]
-        self.qwork = np.zeros((n, width))
-        self.qcum = np.zeros((n, width))  # np.cumsum of each qwork row over its queue, 0 beyond
-        self.qdead = np.full((n, width), np.inf)
+        self.qwork = np.zeros((width, n))  # slot k of VM v's queue at [k, v]
+        self.qcum = np.zeros((width, n))  # np.cumsum of each qwork column over its queue, 0 beyond
+        self.qdead = np.full((width, n), np.inf)
+        self.scratch = (np.empty((width, n)), np.empty((width, n)))  # intermediates of queue_terms
         self.host_busy = np.zeros(dc.n_hosts, dtype=np.int64)
         self.speed_table = np.zeros((n, max(s.size for s in dc.speeds)))
         for i, sp in enumerate(dc.speeds):
@@ -105,30 +106,38 @@ class _Vms:
         self.t0[b] = now
 
     def _grow(self) -> None:
-        n, w = self.qwork.shape
-        self.qwork = np.hstack([self.qwork, np.zeros((n, w))])
-        self.qcum = np.hstack([self.qcum, np.zeros((n, w))])
-        self.qdead = np.hstack([self.qdead, np.full((n, w), np.inf)])
-
-    def _mirror(self, v: int, pad: int) -> None:
-        """Copy queue v into the matrices, plus ``pad`` emptied slots after it."""
-        queue = self.queue[v]
-        k = len(queue)
-        works = [q[0] for q in queue]
-        self.qwork[v, : k + pad] = works + [0.0] * pad
-        self.qdead[v, : k + pad] = [q[2] for q in queue] + [np.inf] * pad
-        self.qcum[v, : k + pad] = list(itertools.accumulate(works)) + [0.0] * pad  # as np.cumsum
-        self.qlen[v] = k
+        w, n = self.qwork.shape
+        self.qwork = np.vstack([self.qwork, np.zeros((w, n))])
+        self.qcum = np.vstack([self.qcum, np.zeros((w, n))])
+        self.qdead = np.vstack([self.qdead, np.full((w, n), np.inf)])
+        self.scratch = (np.empty((2 * w, n)), np.empty((2 * w, n)))
 
     def insert(self, v: int, pos: int, work: float, act: float, deadline: float, task: int) -> None:
-        if len(self.queue[v]) == self.qwork.shape[1]:
+        """Queue a task at ``pos``: the slots from ``pos`` on move down one, the prefix sums are redone."""
+        queue = self.queue[v]
+        if len(queue) == self.qwork.shape[0]:
             self._grow()
-        self.queue[v].insert(pos, (work, act, deadline, task))
-        self._mirror(v, 0)
+        queue.insert(pos, (work, act, deadline, task))
+        k = len(queue)
+        qwork, qdead = self.qwork[:k, v], self.qdead[:k, v]
+        qwork[pos + 1 :] = qwork[pos:-1]
+        qdead[pos + 1 :] = qdead[pos:-1]
+        qwork[pos], qdead[pos] = work, deadline
+        np.cumsum(qwork, out=self.qcum[:k, v])  # sequential, as a running sum
+        self.qlen[v] = k
 
     def remove(self, v: int, pos: int) -> tuple[float, float, float, int]:
-        out = self.queue[v].pop(pos)
-        self._mirror(v, 1)
+        """Take the task at ``pos`` out: later slots move up one, the emptied last slot is padding again."""
+        queue = self.queue[v]
+        out = queue.pop(pos)
+        k = len(queue)
+        qwork, qdead = self.qwork[: k + 1, v], self.qdead[: k + 1, v]
+        qwork[pos:-1] = qwork[pos + 1 :]
+        qdead[pos:-1] = qdead[pos + 1 :]
+        qwork[k], qdead[k] = 0.0, np.inf
+        np.cumsum(qwork[:k], out=self.qcum[:k, v])
+        self.qcum[k, v] = 0.0
+        self.qlen[v] = k
         return out
 
     def start(self, v: int, now: float, level: int, work: float, act: float, deadline: float, task: int) -> None:
@@ -297,10 +306,10 @@ class _Sim:
             return [np.zeros(n, dtype=np.int64), np.zeros(n), np.zeros(n), np.zeros(n)]
         # Every VM at once: an idle VM has no queue and no running work, so its terms are zeros.
         width = int(vms.qlen.max())
-        cols = slice(0, width)
         part = queue_terms(
             now, work, deadline, vms.rem_est, vms.run_deadline,
-            vms.qwork[:, cols], vms.qdead[:, cols], vms.qcum[:, cols],
+            vms.qwork[:width].T, vms.qdead[:width].T, vms.qcum[:width].T,
+            (vms.scratch[0][:width], vms.scratch[1][:width]),
         )  # fmt: skip
         return list(part)
 
