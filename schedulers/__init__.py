@@ -9,13 +9,14 @@ The library never imports Django or Celery.
 from __future__ import annotations
 
 import copy
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from schedulers.core.claims import Claim
-from schedulers.core.traces import recording_misses
 from schedulers.core.validation import ScenarioError
 from schedulers.registry import Family, RunOutput, all_families, get_family, register
 from schedulers.result import digest, run, validate
+
+if TYPE_CHECKING:  # imported where used: start-up time (bench/startup.py)
+    from schedulers.core.claims import Claim
 
 __all__ = [
     "SCALES",
@@ -66,6 +67,9 @@ def preset(family: str, name: str, scale: str = "paper") -> dict[str, Any]:
     ``scale="small"`` applies the family's documented reduction (the preset's ``small``
     entry: a note and a function of one scenario) to every scenario.
     """
+    from schedulers.core.claims import Claim
+    from schedulers.core.traces import recording_misses
+
     if scale not in SCALES:
         raise ScenarioError.single("scale", f"unknown scale {scale!r}", "one of " + ", ".join(SCALES))
     with recording_misses() as missing:  # real logs the preset calls for but this machine lacks
@@ -83,4 +87,6 @@ def preset(family: str, name: str, scale: str = "paper") -> dict[str, Any]:
 
 def preset_claims(family: str, name: str) -> list[Claim]:
     """The preset's claims with their checks (a sentence without a check becomes an unchecked claim)."""
+    from schedulers.core.claims import Claim
+
     return [c if isinstance(c, Claim) else Claim(c) for c in _preset_doc(family, name).get("claims", [])]
