@@ -14,7 +14,7 @@ from typing import Any
 from schedulers.core.claims import Claim
 from schedulers.core.validation import ScenarioError
 from schedulers.registry import Family, RunOutput, all_families, get_family, register
-from schedulers.result import digest, run, validate
+from schedulers.result import digest, run, validate, workload_digest
 
 __all__ = [
     "SCALES",
@@ -31,6 +31,7 @@ __all__ = [
     "run",
     "schema",
     "validate",
+    "workload_digest",
 ]
 
 

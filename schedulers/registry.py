@@ -61,6 +61,8 @@ class Family:
     presets: Mapping[str, Callable[[], dict[str, Any]]] = field(default_factory=dict)
     summary_metrics: tuple[str, ...] = ()
     check: Callable[[Any], None] | None = None  # cross-field validation; raises ScenarioError
+    # ``params`` fields that ``prepare`` reads (they shape the instance): part of the workload digest.
+    workload_params: tuple[str, ...] = ()
 
 
 _FAMILIES: dict[str, Family] = {}

@@ -199,29 +199,55 @@ def stamp(run, result, public=False):
     return out
 
 
-def study_payload(study, runs_with_results):
+def _unique(values):
+    out = []
+    for v in values:
+        if v not in out:
+            out.append(v)
+    return out
+
+
+def study_payload(study, runs_with_results, all_runs=None):
     """Metric-vs-parameter curves for a study: one line per algorithm (× second axis value).
 
     ``runs_with_results`` holds ``(run, summary)`` pairs where summary is the result's
     ``{alg: {metric: {mean, std, ...}}}``; the error bar is the sd over repetitions.
+    ``all_runs`` (every run of the study, finished or not, in the study's order) fixes the
+    order of the axis values (ascending when numeric), second-axis values and algorithms
+    (``x_order``, ``groups``, ``algorithms``, ``lines``) from the study's definition, so
+    nothing moves as runs finish.
     """
-    points = [run.point for run, _ in runs_with_results if run.point]
+    runs = list(all_runs) if all_runs is not None else [run for run, _ in runs_with_results]
+    points = [run.point for run in runs if run.point]
     axes = [a for a in (points[0] if points else {}) if a in (study.axes or [])] or list(study.axes or [])
     x_axis = axes[0] if axes else None
     series_axis = axes[1] if len(axes) > 1 else None
+    x_order = _unique([run.point.get(x_axis) if x_axis else run.pk for run in runs])
+    if all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in x_order):
+        x_order.sort()  # a numeric axis reads left to right; names keep the study's order
+    groups = _unique([run.point.get(series_axis) for run in runs]) if series_axis else [None]
+    algorithms = _unique([a for run in runs for a in (getattr(run, "config", None) or {}).get("algorithms", [])])
+    algorithms += _unique([a for _, summary in runs_with_results for a in summary if a not in algorithms])
+    leaf = series_axis.split(".")[-1] if series_axis else ""
+
+    def label(alg, group):
+        return alg if group is None else f"{alg} · {leaf}={group}"
+
     metrics = {}
     for run, summary in runs_with_results:
         x = run.point.get(x_axis) if x_axis else run.pk
         group = run.point.get(series_axis) if series_axis else None
         for alg, per in summary.items():
-            label = alg if group is None else f"{alg} · {series_axis.split('.')[-1]}={group}"
             for name, stat in per.items():
-                line = metrics.setdefault(name, {}).setdefault(label, [])
+                line = metrics.setdefault(name, {}).setdefault(label(alg, group), [])
                 line.append({"x": x, "y": stat.get("mean"), "err": stat.get("std") or 0.0, "run": run.pk})
+    rank = {x: i for i, x in enumerate(x_order)}
     for lines in metrics.values():
-        for points in lines.values():
-            points.sort(key=lambda p: (isinstance(p["x"], str), p["x"]))
+        for line in lines.values():
+            line.sort(key=lambda p: rank.get(p["x"], len(rank)))
+    lines = [{"label": label(a, g), "algorithm": a, "group": g} for a in algorithms for g in groups]
     family = study.scenario.family if hasattr(study, "scenario") else ""
     bounds = {target: bound for bound, target in bound_pairs(metrics).items()}
     return {"x_axis": x_axis, "series_axis": series_axis, "metrics": metrics, "bounds": bounds,
+            "x_order": x_order, "groups": groups if series_axis else [], "algorithms": algorithms, "lines": lines,
             "primary": primary_metrics(family)}  # fmt: skip

@@ -321,9 +321,45 @@ def _status(row):
     return "moved" if row["moved"] else "same"
 
 
-def diff(parsed, a, b, limit=100):
-    """What changed between runs ``a`` and ``b`` of the same workload: moved and delayed jobs."""
-    ja, jb = _job_table(parsed, a), _job_table(parsed, b)
+def cut_at(parsed, index):
+    """Where the family stopped recording run ``index``'s segments, on its time axis; None if it recorded all.
+
+    ``extra.schedule_cut = {"limit", "recorded", "cut_at_s"}`` says it; an older result that only
+    flags ``schedule_truncated`` (in its extras or metrics) is taken as cut at the end of what it
+    recorded (the latest segment end), the earliest time from which nothing is known to be recorded.
+    """
+    run = parsed.run(index)
+    cut = (run.get("extra") or {}).get("schedule_cut")
+    if isinstance(cut, dict):
+        at = cut.get("cut_at_s")
+        return float(at) if isinstance(at, (int, float)) and not isinstance(at, bool) else parsed.span(index)[1]
+    if recording_cut(run) or (run.get("metrics") or {}).get("schedule_truncated"):
+        return parsed.span(index)[1]
+    return None
+
+
+def _missing(jobs, other, cut):
+    """Split the jobs of one side absent from the other into (not there, cut by the other's limit).
+
+    A job counts as cut when the other run's recording stopped at ``cut`` and the job's first
+    start on this side is at or after it: its segments would lie where the other run recorded none.
+    """
+    absent = jobs.keys() - other.keys()
+    if cut is None:
+        return len(absent), 0
+    cut_jobs = sum(1 for j in absent if jobs[j][0] >= cut - 1e-9)
+    return len(absent) - cut_jobs, cut_jobs
+
+
+def diff(parsed, a, b, limit=100, other=None):
+    """What changed between run ``a`` and run ``b`` of the same workload: moved and delayed jobs.
+
+    ``b`` indexes ``other`` (another stored run with the same workload digest) when given, else
+    ``parsed``. Jobs on one side only are counted apart from jobs the other side's schedule
+    limit cut (:func:`cut_at`, :func:`_missing`).
+    """
+    other = parsed if other is None else other
+    ja, jb = _job_table(parsed, a), _job_table(other, b)
     common = ja.keys() & jb.keys()
     rows = []
     moved = waited = earlier = 0
@@ -340,12 +376,17 @@ def diff(parsed, a, b, limit=100):
                          "delta_start": dstart, "delta_end": eb - ea, "moved": is_moved})  # fmt: skip
     rows.sort(key=lambda r: -abs(r["delta_end"]) - abs(r["delta_start"]))
     status = {r["job"]: _status(r) for r in rows[:5000]}
+    cut_a, cut_b = cut_at(parsed, a), cut_at(other, b)
+    only_a, cut_in_b = _missing(ja, jb, cut_b)
+    only_b, cut_in_a = _missing(jb, ja, cut_a)
     return {
-        "a": {"index": a, "algorithm": parsed.run(a).get("algorithm", "")},
-        "b": {"index": b, "algorithm": parsed.run(b).get("algorithm", "")},
+        "a": {"index": a, "algorithm": parsed.run(a).get("algorithm", ""), "cut_at": cut_a},
+        "b": {"index": b, "algorithm": other.run(b).get("algorithm", ""), "cut_at": cut_b},
         "jobs": len(common),
-        "only_a": len(ja.keys() - jb.keys()),
-        "only_b": len(jb.keys() - ja.keys()),
+        "only_a": only_a,
+        "only_b": only_b,
+        "cut_in_a": cut_in_a,
+        "cut_in_b": cut_in_b,
         "changed": len(rows),
         "moved": moved,
         "later": waited,

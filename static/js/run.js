@@ -38,7 +38,7 @@
   }
   const payload = JSON.parse(payloadEl.textContent);
   const dataUrl = document.getElementById("results").dataset.dataUrl;
-  const { palette, fmt } = window.cs;
+  const { palette, fmt, algorithmColor } = window.cs;
   const registry = { gantt: {}, series: {}, comparison: null, freq: null };
   window.cloudsched = registry;
 
@@ -50,7 +50,7 @@
     const m = payload.comparison[name];
     if (!m) return;
     const labels = [...m.labels], mean = [...m.mean], err = [...m.std];
-    const colours = labels.map((_, i) => palette[i % palette.length]);
+    const colours = labels.map((alg) => algorithmColor(alg));
     if (m.bound) { labels.push("lower bound (" + m.bound.name + ")"); mean.push(m.bound.value); err.push(0); colours.push("#999"); }
     const data = { labels, datasets: [{ label: name + " (mean ± sd)", data: mean, err, backgroundColor: colours }] };
     if (registry.comparison) registry.comparison.destroy();
@@ -68,7 +68,7 @@
   const repSelect = document.getElementById("rep-select");
   payload.repetitions.forEach((r) => repSelect.add(new Option("repetition " + r, r)));
   const link = window.cs.linkedTime((lo, hi) => load(lo, hi));
-  const algColour = (alg) => palette[Math.max(0, payload.algorithms.indexOf(alg)) % palette.length];
+  const algColour = (alg) => algorithmColor(alg);
   const seriesHolder = document.getElementById("series-charts");
   const ganttHolder = document.getElementById("gantt-charts");
   window.cs.unit = payload.time_unit || "s";
