@@ -40,3 +40,12 @@ def with_verdicts(claims, study):
     verdicts = {v.get("text"): v for v in (study.verdicts or [])} if study is not None else {}
     return [{**c, **{k: verdicts[c["text"]].get(k, "") for k in ("verdict", "measured")}} if c["text"] in verdicts else c
             for c in claims]  # fmt: skip
+
+
+def counts(claims):
+    """ "2 reproduced, 1 not reproduced" for claims rows with verdicts; "" when none is evaluated."""
+    tally = {}
+    for c in claims:
+        if c.get("verdict"):
+            tally[c["verdict"]] = tally.get(c["verdict"], 0) + 1
+    return ", ".join(f"{n} {v}" for v, n in tally.items())

@@ -8,6 +8,8 @@ into per-pixel occupancy when a window holds more than ``MAX_BARS`` bars; series
 as ``POINTS`` samples per line.
 """
 
+import itertools
+
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -339,16 +341,15 @@ def cut_at(parsed, index):
 
 
 def _missing(jobs, other, cut):
-    """Split the jobs of one side absent from the other into (not there, cut by the other's limit).
+    """The jobs of one side absent from the other: ``{job: "cut" or "missing"}``.
 
     A job counts as cut when the other run's recording stopped at ``cut`` and the job's first
     start on this side is at or after it: its segments would lie where the other run recorded none.
     """
     absent = jobs.keys() - other.keys()
     if cut is None:
-        return len(absent), 0
-    cut_jobs = sum(1 for j in absent if jobs[j][0] >= cut - 1e-9)
-    return len(absent) - cut_jobs, cut_jobs
+        return dict.fromkeys(absent, "missing")
+    return {j: "cut" if jobs[j][0] >= cut - 1e-9 else "missing" for j in absent}
 
 
 def diff(parsed, a, b, limit=100, other=None):
@@ -377,14 +378,18 @@ def diff(parsed, a, b, limit=100, other=None):
     rows.sort(key=lambda r: -abs(r["delta_end"]) - abs(r["delta_start"]))
     status = {r["job"]: _status(r) for r in rows[:5000]}
     cut_a, cut_b = cut_at(parsed, a), cut_at(other, b)
-    only_a, cut_in_b = _missing(ja, jb, cut_b)
-    only_b, cut_in_a = _missing(jb, ja, cut_a)
+    absent_b, absent_a = _missing(ja, jb, cut_b), _missing(jb, ja, cut_a)
+    for job, why in itertools.islice(absent_b.items(), 5000):
+        status[job] = "cut_in_b" if why == "cut" else "not_in_b"
+    for job, why in itertools.islice(absent_a.items(), 5000):
+        status[job] = "cut_in_a" if why == "cut" else "not_in_a"
+    cut_in_b, cut_in_a = sum(w == "cut" for w in absent_b.values()), sum(w == "cut" for w in absent_a.values())
     return {
         "a": {"index": a, "algorithm": parsed.run(a).get("algorithm", ""), "cut_at": cut_a},
         "b": {"index": b, "algorithm": other.run(b).get("algorithm", ""), "cut_at": cut_b},
         "jobs": len(common),
-        "only_a": only_a,
-        "only_b": only_b,
+        "only_a": len(absent_b) - cut_in_b,
+        "only_b": len(absent_a) - cut_in_a,
         "cut_in_a": cut_in_a,
         "cut_in_b": cut_in_b,
         "changed": len(rows),

@@ -222,7 +222,7 @@ def presets(request):
             continue
         study = evaluated.get((p["family"], p["preset"]))
         claims = preset_claims.with_verdicts(preset_claims.preset_claims(p["family"], p["preset"]), study)
-        items.append({**p, "claims": claims, "study": study})
+        items.append({**p, "claims": claims, "study": study, "counts": preset_claims.counts(claims)})
     ctx = {"presets": items, "families": schedulers.all_families(), "family": family}
     return render(request, "scenarios/presets.html", ctx)
 

@@ -9,7 +9,8 @@
   const a = section.dataset.a, b = section.dataset.b, other = section.dataset.with;
   const { fmt, algorithmColor } = window.cs;
   window.cs.unit = section.dataset.timeUnit || "s";
-  const COLOURS = { moved: "#d62728", later: "#ff9900", earlier: "#2ca02c", same: "#b9c2cc" };
+  const COLOURS = { moved: "#d62728", later: "#ff9900", earlier: "#2ca02c", same: "#b9c2cc",
+    not_in_b: "#6a3d9a", not_in_a: "#6a3d9a", cut_in_b: "#cab2d6", cut_in_a: "#cab2d6" };
   const charts = {};
   let status = {};
   const link = window.cs.linkedTime((lo, hi) => loadGantts(lo, hi));

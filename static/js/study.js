@@ -46,7 +46,7 @@
 
   function xScale() {
     const title = { display: true, text: xLabel };
-    if (!numericX) return { type: "category", labels: xOrder.map(String), title };
+    if (!numericX) return { type: "category", labels: xOrder.map(String), title, offset: true };
     const lo = Math.min(...xOrder), hi = Math.max(...xOrder), pad = (hi - lo) * 0.04 || Math.abs(lo) * 0.1 || 1;
     return { type: "linear", min: lo - pad, max: hi + pad, title, ticks: { callback: (v) => (xOrder.includes(v) ? fmt(v) : "") }, afterBuildTicks: (axis) => { axis.ticks = xOrder.map((v) => ({ value: v })); } };
   }

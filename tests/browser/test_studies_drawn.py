@@ -191,7 +191,12 @@ def test_the_cross_run_diff_counts_missing_and_cut_jobs_as_computed_by_hand(page
         "() => ['gantt-a', 'gantt-b'].map((id) => Chart.getChart(document.getElementById(id)).data.datasets[0].data.length)"
     )
     assert bars == [5, 3]
-    assert page.evaluate("() => cloudsched.diff.status") == {"2": "later"}
+    statuses = {"2": "later", "3": "not_in_b", "4": "cut_in_b", "5": "cut_in_b", "6": "not_in_a"}
+    assert page.evaluate("() => cloudsched.diff.status") == statuses
+    colours = page.evaluate(
+        "() => ['gantt-a', 'gantt-b'].map((id) => Chart.getChart(document.getElementById(id)).data.datasets[0].backgroundColor)"
+    )
+    assert colours == [["#b9c2cc", "#ff9900", "#6a3d9a", "#cab2d6", "#cab2d6"], ["#b9c2cc", "#6a3d9a", "#ff9900"]]
     assert page.evaluate(NO_SIDEWAYS)
     _shot(page, tmp_path, "diff-cross-run")
 
@@ -209,5 +214,13 @@ def test_the_presets_page_shows_claims_with_verdicts_and_fits_the_width(page, li
     card = page.locator("#preset-toy-machines_sweep")
     labels = card.locator(".verdict-label").all_inner_texts()
     assert labels == ["reproduced", "not yet evaluated", "not yet evaluated"]
+    assert "1 reproduced" in card.locator("summary").inner_text()
     assert page.evaluate(NO_SIDEWAYS)
-    _shot(page, tmp_path, "presets")
+    page.goto(f"{live_server.url}/presets/?family=toy")
+    _shot(page, tmp_path, "presets-toy")
+    family = next((f for f in schedulers.all_families() if f != "toy" and schedulers.get_family(f).presets), None)
+    if family:
+        page.goto(f"{live_server.url}/presets/?family={family}")
+        assert page.locator(".not-evaluated").count() == len(schedulers.get_family(family).presets)
+        assert page.evaluate(NO_SIDEWAYS)
+        _shot(page, tmp_path, f"presets-{family}")
