@@ -207,6 +207,38 @@ def _unique(values):
     return out
 
 
+POINT_NAME = "point"  # the x axis when no swept path places the points: each run's scenario name
+
+
+def _x(run, x_axis):
+    if x_axis == POINT_NAME:
+        return (getattr(run, "config", None) or {}).get("name") or f"run {run.pk}"
+    return run.point.get(x_axis) if x_axis else run.pk
+
+
+def plot_axes(axes, runs):
+    """``(x axis, second axis)`` of a study chart from its swept paths.
+
+    One or two paths that place every point: as given. A path whose value alone tells every point
+    apart (paths that vary together, such as a seed with a size) becomes the x axis by itself, a
+    parameter preferred to ``seed`` or ``algorithms``. Otherwise (three or more paths that do not
+    form a grid) each point is placed by its scenario name (:data:`POINT_NAME`), in the study's order.
+    """
+    if len(axes) < 2:
+        return (axes[0] if axes else None), None
+
+    def key(run, paths):
+        return repr([run.point.get(a) for a in paths])
+
+    n = len(runs)
+    singles = [a for a in axes if len({key(r, [a]) for r in runs}) == n]
+    if singles:
+        return sorted(singles, key=lambda a: a in ("seed", "algorithms"))[0], None
+    if len(axes) == 2 and len({key(r, axes) for r in runs}) == n:
+        return axes[0], axes[1]
+    return POINT_NAME, None
+
+
 def study_payload(study, runs_with_results, all_runs=None):
     """Metric-vs-parameter curves for a study: one line per algorithm (× second axis value).
 
@@ -220,9 +252,8 @@ def study_payload(study, runs_with_results, all_runs=None):
     runs = list(all_runs) if all_runs is not None else [run for run, _ in runs_with_results]
     points = [run.point for run in runs if run.point]
     axes = [a for a in (points[0] if points else {}) if a in (study.axes or [])] or list(study.axes or [])
-    x_axis = axes[0] if axes else None
-    series_axis = axes[1] if len(axes) > 1 else None
-    x_order = _unique([run.point.get(x_axis) if x_axis else run.pk for run in runs])
+    x_axis, series_axis = plot_axes(axes, runs)
+    x_order = _unique([_x(run, x_axis) for run in runs])
     if all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in x_order):
         x_order.sort()  # a numeric axis reads left to right; names keep the study's order
     groups = _unique([run.point.get(series_axis) for run in runs]) if series_axis else [None]
@@ -235,19 +266,20 @@ def study_payload(study, runs_with_results, all_runs=None):
 
     metrics = {}
     for run, summary in runs_with_results:
-        x = run.point.get(x_axis) if x_axis else run.pk
+        x = _x(run, x_axis)
         group = run.point.get(series_axis) if series_axis else None
         for alg, per in summary.items():
             for name, stat in per.items():
                 line = metrics.setdefault(name, {}).setdefault(label(alg, group), [])
                 line.append({"x": x, "y": stat.get("mean"), "err": stat.get("std") or 0.0, "run": run.pk})
-    rank = {x: i for i, x in enumerate(x_order)}
+    rank = {repr(x): i for i, x in enumerate(x_order)}
     for lines in metrics.values():
         for line in lines.values():
-            line.sort(key=lambda p: rank.get(p["x"], len(rank)))
+            line.sort(key=lambda p: rank.get(repr(p["x"]), len(rank)))
     lines = [{"label": label(a, g), "algorithm": a, "group": g} for a in algorithms for g in groups]
     family = study.scenario.family if hasattr(study, "scenario") else ""
     bounds = {target: bound for bound, target in bound_pairs(metrics).items()}
-    return {"x_axis": x_axis, "series_axis": series_axis, "metrics": metrics, "bounds": bounds,
-            "x_order": x_order, "groups": groups if series_axis else [], "algorithms": algorithms, "lines": lines,
+    pairs = _unique([[_x(run, x_axis), run.point.get(series_axis) if series_axis else None] for run in runs])
+    return {"x_axis": x_axis, "series_axis": series_axis, "metrics": metrics, "bounds": bounds, "swept": axes,
+            "x_order": x_order, "pairs": pairs, "groups": groups if series_axis else [], "algorithms": algorithms, "lines": lines,
             "primary": primary_metrics(family)}  # fmt: skip

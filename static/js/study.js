@@ -14,8 +14,8 @@
   const xOrder = payload.x_order || [];
   const numericX = xOrder.length > 0 && xOrder.every((x) => typeof x === "number");
   const groups = payload.groups || [];
-  const groupIndex = (g) => Math.max(0, groups.findIndex((v) => v === g));
-  const xLabel = payload.x_axis || "run";
+  const groupIndex = (g) => Math.max(0, groups.findIndex((v) => JSON.stringify(v) === JSON.stringify(g)));
+  const xLabel = payload.x_axis === "point" ? "point (scenario name)" : payload.x_axis || "run";
   let chart = null;
   window.cloudsched = { study: null, algorithmColor };
 
@@ -102,20 +102,20 @@
       head.appendChild(th);
     });
     const body = table.createTBody();
-    const rowGroups = payload.series_axis ? groups : [null];
-    xOrder.forEach((x) => rowGroups.forEach((g) => {
+    const same = (u, v) => JSON.stringify(u) === JSON.stringify(v);
+    (payload.pairs || xOrder.map((x) => [x, null])).forEach(([x, g]) => {
       const row = body.insertRow();
-      row.insertCell().textContent = x;
+      row.insertCell().textContent = typeof x === "object" ? JSON.stringify(x) : x;
       if (payload.series_axis) row.insertCell().textContent = g;
       algs.forEach((alg) => {
-        const line = (payload.lines || []).find((l) => l.algorithm === alg && l.group === g);
-        const p = line && (lines[line.label] || []).find((q) => q.x === x);
+        const line = (payload.lines || []).find((l) => l.algorithm === alg && same(l.group, g));
+        const p = line && (lines[line.label] || []).find((q) => same(q.x, x));
         const cell = row.insertCell();
         cell.className = "num";
         cell.textContent = p ? `${fmt(p.y)} ± ${fmt(p.err)}` : "—";
         if (!p) cell.title = "no finished run at this point yet";
       });
-    }));
+    });
     const caption = table.createCaption();
     caption.textContent = `${metric}: mean ± sd over repetitions`;
   }

@@ -138,3 +138,29 @@ def test_a_shared_study_links_to_its_runs_and_revoking_closes_them(alice_client,
     text = gone.content.decode()
     assert "your scenarios" not in text and "revoked" in text
     assert "your scenarios" in alice_client.get(f"/share/{tokens[0]}/").content.decode()
+
+
+class _R:
+    def __init__(self, pk, point, name=""):
+        self.pk, self.point, self.config = pk, point, {"name": name}
+
+
+def test_the_chart_axes_of_a_study_place_every_point():
+    from cloudsched_web.runs import charts
+    from cloudsched_web.runs.charts import POINT_NAME, plot_axes
+
+    grid = [_R(i, {"a": a, "b": b}) for i, (a, b) in enumerate([(1, 5), (1, 9), (2, 5), (2, 9)])]
+    assert plot_axes(["a", "b"], grid) == ("a", "b")
+    together = [_R(i, {"seed": i, "workload.tasks": 10 * i}) for i in range(3)]  # vary together
+    assert plot_axes(["seed", "workload.tasks"], together) == ("workload.tasks", None)
+    three = [_R(i, {"x": i % 2, "y": i // 2 % 2, "z": i % 3}, f"case {i}") for i in range(6)]
+    assert plot_axes(["x", "y", "z"], three) == (POINT_NAME, None)
+
+    class S:
+        axes = ["x", "y", "z"]
+
+    payload = charts.study_payload(
+        S(), [(r, {"fcfs": {"m": {"mean": float(r.pk), "std": 0.0}}}) for r in reversed(three)], three
+    )
+    assert payload["x_order"] == [f"case {i}" for i in range(6)]
+    assert [p["x"] for p in payload["metrics"]["m"]["fcfs"]] == [f"case {i}" for i in range(6)]
