@@ -207,7 +207,7 @@ def test_the_presets_page_shows_claims_with_verdicts_and_fits_the_width(page, li
     verdicts = [
         {"text": claims[0].text, "paper": claims[0].paper, "note": "", "verdict": "reproduced", "measured": "ratio 1.0"}
     ]
-    Study.objects.create(scenario=scenario, name="p", preset="machines_sweep", scale="small", verdicts=verdicts)
+    study = Study.objects.create(scenario=scenario, name="p", preset="machines_sweep", scale="small", verdicts=verdicts)
     page.set_viewport_size({"width": WIDTH, "height": 900})
     _login(page, live_server.url)
     page.goto(f"{live_server.url}/presets/")
@@ -218,6 +218,10 @@ def test_the_presets_page_shows_claims_with_verdicts_and_fits_the_width(page, li
     assert page.evaluate(NO_SIDEWAYS)
     page.goto(f"{live_server.url}/presets/?family=toy")
     _shot(page, tmp_path, "presets-toy")
+    page.click(f"#preset-toy-machines_sweep a[href='/studies/{study.pk}/']")
+    assert page.locator("#claims .verdict-label").all_inner_texts() == ["reproduced"]
+    assert "measured: ratio 1.0" in page.inner_text("#claims")
+    _shot(page, tmp_path, "study-preset-verdicts")
     family = next((f for f in schedulers.all_families() if f != "toy" and schedulers.get_family(f).presets), None)
     if family:
         page.goto(f"{live_server.url}/presets/?family={family}")
