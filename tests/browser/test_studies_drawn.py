@@ -228,3 +228,26 @@ def test_the_presets_page_shows_claims_with_verdicts_and_fits_the_width(page, li
         assert page.locator(".not-evaluated").count() == len(schedulers.get_family(family).presets)
         assert page.evaluate(NO_SIDEWAYS)
         _shot(page, tmp_path, f"presets-{family}")
+
+
+def test_a_shared_study_leads_an_anonymous_visitor_to_its_runs(page, live_server, alice, csp, tmp_path):
+    study, runs = _study(alice, [("m=1", 1), ("m=2", 2)])
+    for run in runs:
+        _finish(run)
+    page.set_viewport_size({"width": WIDTH, "height": 900})
+    _login(page, live_server.url)
+    page.goto(f"{live_server.url}/studies/{study.pk}/")
+    page.click("#create-share")
+    link = page.get_attribute("#share-link", "href")
+    anonymous = csp.attach(page.context.browser.new_context().new_page())
+    anonymous.set_viewport_size({"width": WIDTH, "height": 900})
+    anonymous.goto(live_server.url + link)
+    anonymous.wait_for_function("() => document.body.dataset.studyDrawn === '1'")
+    assert len(anonymous.evaluate(DATASETS)) == 2
+    anonymous.click("#study-runs tbody tr:first-child a")
+    anonymous.wait_for_selector("#results")
+    assert anonymous.url.startswith(live_server.url + "/share/") and f"Run {runs[0].pk}" in anonymous.inner_text("h1")
+    page.click("#revoke-share")
+    page.wait_for_selector("#create-share")
+    gone = anonymous.goto(anonymous.url)
+    assert gone.status == 404 and "your scenarios" not in anonymous.inner_text("main")
