@@ -92,8 +92,10 @@
   window.cs.getJson(diffUrl).then((d) => {
     status = d.status;
     window.cloudsched.diff = d;
-    document.getElementById("diff-summary").textContent =
-      `${d.jobs} jobs in both: ${d.changed} changed — ${d.moved} moved to other resources, ${d.later} started later in B, ${d.earlier} earlier.`;
+    const nothing = !d.jobs && !d.only_a && !d.only_b && !d.cut_in_a && !d.cut_in_b;
+    document.getElementById("diff-summary").textContent = nothing
+      ? "Neither run recorded a schedule (its scenario turned schedule recording off, or the runs had no jobs): there is nothing to compare."
+      : `${d.jobs} jobs in both: ${d.changed} changed — ${d.moved} moved to other resources, ${d.later} started later in B, ${d.earlier} earlier.`;
     counts(d);
     table(d);
     return loadGantts(null, null);
