@@ -21,6 +21,7 @@ not a test.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import resource
 import statistics
@@ -67,6 +68,9 @@ def main():
     parser.add_argument("--profile", action="store_true", help="cProfile the store step")
     parser.add_argument("--old-blob", action="store_true", help="also build the old JSON blob (size ratio)")
     parser.add_argument("--no-serve", action="store_true", help="stop after storing (no page or window timings)")
+    parser.add_argument(
+        "--scenario", help="a scenario JSON file to run instead (e.g. federated on the full Thunder log)"
+    )
     args = parser.parse_args()
     print(f"load average at start: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
     tmp = tempfile.mkdtemp(prefix="cloudsched-bench-")
@@ -91,13 +95,15 @@ def main():
               "datacenter": {"processors": 320},
               "workload": {"kind": "generator", "model": "feitelson", "n_jobs": args.jobs, "load": 0.7},
               "params": {"max_segments": args.max_segments}}  # fmt: skip
+    if args.scenario:
+        config = json.loads(Path(args.scenario).read_text())
     t0 = time.perf_counter()
     result = schedulers.run(config)
     sim = time.perf_counter() - t0
     rss_sim = _peak_mb()
     segments = [len(r["schedule"]) for r in result["runs"]]
     user = get_user_model().objects.create_user("bench", "", "bench-pass-123")
-    scenario = Scenario.objects.create(owner=user, family="backfill", name="bench", config=config)
+    scenario = Scenario.objects.create(owner=user, family=config["family"], name="bench", config=config)
     run = Run.objects.create(scenario=scenario, config=config, status=Run.Status.SUCCEEDED, progress=1.0,
                              started_at=timezone.now(), finished_at=timezone.now())  # fmt: skip
     t0, c0 = time.perf_counter(), time.process_time()

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from schedulers.core.validation import ScenarioError
 from schedulers.registry import Family, RunOutput, all_families, get_family, register
-from schedulers.result import digest, run, validate
+from schedulers.result import digest, run, validate, workload_digest
 
 if TYPE_CHECKING:  # imported where used: start-up time (bench/startup.py)
     from schedulers.core.claims import Claim
@@ -33,6 +33,7 @@ __all__ = [
     "run",
     "schema",
     "validate",
+    "workload_digest",
 ]
 
 

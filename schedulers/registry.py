@@ -72,6 +72,8 @@ class Family:
     # a key ending in "*" declares a family of names (load_* for one per cloud)
     metrics: Mapping[str, Metric] = field(default_factory=dict)
     check: Callable[[Any], None] | None = None  # cross-field validation; raises ScenarioError
+    # ``params`` fields that ``prepare`` reads (they shape the instance): part of the workload digest.
+    workload_params: tuple[str, ...] = ()
 
 
 _FAMILIES: dict[str, Family] = {}

@@ -15,7 +15,7 @@ from schedulers.core.metrics import mean_ci
 from schedulers.core.validation import ScenarioError, validate_model
 from schedulers.registry import Family, RunOutput, get_family
 
-__all__ = ["InvalidResult", "digest", "run", "validate"]
+__all__ = ["WORKLOAD_PARTS", "InvalidResult", "digest", "run", "validate", "workload_digest"]
 
 
 class InvalidResult(RuntimeError):
@@ -25,6 +25,27 @@ class InvalidResult(RuntimeError):
 def digest(scenario: dict[str, Any]) -> str:
     blob = json.dumps(scenario, sort_keys=True, separators=(",", ":")).encode()
     return "sha256:" + hashlib.sha256(blob).hexdigest()
+
+
+WORKLOAD_PARTS = ("family", "seed", "datacenter", "workload")
+
+
+def workload_digest(scenario: dict[str, Any]) -> str:
+    """The digest of what every algorithm of a scenario faces: two scenarios with the same one see the same instances.
+
+    ``scenario`` is a validated (normalised) scenario. The instance of repetition ``r`` is
+    ``family.prepare(cfg, stream(seed, r, "workload"))`` (:func:`run`), which reads the data
+    centre and the workload, plus the ``params`` fields the family names in
+    ``Family.workload_params`` (backfill draws each job's background efficiency and
+    foreground loss from its params). Algorithms, repetitions, the name and the other params
+    are left out, so runs of different algorithms, or with more repetitions, on one workload
+    share the digest (repetition ``r`` of each sees the same instance).
+    """
+    family = get_family(str(scenario.get("family", "")))
+    params = scenario.get("params") or {}
+    parts = {k: scenario.get(k) for k in WORKLOAD_PARTS}
+    parts["params"] = {k: params.get(k) for k in family.workload_params}
+    return digest(parts)
 
 
 def validate(scenario: Any) -> tuple[Family, Any]:

@@ -302,16 +302,73 @@ def stamp(run, result, public=False):
     return out
 
 
-def study_payload(study, runs_with_results):
+def _unique(values):
+    out = []
+    for v in values:
+        if v not in out:
+            out.append(v)
+    return out
+
+
+POINT_NAME = "point"  # the x axis when no swept path places the points: each run's scenario name
+
+
+def _x(run, x_axis):
+    if x_axis == POINT_NAME:
+        return (getattr(run, "config", None) or {}).get("name") or f"run {run.pk}"
+    return run.point.get(x_axis) if x_axis else run.pk
+
+
+def plot_axes(axes, runs):
+    """``(x axis, second axis)`` of a study chart from its swept paths.
+
+    One or two paths that place every point: as given. A path whose value alone tells every point
+    apart (paths that vary together, such as a seed with a size) becomes the x axis by itself, a
+    parameter preferred to ``seed`` or ``algorithms``. Otherwise (three or more paths that do not
+    form a grid) each point is placed by its scenario name (:data:`POINT_NAME`), in the study's order.
+    """
+    if len(axes) < 2:
+        return (axes[0] if axes else None), None
+
+    def key(run, paths):
+        return repr([run.point.get(a) for a in paths])
+
+    n = len(runs)
+    singles = [a for a in axes if len({key(r, [a]) for r in runs}) == n]
+    if singles:
+        return sorted(singles, key=lambda a: a in ("seed", "algorithms"))[0], None
+    if len(axes) == 2 and len({key(r, axes) for r in runs}) == n:
+        return axes[0], axes[1]
+    return POINT_NAME, None
+
+
+def study_payload(study, runs_with_results, all_runs=None):
     """Metric-vs-parameter curves for a study: one line per algorithm (× second axis value).
 
     ``runs_with_results`` holds ``(run, summary)`` pairs where summary is the result's
     ``{alg: {metric: {mean, std, ...}}}``; the error bar is the sd over repetitions.
+    ``all_runs`` (every run of the study, finished or not, in the study's order) fixes the
+    order of the axis values (ascending when numeric), second-axis values and algorithms
+    (``x_order``, ``groups``, ``algorithms``, ``lines``) from the study's definition, so
+    nothing moves as runs finish. ``specs`` and ``spreads`` serve format.js (docs/metrics.md):
+    the kind, unit and label of each metric, and the one spread of each point (95 % CI over
+    repetitions, else the within-run CI), parallel to ``metrics``.
     """
-    points = [run.point for run, _ in runs_with_results if run.point]
+    runs = list(all_runs) if all_runs is not None else [run for run, _ in runs_with_results]
+    points = [run.point for run in runs if run.point]
     axes = [a for a in (points[0] if points else {}) if a in (study.axes or [])] or list(study.axes or [])
-    x_axis = axes[0] if axes else None
-    series_axis = axes[1] if len(axes) > 1 else None
+    x_axis, series_axis = plot_axes(axes, runs)
+    x_order = _unique([_x(run, x_axis) for run in runs])
+    if all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in x_order):
+        x_order.sort()  # a numeric axis reads left to right; names keep the study's order
+    groups = _unique([run.point.get(series_axis) for run in runs]) if series_axis else [None]
+    algorithms = _unique([a for run in runs for a in (getattr(run, "config", None) or {}).get("algorithms", [])])
+    algorithms += _unique([a for _, summary in runs_with_results for a in summary if a not in algorithms])
+    leaf = series_axis.split(".")[-1] if series_axis else ""
+
+    def label(alg, group):
+        return alg if group is None else f"{alg} · {leaf}={group}"
+
     family = study.scenario.family if hasattr(study, "scenario") else ""
     specs = formatting.specs(
         family, sorted({m for _, summary in runs_with_results for per in summary.values() for m in per})
@@ -319,23 +376,24 @@ def study_payload(study, runs_with_results):
     within = _within(specs)
     metrics = {}
     for run, summary in runs_with_results:
-        x = run.point.get(x_axis) if x_axis else run.pk
+        x = _x(run, x_axis)
         group = run.point.get(series_axis) if series_axis else None
         for alg, per in summary.items():
-            label = alg if group is None else f"{alg} · {series_axis.split('.')[-1]}={group}"
             for name, stat in per.items():
-                line = metrics.setdefault(name, {}).setdefault(label, [])
+                line = metrics.setdefault(name, {}).setdefault(label(alg, group), [])
                 sp = spread(stat, per.get(within.get(name)), specs.get(within.get(name)))
                 point = {"x": x, "y": stat.get("mean"), "err": stat.get("std") or 0.0, "run": run.pk}
                 line.append((point, {"value": sp["value"], "label": sp["label"]} if sp else None))
+    rank = {repr(x): i for i, x in enumerate(x_order)}
     spreads = {}
-    for name, lines in metrics.items():
-        for label, points in lines.items():
-            points.sort(key=lambda p: (isinstance(p[0]["x"], str), p[0]["x"]))
-            spreads.setdefault(name, {})[label] = [sp for _, sp in points]
-            lines[label] = [p for p, _ in points]
+    for name, by_line in metrics.items():
+        for key, pts in by_line.items():
+            pts.sort(key=lambda p: rank.get(repr(p[0]["x"]), len(rank)))
+            spreads.setdefault(name, {})[key] = [sp for _, sp in pts]
+            by_line[key] = [p for p, _ in pts]
+    lines = [{"label": label(a, g), "algorithm": a, "group": g} for a in algorithms for g in groups]
     bounds = {target: bound for bound, target in bound_pairs(metrics).items()}
-    # for format.js (docs/metrics.md): "specs" (kind, unit, label per metric) and "spreads", the one
-    # spread of each point (95 % CI over repetitions, else the within-run CI), parallel to "metrics"
-    return {"x_axis": x_axis, "series_axis": series_axis, "metrics": metrics, "bounds": bounds,
-            "primary": primary_metrics(family), "specs": specs, "spreads": spreads}  # fmt: skip
+    pairs = _unique([[_x(run, x_axis), run.point.get(series_axis) if series_axis else None] for run in runs])
+    return {"x_axis": x_axis, "series_axis": series_axis, "metrics": metrics, "bounds": bounds, "swept": axes,
+            "x_order": x_order, "pairs": pairs, "groups": groups if series_axis else [], "algorithms": algorithms,
+            "lines": lines, "primary": primary_metrics(family), "specs": specs, "spreads": spreads}  # fmt: skip

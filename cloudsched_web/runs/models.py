@@ -51,6 +51,16 @@ def _clock(t):
     return timezone.localtime(t).strftime("%H:%M:%S %Z")
 
 
+def workload_digest_of(scenario):
+    """``schedulers.workload_digest`` of a result's (normalised) scenario; empty when it cannot be told."""
+    if not isinstance(scenario, dict):
+        return ""
+    try:
+        return schedulers.workload_digest(scenario)
+    except schedulers.ScenarioError:  # a family no longer installed
+        return ""
+
+
 class Shareable(models.Model):
     """Read-only access by an unguessable token (a UUID4), never by primary key."""
 
@@ -101,6 +111,19 @@ class Study(Shareable, Trashable):
     @property
     def owner(self):
         return self.scenario.owner
+
+    def share(self):
+        """Share the study and each of its runs (its page links to them); returns whether the study's link is new."""
+        with transaction.atomic():
+            for run in self.runs.filter(share_token__isnull=True):
+                run.share()
+            return super().share()
+
+    def unshare(self):
+        """Revoke the study's link and its runs' links (a link given out through the study stops opening)."""
+        with transaction.atomic():
+            Run.all_objects.filter(study=self).update(share_token=None)
+            super().unshare()
 
     def status_counts(self):
         counts = dict.fromkeys(Run.Status.values, 0)
@@ -187,6 +210,10 @@ class Run(Shareable, Trashable):
     result_files = models.JSONField(
         default=dict, blank=True, editable=False, help_text="Manifest of the result's Parquet files (runs.store)."
     )
+    workload_digest = models.CharField(
+        max_length=80, blank=True, db_index=True, editable=False,
+        help_text="schedulers.workload_digest of the result's scenario: runs that share it faced the same instances.",
+    )  # fmt: skip
 
     class Meta:
         ordering = ["-created_at"]
@@ -291,6 +318,7 @@ class Run(Shareable, Trashable):
         if self.pk is None:
             self.save()  # the files are named after the run
         header, self.result_files = store.save(self.pk, attempt, result)
+        self.workload_digest = workload_digest_of(result.get("scenario"))
         # orjson: ~3× faster than json both ways; level 1: same size here, 4× faster than 6.
         self.result_blob = zlib.compress(orjson.dumps(header), 1)
 

@@ -211,6 +211,7 @@ def _execute(self, run_id):
         summary=summary,
         result_blob=run.result_blob,
         result_files=run.result_files,
+        workload_digest=run.workload_digest,
         page=page_data,
         finished_at=timezone.now(),
     )

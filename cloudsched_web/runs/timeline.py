@@ -9,6 +9,7 @@ as ``POINTS`` samples per line.
 """
 
 import heapq
+import itertools
 
 import numpy as np
 import pyarrow as pa
@@ -823,9 +824,41 @@ def _status(row):
     return "moved" if row["moved"] else "same"
 
 
-def diff(parsed, a, b, limit=100):
-    """What changed between runs ``a`` and ``b`` of the same workload: moved and delayed jobs."""
-    ja, jb = _job_table(parsed, a), _job_table(parsed, b)
+def cut_at(parsed, index):
+    """Where the family stopped recording run ``index``'s segments, on its time axis; None if it recorded all.
+
+    ``extra.schedule_cut = {"limit", "recorded", "cut_at_s"}`` says it; an older result that only
+    flags ``schedule_truncated`` (in its extras or metrics) is taken as cut at the end of what it
+    recorded (the latest segment end), the earliest time from which nothing is known to be recorded.
+    """
+    cut = schedule_cut(parsed.run(index))  # the one reading of a cut (and of the older flags)
+    if cut is None:
+        return None
+    at = cut["cut_at_s"]
+    return float(at) if isinstance(at, (int, float)) and not isinstance(at, bool) else parsed.span(index)[1]
+
+
+def _missing(jobs, other, cut):
+    """The jobs of one side absent from the other: ``{job: "cut" or "missing"}``.
+
+    A job counts as cut when the other run's recording stopped at ``cut`` and the job's first
+    start on this side is at or after it: its segments would lie where the other run recorded none.
+    """
+    absent = jobs.keys() - other.keys()
+    if cut is None:
+        return dict.fromkeys(absent, "missing")
+    return {j: "cut" if jobs[j][0] >= cut - 1e-9 else "missing" for j in absent}
+
+
+def diff(parsed, a, b, limit=100, other=None):
+    """What changed between run ``a`` and run ``b`` of the same workload: moved and delayed jobs.
+
+    ``b`` indexes ``other`` (another stored run with the same workload digest) when given, else
+    ``parsed``. Jobs on one side only are counted apart from jobs the other side's schedule
+    limit cut (:func:`cut_at`, :func:`_missing`).
+    """
+    other = parsed if other is None else other
+    ja, jb = _job_table(parsed, a), _job_table(other, b)
     common = ja.keys() & jb.keys()
     rows = []
     moved = waited = earlier = 0
@@ -842,12 +875,21 @@ def diff(parsed, a, b, limit=100):
                          "delta_start": dstart, "delta_end": eb - ea, "moved": is_moved})  # fmt: skip
     rows.sort(key=lambda r: -abs(r["delta_end"]) - abs(r["delta_start"]))
     status = {r["job"]: _status(r) for r in rows[:5000]}
+    cut_a, cut_b = cut_at(parsed, a), cut_at(other, b)
+    absent_b, absent_a = _missing(ja, jb, cut_b), _missing(jb, ja, cut_a)
+    for job, why in itertools.islice(absent_b.items(), 5000):
+        status[job] = "cut_in_b" if why == "cut" else "not_in_b"
+    for job, why in itertools.islice(absent_a.items(), 5000):
+        status[job] = "cut_in_a" if why == "cut" else "not_in_a"
+    cut_in_b, cut_in_a = sum(w == "cut" for w in absent_b.values()), sum(w == "cut" for w in absent_a.values())
     return {
-        "a": {"index": a, "algorithm": parsed.run(a).get("algorithm", "")},
-        "b": {"index": b, "algorithm": parsed.run(b).get("algorithm", "")},
+        "a": {"index": a, "algorithm": parsed.run(a).get("algorithm", ""), "cut_at": cut_a},
+        "b": {"index": b, "algorithm": other.run(b).get("algorithm", ""), "cut_at": cut_b},
         "jobs": len(common),
-        "only_a": len(ja.keys() - jb.keys()),
-        "only_b": len(jb.keys() - ja.keys()),
+        "only_a": len(absent_b) - cut_in_b,
+        "only_b": len(absent_a) - cut_in_a,
+        "cut_in_a": cut_in_a,
+        "cut_in_b": cut_in_b,
         "changed": len(rows),
         "moved": moved,
         "later": waited,

@@ -13,13 +13,14 @@ from django.utils import timezone
 from django.views.decorators.http import require_POST
 
 from cloudsched_web.runs import charts, checks, describe, exports, page, queries, store, timeline, trash
+from cloudsched_web.runs import claims as preset_claims
 from cloudsched_web.runs.models import Run, Study
 from cloudsched_web.scenarios.views import clone_config
 from cloudsched_web.traces.views import traces_of
 
 
 def _get_run_for_user(request, pk):
-    return get_object_or_404(Run.objects.select_related("scenario"), pk=pk, scenario__owner=request.user)
+    return get_object_or_404(Run.objects.select_related("scenario", "study"), pk=pk, scenario__owner=request.user)
 
 
 def _get_study_for_user(request, pk):
@@ -54,6 +55,8 @@ def _render_run(request, run, shared=False, token=None):
         "workload": describe.workload(run.config, doc),
         "share_url": _share_url(request, run) if not shared else None,
         "cuts": timeline.schedule_cuts(doc) if doc else [],
+        "run_claims": _study_claims(run.study) if run.study_id and run.study.preset else None,
+        "same_workload": 0 if shared else _same_workload(request, run).count(),
     }
     return render(request, "runs/detail.html", ctx)
 
@@ -85,8 +88,11 @@ def _int(request, name, default=0):
         raise queries.QueryError(name, f"{raw!r} is not an integer", "an integer") from None
 
 
-def _data(request, run):
-    """Windowed chart data: ``kind=gantt&run=i``, ``kind=series&rep=r`` or ``kind=diff&a=i&b=j``."""
+def _data(request, run, other=None):
+    """Windowed chart data: ``kind=gantt&run=i``, ``kind=series&rep=r`` or ``kind=diff&a=i&b=j``.
+
+    ``other`` (the owner's run named by ``with=<pk>``, same workload digest): ``b`` indexes its runs.
+    """
     parsed = _parsed(run)
     if parsed is None:
         return JsonResponse({"error": "this run has no result yet"}, status=404)
@@ -101,7 +107,8 @@ def _data(request, run):
         elif kind == "series":
             data = timeline.series(parsed, _int(request, "rep"), t0, t1)
         elif kind == "diff":
-            data = timeline.diff(parsed, _int(request, "a"), _int(request, "b", 1))
+            data = timeline.diff(parsed, _int(request, "a"), _int(request, "b", 1),
+                                 other=_parsed(other) if other is not None else None)  # fmt: skip
         else:
             raise queries.QueryError("kind", f"unknown kind {kind!r}", "gantt, series or diff")
     except queries.QueryError as exc:
@@ -109,9 +116,39 @@ def _data(request, run):
     return JsonResponse(data)
 
 
+def _same_workload(request, run):
+    """The owner's other finished runs with ``run``'s workload digest (one indexed query), newest first."""
+    if not run.workload_digest:
+        return Run.objects.none()
+    mine = Run.objects.filter(scenario__owner=request.user, status=Run.Status.SUCCEEDED)
+    return (
+        mine.filter(workload_digest=run.workload_digest)
+        .exclude(pk=run.pk)
+        .select_related("scenario")
+        .only("pk", "config", "finished_at", "point", "study_id", "scenario__name")
+        .order_by("-finished_at")[:50]
+    )
+
+
+def _other_run(request, run):
+    """The run named by ``with=<pk>``: the owner's, finished, on the same workload; 404 otherwise."""
+    raw = request.GET.get("with", "")
+    if not raw:
+        return None
+    try:
+        pk = int(raw)
+    except ValueError:
+        raise Http404("with: not a run number") from None
+    other = Run.objects.filter(pk=pk, scenario__owner=request.user, status=Run.Status.SUCCEEDED).first()
+    if other is None or not run.workload_digest or other.workload_digest != run.workload_digest:
+        raise Http404("with: no finished run of yours on the same workload")
+    return other
+
+
 @login_required
 def data(request, pk):
-    return _data(request, _get_run_for_user(request, pk))
+    run = _get_run_for_user(request, pk)
+    return _data(request, run, _other_run(request, run))
 
 
 def _attachment(response, name):
@@ -175,20 +212,34 @@ def result_json(request, pk):
 @login_required
 def diff(request, pk):
     run = _get_run_for_user(request, pk)
-    return _render_diff(request, run)
+    return _render_diff(request, run, other=_other_run(request, run), candidates=_same_workload(request, run))
 
 
-def _render_diff(request, run, token=None):
+def _render_diff(request, run, token=None, other=None, candidates=()):
+    """Two runs of one result (``a``, ``b``), or run ``a`` of this result and run ``b`` of ``other``."""
     parsed = _parsed(run)
     if parsed is None:
         raise Http404("this run has no result")
     runs = charts.runs_index(parsed.doc)
-    a, b = _int_or(request, "a", 0), _int_or(request, "b", 1 if len(runs) > 1 else 0)
-    if not (0 <= a < len(runs) and 0 <= b < len(runs)):
-        a, b = 0, min(1, len(runs) - 1)
-    ctx = {"run": run, "runs": runs, "a": a, "b": b, "token": token, "shared": token is not None}
+    other_parsed = _parsed(other) if other is not None else None
+    runs_b = charts.runs_index(other_parsed.doc) if other_parsed is not None else runs
+    a = _int_or(request, "a", 0)
+    b = _int_or(request, "b", 0 if other is not None else (1 if len(runs) > 1 else 0))
+    if not 0 <= a < len(runs):
+        a = 0
+    if not 0 <= b < len(runs_b):
+        b = min(0 if other is not None else 1, len(runs_b) - 1)
+    ctx = {"run": run, "runs": runs, "runs_b": runs_b, "a": a, "b": b, "token": token, "shared": token is not None,
+           "other": other, "candidates": [_candidate(c) for c in candidates]}  # fmt: skip
     ctx["time_unit"] = checks.time_unit({"series": parsed.series_of(0)}) if runs else "s"
     return render(request, "runs/diff.html", ctx)
+
+
+def _candidate(run):
+    """A run on the same workload, as the diff page lists it: number, scenario, algorithms, when."""
+    cfg = run.config or {}
+    return {"pk": run.pk, "name": cfg.get("name") or run.scenario.name, "algorithms": cfg.get("algorithms", []),
+            "repetitions": cfg.get("repetitions", 1), "point": run.point, "finished_at": run.finished_at}  # fmt: skip
 
 
 def _int_or(request, name, default):
@@ -236,7 +287,7 @@ def share(request, pk):
 
 
 def _shared_run(token):
-    return get_object_or_404(Run.objects.select_related("scenario"), share_token=token)
+    return get_object_or_404(Run.objects.select_related("scenario", "study"), share_token=token)
 
 
 def shared(request, token):
@@ -277,7 +328,7 @@ def _study_payload(study):
     payload = cache.get(key)
     if payload is None:
         pairs = [(run, _run_summary(run)) for run in runs if run.status == Run.Status.SUCCEEDED]
-        payload = charts.study_payload(study, [(run, summary) for run, summary in pairs if summary])
+        payload = charts.study_payload(study, [(run, summary) for run, summary in pairs if summary], runs)
         cache.set(key, payload, 3600)
     return runs, payload
 
@@ -306,8 +357,18 @@ def _render_study(request, study, token=None):
         "token": token,
         "shared": token is not None,
         "finished": Study.finished_from(counts),
+        "claims": _study_claims(study),
     }
     return render(request, "runs/study.html", ctx)
+
+
+def _study_claims(study):
+    """The claims beside a study: its verdicts once checked, else the preset's claims (not yet evaluated)."""
+    if study.verdicts:
+        return study.verdicts
+    if study.preset:
+        return preset_claims.preset_claims(study.scenario.family, study.preset) or [{"text": c} for c in study.claims]
+    return [{"text": c, "verdict": "not checked"} for c in study.claims]
 
 
 @login_required

@@ -13,6 +13,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 import schedulers
+from cloudsched_web.runs import claims as preset_claims
 from cloudsched_web.runs.services import create_preset_study, submit_run, submit_sweep
 from cloudsched_web.scenarios.forms import ScenarioForm, SweepForm, error_paths
 from cloudsched_web.scenarios.models import Scenario
@@ -227,7 +228,14 @@ def _preset_docs():
 @login_required
 def presets(request):
     family = request.GET.get("family", "")
-    items = [p for p in _preset_docs() if not family or p["family"] == family]
+    evaluated = preset_claims.latest_evaluations(request.user)
+    items = []
+    for p in _preset_docs():
+        if family and p["family"] != family:
+            continue
+        study = evaluated.get((p["family"], p["preset"]))
+        claims = preset_claims.with_verdicts(preset_claims.preset_claims(p["family"], p["preset"]), study)
+        items.append({**p, "claims": claims, "study": study, "counts": preset_claims.counts(claims)})
     ctx = {"presets": items, "families": schedulers.all_families(), "family": family}
     return render(request, "scenarios/presets.html", ctx)
 

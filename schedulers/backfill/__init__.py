@@ -74,6 +74,10 @@ def simulate(
     return assemble(cfg, inst, res.first_start, res.end, res.stretches, res.series_t, series, res.counters)
 
 
+# Params drawn per job by workloads.build_instance (eqs. 3.1-3.2): the instance depends on them.
+WORKLOAD_PARAMS = ("fg_loss_min", "fg_loss_max", "eff_single_min", "eff_single_max",
+                   "eff_multi_mean", "eff_multi_std", "eff_multi_min", "eff_multi_max")  # fmt: skip
+
 register(
     Family(
         name="backfill",
@@ -87,5 +91,6 @@ register(
         summary_metrics=SUMMARY_METRICS,
         metrics=METRICS,
         check=check,
+        workload_params=WORKLOAD_PARAMS,
     )
 )

@@ -8,7 +8,7 @@
   const canvas = document.getElementById("comparison-chart");
   if (!payloadEl || !canvas) return;
   const payload = JSON.parse(payloadEl.textContent);
-  const { palette, errorBars } = window.cs;
+  const { algorithmColor, errorBars } = window.cs;
   const F = window.csFormat;
   const registry = (window.cloudsched = window.cloudsched || {});
   const specs = payload.metrics || {};
@@ -26,7 +26,7 @@
     if (!m) return;
     const s = spec(name);
     const labels = [...m.labels], mean = [...m.mean], err = [...m.spread], std = [...m.std];
-    const colours = labels.map((_, i) => palette[i % palette.length]);
+    const colours = labels.map((alg) => algorithmColor(alg)); // one colour per algorithm, everywhere
     if (m.bound) { labels.push(/bound/.test(labelOf(m.bound.name)) ? labelOf(m.bound.name) : `${labelOf(m.bound.name)} (lower bound)`); mean.push(m.bound.value); err.push(0); std.push(0); colours.push("#999"); }
     const whiskers = err.some((e) => e) ? m.spread_label : "";
     const lows = mean.map((v, i) => (v ?? 0) - (err[i] || 0)), highs = mean.map((v, i) => (v ?? 0) + (err[i] || 0));

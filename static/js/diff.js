@@ -1,20 +1,30 @@
-// Diff page: two algorithms' Gantt charts of the same instance on one linked, windowed time
-// axis, each job coloured by what happened to it in B (moved, later, earlier, unchanged).
+// Diff page: two Gantt charts of the same instance on one linked, windowed time axis, each job
+// coloured by what happened to it in B (moved, later, earlier, unchanged). A and B are two runs
+// of one result, or (data-with) run A of this result and run B of another result on the same
+// workload; the counts tell jobs missing from a side apart from jobs its schedule limit cut.
 (function () {
   "use strict";
   const section = document.getElementById("diff");
-  const url = section.dataset.dataUrl, a = section.dataset.a, b = section.dataset.b;
-  const { fmt } = window.cs;
+  const url = section.dataset.dataUrl, urlB = section.dataset.dataUrlB || url;
+  const a = section.dataset.a, b = section.dataset.b, other = section.dataset.with;
+  const { fmt, algorithmColor } = window.cs;
   window.cs.unit = section.dataset.timeUnit || "s";
-  const COLOURS = { moved: "#d62728", later: "#ff9900", earlier: "#2ca02c", same: "#b9c2cc" };
+  const COLOURS = { moved: "#d62728", later: "#ff9900", earlier: "#2ca02c", same: "#b9c2cc",
+    not_in_b: "#6a3d9a", not_in_a: "#6a3d9a", cut_in_b: "#cab2d6", cut_in_a: "#cab2d6" };
   const charts = {};
   let status = {};
   const link = window.cs.linkedTime((lo, hi) => loadGantts(lo, hi));
-  window.cloudsched = { gantt: charts, link };
+  window.cloudsched = { gantt: charts, link, diff: null };
 
   function draw(which, g) {
     document.getElementById("gantt-note-" + which).textContent = window.cs.ganttNote(g);
-    document.getElementById("title-" + which).textContent = `${which.toUpperCase()}: ${g.algorithm} · repetition ${g.repetition}`;
+    const title = document.getElementById("title-" + which);
+    title.textContent = `${which.toUpperCase()}: ${g.algorithm} · repetition ${g.repetition}`;
+    const sw = document.createElement("span");
+    sw.className = "sw algorithm-swatch";
+    sw.style.background = algorithmColor(g.algorithm);
+    sw.title = `${g.algorithm}'s colour on every chart`;
+    title.prepend(sw);
     document.getElementById("gantt-box-" + which).style.height = Math.max(160, 60 + 16 * g.resources.length) + "px";
     const data = window.cs.ganttData(g, (job) => COLOURS[status[job] || "same"]);
     if (charts[which]) { charts[which].$g = g; charts[which].data = data; charts[which].options.plugins.subtitle = window.cs.ganttSubtitle(g); charts[which].update("none"); return; }
@@ -31,7 +41,7 @@
 
   async function loadGantts(lo, hi) {
     const win = lo === null || lo === undefined ? "" : `&t0=${lo}&t1=${hi}`;
-    const [ga, gb] = await Promise.all([window.cs.getJson(`${url}?kind=gantt&run=${a}${win}`), window.cs.getJson(`${url}?kind=gantt&run=${b}${win}`)]);
+    const [ga, gb] = await Promise.all([window.cs.getJson(`${url}?kind=gantt&run=${a}${win}`), window.cs.getJson(`${urlB}?kind=gantt&run=${b}${win}`)]);
     draw("a", ga);
     draw("b", gb);
     if (!win) link.align(Math.min(ga.window[0], gb.window[0]), Math.max(ga.window[1], gb.window[1]));
@@ -51,11 +61,42 @@
     });
   }
 
-  window.cs.getJson(`${url}?kind=diff&a=${a}&b=${b}`).then((d) => {
+  // One row per kind of job: in both, missing from a side, or cut by a side's schedule limit.
+  function counts(d) {
+    const t = document.getElementById("diff-counts");
+    t.innerHTML = "";
+    const cutNote = (side) => (d[side].cut_at === null || d[side].cut_at === undefined ? ""
+      : ` (${side.toUpperCase()} recorded its schedule up to t = ${fmt(d[side].cut_at)} ${window.cs.unit})`);
+    const rows = [
+      ["jobs", "in both A and B", ""],
+      ["changed", "in both, changed in B", `${d.moved} moved to other resources, ${d.later} started later, ${d.earlier} earlier`],
+      ["only_a", "in A, not in B", "e.g. rejected or never run by B"],
+      ["cut_in_b", "in A, cut by B's schedule limit", "B stopped recording before these would start" + cutNote("b")],
+      ["only_b", "in B, not in A", ""],
+      ["cut_in_a", "in B, cut by A's schedule limit", "A stopped recording before these would start" + cutNote("a")],
+    ];
+    const body = t.createTBody();
+    rows.forEach(([key, label, note]) => {
+      if ((key === "cut_in_a" || key === "cut_in_b") && !d[key] && d[key === "cut_in_a" ? "a" : "b"].cut_at == null) return;
+      const row = body.insertRow();
+      row.insertCell().textContent = label;
+      const cell = row.insertCell();
+      cell.textContent = d[key];
+      cell.dataset.count = key;
+      cell.className = "num";
+      row.insertCell().textContent = note;
+    });
+  }
+
+  const diffUrl = `${url}?kind=diff&a=${a}&b=${b}` + (other ? `&with=${other}` : "");
+  window.cs.getJson(diffUrl).then((d) => {
     status = d.status;
-    document.getElementById("diff-summary").textContent =
-      `${d.jobs} jobs in both: ${d.changed} changed — ${d.moved} moved to other resources, ${d.later} started later in B, ${d.earlier} earlier` +
-      (d.only_a || d.only_b ? `; ${d.only_a} only in A, ${d.only_b} only in B (e.g. rejected)` : "") + ".";
+    window.cloudsched.diff = d;
+    const nothing = !d.jobs && !d.only_a && !d.only_b && !d.cut_in_a && !d.cut_in_b;
+    document.getElementById("diff-summary").textContent = nothing
+      ? "Neither run recorded a schedule (its scenario turned schedule recording off, or the runs had no jobs): there is nothing to compare."
+      : `${d.jobs} jobs in both: ${d.changed} changed — ${d.moved} moved to other resources, ${d.later} started later in B, ${d.earlier} earlier.`;
+    counts(d);
     table(d);
     return loadGantts(null, null);
   }).catch((e) => { document.getElementById("diff-summary").textContent = "could not load: " + e.message; });

@@ -7,7 +7,7 @@
   if (!payloadEl) return; // still running, or failed: run-header.js polls the status
   const payload = JSON.parse(payloadEl.textContent);
   const dataUrl = document.getElementById("results").dataset.dataUrl;
-  const { palette, fmt } = window.cs;
+  const { palette, fmt, algorithmColor } = window.cs;
   const registry = { gantt: {}, series: {}, comparison: null, freq: {} };
   window.cloudsched = registry;
 
@@ -17,7 +17,7 @@
   const repSelect = document.getElementById("rep-select");
   payload.repetitions.forEach((r) => repSelect.add(new Option("repetition " + r, r)));
   const link = window.cs.linkedTime((lo, hi) => load(lo, hi));
-  const algColour = (alg) => palette[Math.max(0, payload.algorithms.indexOf(alg)) % palette.length];
+  const algColour = (alg) => algorithmColor(alg);
   const seriesHolder = document.getElementById("series-charts");
   const ganttHolder = document.getElementById("gantt-charts");
   window.cs.unit = payload.time_unit || "s";

@@ -1,62 +1,130 @@
-// Study page: metric vs swept parameter, one line per algorithm, sd whiskers; the measured
-// values in a table beside the paper's claims. Refreshes while runs are still going.
+// Study page: metric vs swept parameter. Colour = algorithm (window.cs.algorithmColor, the same on
+// every page); line style and point shape = the second swept parameter's value. Axis values,
+// lines and table rows keep the study's order (payload.x_order, payload.lines), so nothing moves
+// as runs finish. The measured values sit in a table beneath; the page refreshes while runs go.
 (function () {
   "use strict";
   const payload = JSON.parse(document.getElementById("study-payload").textContent);
-  const { palette, fmt, errorBars } = window.cs;
+  const { fmt, errorBars, algorithmColor } = window.cs;
+  const DASHES = [[], [7, 4], [2, 3], [12, 3, 2, 3], [4, 2, 1, 2], [1, 5]];
+  const SHAPES = ["circle", "rect", "triangle", "rectRot", "crossRot", "star"];
   const select = document.getElementById("study-metric");
   const names = Object.keys(payload.metrics).sort();
   names.forEach((m) => select.add(new Option(m, m)));
+  const xOrder = payload.x_order || [];
+  const numericX = xOrder.length > 0 && xOrder.every((x) => typeof x === "number");
+  const groups = payload.groups || [];
+  const groupIndex = (g) => Math.max(0, groups.findIndex((v) => JSON.stringify(v) === JSON.stringify(g)));
+  const xLabel = payload.x_axis === "point" ? "point (scenario name)" : payload.x_axis || "run";
   let chart = null;
-  const numericX = names.every((m) => Object.values(payload.metrics[m]).every((pts) => pts.every((p) => typeof p.x === "number")));
+  window.cloudsched = { study: null, algorithmColor };
 
-  function draw(metric) {
+  // The datasets of one metric, in the study's line order; lines without a result yet are left out.
+  function datasetsOf(metric) {
     const lines = payload.metrics[metric] || {};
-    const datasets = Object.entries(lines).map(([label, pts], i) => ({
-      label, data: pts.map((p) => ({ x: numericX ? p.x : String(p.x), y: p.y })), err: pts.map((p) => p.err),
-      borderColor: palette[i % palette.length], backgroundColor: palette[i % palette.length], errColor: palette[i % palette.length], tension: 0, pointRadius: 3,
-    }));
+    const datasets = [];
+    (payload.lines || []).forEach((line) => {
+      const pts = lines[line.label];
+      if (!pts || !pts.length) return;
+      const colour = algorithmColor(line.algorithm), k = groupIndex(line.group);
+      datasets.push({
+        label: line.label, algorithm: line.algorithm, group: line.group,
+        data: pts.map((p) => ({ x: numericX ? p.x : String(p.x), y: p.y })), err: pts.map((p) => p.err), runs: pts.map((p) => p.run),
+        borderColor: colour, backgroundColor: colour, errColor: colour, borderDash: DASHES[k % DASHES.length],
+        pointStyle: SHAPES[k % SHAPES.length], pointRadius: 4, borderWidth: 2, tension: 0,
+      });
+    });
     const bound = payload.bounds && payload.bounds[metric];
-    if (bound && payload.metrics[bound]) { // the lower bound is the instance's: draw one line of it, dashed
+    if (bound && payload.metrics[bound]) { // the lower bound is the instance's: one dashed grey line
       const [label, pts] = Object.entries(payload.metrics[bound])[0];
       const groupSuffix = label.includes(" · ") ? " · " + label.split(" · ")[1] : "";
-      datasets.push({ label: `lower bound (${bound})${groupSuffix}`, data: pts.map((p) => ({ x: numericX ? p.x : String(p.x), y: p.y })),
-        borderColor: "#777", backgroundColor: "#777", borderDash: [6, 4], pointRadius: 2 });
+      datasets.push({ label: `lower bound (${bound})${groupSuffix}`, algorithm: null, data: pts.map((p) => ({ x: numericX ? p.x : String(p.x), y: p.y })),
+        borderColor: "#777", backgroundColor: "#777", borderDash: [6, 4], pointRadius: 2, borderWidth: 1.5 });
     }
+    return datasets;
+  }
+
+  function xScale() {
+    const title = { display: true, text: xLabel };
+    if (!numericX) return { type: "category", labels: xOrder.map(String), title, offset: true };
+    const lo = Math.min(...xOrder), hi = Math.max(...xOrder), pad = (hi - lo) * 0.04 || Math.abs(lo) * 0.1 || 1;
+    return { type: "linear", min: lo - pad, max: hi + pad, title, ticks: { callback: (v) => (xOrder.includes(v) ? fmt(v) : "") }, afterBuildTicks: (axis) => { axis.ticks = xOrder.map((v) => ({ value: v })); } };
+  }
+
+  function draw(metric) {
+    const datasets = datasetsOf(metric);
     if (chart) chart.destroy();
     chart = new Chart(document.getElementById("study-chart"), {
       type: "line", data: { datasets }, plugins: [errorBars],
-      options: { animation: false, maintainAspectRatio: false,
-        scales: { x: numericX ? { type: "linear", title: { display: true, text: payload.x_axis || "point" } } : { type: "category", labels: [...new Set(datasets.flatMap((d) => d.data.map((p) => p.x)))], title: { display: true, text: payload.x_axis || "point" } },
-                  y: { title: { display: true, text: metric } } },
-        plugins: { legend: { position: "bottom" }, tooltip: { callbacks: { label: (c) => `${c.dataset.label}: ${fmt(c.raw.y)}` + (c.dataset.err ? ` ± ${fmt(c.dataset.err[c.dataIndex])}` : "") } } } },
+      options: { animation: false, maintainAspectRatio: false, responsive: true,
+        scales: { x: xScale(), y: { title: { display: true, text: metric } } },
+        plugins: {
+          legend: { position: "right", labels: { usePointStyle: true, boxWidth: 28 } },
+          tooltip: { callbacks: { label: (c) => `${c.dataset.label}: ${fmt(c.raw.y)}` + (c.dataset.err ? ` ± ${fmt(c.dataset.err[c.dataIndex])} (sd)` : "") } },
+        } },
     });
-    window.cloudsched = { study: chart };
-    drawTable(metric, lines);
+    window.cloudsched.study = chart;
+    drawStyles();
+    drawTable(metric);
   }
 
-  function drawTable(metric, lines) {
-    const table = document.getElementById("study-table");
-    const xs = [...new Set(Object.values(lines).flatMap((pts) => pts.map((p) => p.x)))];
-    xs.sort((a, b) => (typeof a === "number" && typeof b === "number" ? a - b : String(a).localeCompare(String(b))));
-    const labels = Object.keys(lines);
-    table.innerHTML = "";
-    const head = table.createTHead().insertRow();
-    [payload.x_axis || "point", ...labels].forEach((t) => { const th = document.createElement("th"); th.textContent = t; head.appendChild(th); });
-    const body = table.createTBody();
-    xs.forEach((x) => {
-      const row = body.insertRow();
-      row.insertCell().textContent = x;
-      labels.forEach((l) => {
-        const p = lines[l].find((q) => q.x === x);
-        row.insertCell().textContent = p ? `${fmt(p.y)} ± ${fmt(p.err)}` : "—";
-      });
+  // What the line styles mean (colours are named by the legend's algorithm labels).
+  function drawStyles() {
+    const box = document.getElementById("study-styles");
+    box.innerHTML = "";
+    if (!payload.series_axis) { box.textContent = "Colour: algorithm (the same colour on every page)."; return; }
+    box.append(`Colour: algorithm. Line style and marker: ${payload.series_axis} = `);
+    groups.forEach((g, k) => {
+      const c = document.createElement("canvas");
+      c.width = 44; c.height = 12; c.className = "style-sample";
+      const ctx = c.getContext("2d");
+      ctx.strokeStyle = "#333"; ctx.lineWidth = 2; ctx.setLineDash(DASHES[k % DASHES.length]);
+      ctx.beginPath(); ctx.moveTo(0, 6); ctx.lineTo(44, 6); ctx.stroke();
+      const span = document.createElement("span");
+      span.className = "style-item";
+      span.append(c, ` ${g} (${SHAPES[k % SHAPES.length]})`);
+      box.append(span, " ");
     });
   }
+
+  // Rows: axis value (× second-axis value), in the study's order; columns: algorithms.
+  function drawTable(metric) {
+    const lines = payload.metrics[metric] || {};
+    const table = document.getElementById("study-table");
+    table.innerHTML = "";
+    const algs = (payload.algorithms || []).filter((a) => (payload.lines || []).some((l) => l.algorithm === a && lines[l.label]));
+    const head = table.createTHead().insertRow();
+    const heads = [xLabel, ...(payload.series_axis ? [payload.series_axis] : []), ...algs];
+    heads.forEach((t, i) => {
+      const th = document.createElement("th");
+      th.textContent = t;
+      if (i >= heads.length - algs.length) { const sw = document.createElement("span"); sw.className = "sw"; sw.style.background = algorithmColor(t); th.prepend(sw); }
+      head.appendChild(th);
+    });
+    const body = table.createTBody();
+    const same = (u, v) => JSON.stringify(u) === JSON.stringify(v);
+    (payload.pairs || xOrder.map((x) => [x, null])).forEach(([x, g]) => {
+      const row = body.insertRow();
+      row.insertCell().textContent = typeof x === "object" ? JSON.stringify(x) : x;
+      if (payload.series_axis) row.insertCell().textContent = g;
+      algs.forEach((alg) => {
+        const line = (payload.lines || []).find((l) => l.algorithm === alg && same(l.group, g));
+        const p = line && (lines[line.label] || []).find((q) => same(q.x, x));
+        const cell = row.insertCell();
+        cell.className = "num";
+        cell.textContent = p ? `${fmt(p.y)} ± ${fmt(p.err)}` : "—";
+        if (!p) cell.title = "no finished run at this point yet";
+      });
+    });
+    const caption = table.createCaption();
+    caption.textContent = `${metric}: mean ± sd over repetitions`;
+  }
+
   select.addEventListener("change", () => draw(select.value));
   const varies = (m) => new Set(Object.values(payload.metrics[m]).flatMap((pts) => pts.map((p) => p.y))).size > 1;
   const first = (payload.primary || []).find((m) => names.includes(m)) || names.find(varies) || names[0];
   if (first) { select.value = first; draw(first); }
+  document.body.dataset.studyDrawn = "1";
 
   const status = document.getElementById("study-status");
   if (status.dataset.statusUrl && status.dataset.finished === "0") {

@@ -44,7 +44,8 @@ ALICE_MARK, BOB_MARK = "alicesecret7q", "bobown3k"
 @dataclass(frozen=True)
 class Case:
     """One request by Bob. ``url`` is filled from Alice's world: {scenario} {run} {queued_run} {study}
-    {token} {trace} {run_share} {study_share} (and {bob_scenario} for Bob's own objects)."""
+    {token} {trace} {run_share} {study_share} (and {bob_run} for
+    Bob's own finished run)."""
 
     method: str
     url: str
@@ -79,8 +80,16 @@ WEB: dict[str, list[Case]] = {
     "run_result": [Case(G, "/runs/{run}/result.json")],
     "run_cancel": [Case(P, "/runs/{queued_run}/cancel/")],
     "run_share": [Case(P, "/runs/{run}/share/", data={"revoke": "1"}), Case(P, "/runs/{queued_run}/share/")],
-    "run_data": _each(G, "/runs/{run}/data.json?kind={value}", ["gantt", "series", "diff"]),
-    "run_diff": [Case(G, "/runs/{run}/diff/")],
+    "run_data": [
+        *_each(G, "/runs/{run}/data.json?kind={value}", ["gantt", "series", "diff"]),
+        # Bob's own run against Alice's run on the same workload (same toy scenario but its name)
+        Case(G, "/runs/{bob_run}/data.json?kind=diff&a=0&b=0&with={run}"),
+    ],
+    "run_diff": [
+        Case(G, "/runs/{run}/diff/"),
+        Case(G, "/runs/{bob_run}/diff/?with={run}"),
+        Case(G, "/runs/{bob_run}/diff/", 200),  # lists Bob's runs on that workload, never Alice's
+    ],
     "run_export": _each(
         G,
         "/runs/{run}/export/{value}/",
@@ -314,9 +323,10 @@ def _secrets(world):
     return [ALICE_MARK, str(world["run"].share_token), world["token"].prefix, world["trace"].sha256]
 
 
-def _fill(url, world):
+def _fill(url, world, bob=None):
     # Alice's study is never shared: its share URL is a random (unknown) token.
     values = {k: getattr(world[k], "pk", None) for k in ("scenario", "run", "queued_run", "study", "token", "trace")}
+    values |= {"bob_run": bob["run"].pk if bob else None}
     values |= {"run_share": world["run"].share_token, "study_share": "5d2c7ab2-5b8e-4a8b-9a43-54a1f7e1c0de"}
     return url.format(**values)
 
@@ -356,7 +366,7 @@ def test_pages_keep_alices_objects_from_bob(endpoint, case, alice_world, bob_wor
     client = Client()
     client.force_login(bob_world["user"])
     before = snapshot(alice_world["user"])
-    url = _fill(case.url, alice_world)
+    url = _fill(case.url, alice_world, bob_world)
     response = client.get(url) if case.method == G else client.post(url, case.data)
     _check(case, response, alice_world, bob_world, before)
 
