@@ -6,6 +6,14 @@
   "use strict";
   const payload = JSON.parse(document.getElementById("study-payload").textContent);
   const { fmt, errorBars, algorithmColor } = window.cs;
+  // numbers by their metric's kind and unit (format.js, docs/metrics.md), where the page ships the rules
+  const F = document.getElementById("format-rules") ? window.csFormat : null;
+  const specOf = (metric) => (payload.specs || {})[metric];
+  const show = (v, metric, ref) => (F ? F.value(v, specOf(metric), ref) : fmt(v));
+  const titleOf = (metric) => { const s = specOf(metric); return s && s.label ? s.label : metric; }; // ticks carry the unit
+  // The one spread of a point (what the table cell shows and the whisker draws): 95 % CI over
+  // repetitions, else the family's within-run CI (payload.spreads); without either, the sd.
+  const spreadAt = (metric, label, k, p) => { const sp = (((payload.spreads || {})[metric] || {})[label] || [])[k]; return sp ? sp.value : p.err; };
   const DASHES = [[], [7, 4], [2, 3], [12, 3, 2, 3], [4, 2, 1, 2], [1, 5]];
   const SHAPES = ["circle", "rect", "triangle", "rectRot", "crossRot", "star"];
   const select = document.getElementById("study-metric");
@@ -29,7 +37,7 @@
       const colour = algorithmColor(line.algorithm), k = groupIndex(line.group);
       datasets.push({
         label: line.label, algorithm: line.algorithm, group: line.group,
-        data: pts.map((p) => ({ x: numericX ? p.x : String(p.x), y: p.y })), err: pts.map((p) => p.err), runs: pts.map((p) => p.run),
+        data: pts.map((p) => ({ x: numericX ? p.x : String(p.x), y: p.y })), err: pts.map((p, k) => spreadAt(metric, line.label, k, p)), runs: pts.map((p) => p.run),
         borderColor: colour, backgroundColor: colour, errColor: colour, borderDash: DASHES[k % DASHES.length],
         pointStyle: SHAPES[k % SHAPES.length], pointRadius: 4, borderWidth: 2, tension: 0,
       });
@@ -57,10 +65,10 @@
     chart = new Chart(document.getElementById("study-chart"), {
       type: "line", data: { datasets }, plugins: [errorBars],
       options: { animation: false, maintainAspectRatio: false, responsive: true,
-        scales: { x: xScale(), y: { title: { display: true, text: metric } } },
+        scales: { x: xScale(), y: { title: { display: true, text: titleOf(metric) }, ticks: { callback: (v) => show(v, metric) } } },
         plugins: {
           legend: { position: "right", labels: { usePointStyle: true, boxWidth: 28 } },
-          tooltip: { callbacks: { label: (c) => `${c.dataset.label}: ${fmt(c.raw.y)}` + (c.dataset.err ? ` ± ${fmt(c.dataset.err[c.dataIndex])} (sd)` : "") } },
+          tooltip: { callbacks: { label: (c) => `${c.dataset.label}: ${show(c.raw.y, metric)}` + (c.dataset.err && c.dataset.err[c.dataIndex] ? ` ± ${show(c.dataset.err[c.dataIndex], metric)}` : "") } },
         } },
     });
     window.cloudsched.study = chart;
@@ -112,12 +120,16 @@
         const p = line && (lines[line.label] || []).find((q) => same(q.x, x));
         const cell = row.insertCell();
         cell.className = "num";
-        cell.textContent = p ? `${fmt(p.y)} ± ${fmt(p.err)}` : "—";
+        const k = p ? (lines[line.label] || []).indexOf(p) : -1;
+        const sp = k >= 0 ? (((payload.spreads || {})[metric] || {})[line.label] || [])[k] : null;
+        if (!p) cell.textContent = "—";
+        else if (sp && F) { cell.textContent = `${show(p.y, metric)} ${F.spread(p.y, sp.value, specOf(metric)) || "± 0"}`; cell.title = sp.label; }
+        else cell.textContent = `${show(p.y, metric)} ± ${show(p.err, metric)}`;
         if (!p) cell.title = "no finished run at this point yet";
       });
     });
     const caption = table.createCaption();
-    caption.textContent = `${metric}: mean ± sd over repetitions`;
+    caption.textContent = `${titleOf(metric)}: mean ± ${F && payload.spreads ? "the spread named in each cell's tooltip (95 % CI over repetitions, else the family's within-run CI, else sd)" : "sd over repetitions"}`;
   }
 
   select.addEventListener("change", () => draw(select.value));
