@@ -131,6 +131,28 @@ HEAVY_NOTE = (
     "the paper's set-up absorbed. Swapping the task-count Weibull parameters gives 37–40 % but pushes light-load "
     "savings to 46–48 %; we kept the order that matches Table I."
 )
+_SEEDS = "seeds 2013–2017 at small scale"
+# Table II rows the small-scale run misses outside the heavy load: one repetition of ≈ 600 (β = 15.72) or
+# ≈ 1160 (β = 7.86) jobs, whose rejection rate moves with the seed by more than the ±2-point tolerance.
+SMALL_NOISE_NOTES = {
+    (4.25, 15.72, 0.2): "We measure 26.9 % for both, 2.7 points under the paper, with one repetition of ≈ 605 jobs: "
+    f"the share of infeasible jobs moves with the seed (25.2–31.1 %, {_SEEDS}). "
+    "One repetition at paper scale gives 28.4 % (bench/dvfs_bot.py --paper 1), within tolerance.",
+    (8.5, 15.72, 0.2): "We measure 25.7 % for both, about 4 points under the paper, with one repetition of ≈ 580 jobs: "
+    f"the share of infeasible jobs moves with the seed (25.7–30.5 %, {_SEEDS}). "
+    "One repetition at paper scale gives 28.8 % (bench/dvfs_bot.py --paper 1), within tolerance.",
+    (
+        8.5,
+        15.72,
+        0.5,
+    ): "We measure 25.7 % for both, just over 2 points under the paper, with one repetition of ≈ 580 jobs: "
+    f"the share of infeasible jobs moves with the seed (25.2–29.7 %, {_SEEDS}). "
+    "One repetition at paper scale gives 28.5 % (bench/dvfs_bot.py --paper 1), within tolerance.",
+    (8.5, 7.86, 0.5): "We measure 37.0 % / 35.3 %, 5.8 / 4.4 points above the paper, with one repetition of ≈ 1160 "
+    f"jobs whose rejections move with the seed (baseline 28.1–37.0 %, cloud-aware 28.5–38.1 %, {_SEEDS}). "
+    "One repetition at paper scale gives 33.6 % / 33.1 %, still 2.4 / 2.2 points above, probably a milder "
+    "form of the β = 3.93 excess (our jobs demand more than the paper's set-up absorbed; not measured here).",
+}
 PANELS_CLAIM = "With 50% urgent requests the saving is smaller than with 20%, because urgent jobs force more hosts on."
 
 
@@ -216,7 +238,7 @@ def table2() -> dict[str, Any]:
                 at_every_point(value("baseline", "rejection_rate"), base - 0.02, base + 0.02, [_index(a, b, u)]),
                 at_every_point(value("cloud_aware", "rejection_rate"), ca - 0.02, ca + 0.02, [_index(a, b, u)]),
             ),
-            note=HEAVY_NOTE if b == 3.93 else "",
+            note=HEAVY_NOTE if b == 3.93 else SMALL_NOISE_NOTES.get((a, b, u), ""),
         )
         for (a, b, u), (base, ca) in TABLE2_REJECTION.items()
     ]
@@ -237,6 +259,11 @@ def table2() -> dict[str, Any]:
             compare_points(
                 SAVING, [_index(a, b, 0.2) for a, b in WORKLOADS], [_index(a, b, 0.5) for a, b in WORKLOADS]
             ),
+            note="Smaller on five of six workloads; at (4.25, 3.93) both panels save 3.2 % (3.19 % vs 3.24 %). "
+            "At heavy load the data centre is saturated in both panels (47–60 % rejected), so the urgency share barely moves the saving, and "
+            "one repetition decides the sign: 2.85–3.54 % with 20 % urgent vs 0.84–3.59 % with 50 % over "
+            f"{_SEEDS}. One repetition at paper scale gives 4.0 % vs 2.8 % (bench/dvfs_bot.py --paper 1): "
+            "smaller on all six workloads.",
         )
     )
     return {
