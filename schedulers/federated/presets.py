@@ -320,7 +320,7 @@ _FIG_NOTES = {
         "order": "Thunder: DCLS 56,180-56,290 s beats FCFS 61,480 s, but DCMMS 57,020-57,130 s is 1.5 % behind "
         "DCLS; the loose Thunder cloud is about a third busy and both keep 94-100 % of the tasks at home, so "
         "min-min's order has little to gain. Atlas: DCMMS is best at α = 0 and 0.5 (103,800 and 112,900 s) but "
-        "takes 162,900 s at α = 1, and DCLS (119,400 s at α = 0.5 and 1) is behind FCFS (113,700 s): the list "
+        "takes 162,900 s at α = 1, and DCLS (119,400 and 119,500 s at α = 0.5 and 1) is behind FCFS (113,700 s): the list "
         "schedulers send 25-39 % of Atlas's tasks to Thunder and uBGL, 8,000 s away for the dataset. Why that "
         "loses against keeping them on Atlas was not traced.",
         "alpha": "Flat on Thunder (max/min 1.002 for DCLS and DCMMS), as the paper says; not on Atlas (DCLS "
