@@ -369,16 +369,34 @@ def _lanes(parsed, index):
             return {"count": {}}
         starts, ends = _floats(table, "start"), _floats(table, "end")
         codes = _codes(table["resource"], names)
-        times = np.concatenate([starts, ends])
-        step = np.concatenate([np.ones(starts.size, np.int8), -np.ones(ends.size, np.int8)])
-        rows = np.concatenate([codes, codes])
-        order = np.lexsort((step, times, rows))  # per row by time, an end before a start at one instant
-        running = np.cumsum(step[order], dtype=np.int64)
-        first = np.searchsorted(rows[order], np.arange(len(names)))
+        step, rows = _events_by_row(starts, ends, codes, len(names))
+        running = np.cumsum(step, dtype=np.int64)
+        first = np.searchsorted(rows, np.arange(len(names)))
         most = np.maximum.reduceat(running, first)
         return {"count": {n: max(1, int(m)) for n, m in zip(names, most.tolist(), strict=True)}}
 
     return parsed.memo(("lanes", index), build)
+
+
+def _events_by_row(starts, ends, codes, n_rows):
+    """The +1 (start) / −1 (end) steps of every segment, per row in time order, an end before a start
+    at one instant; returns ``(steps, rows)``. The stored segments come in start order, so the
+    starts and the sorted ends are merged by ``searchsorted`` and the events then sorted stably by
+    row (a radix sort when the row index fits 16 bits) — one pass instead of a 3-key sort."""
+    if starts.size > 1 and np.any(starts[1:] < starts[:-1]):  # not in start order: sort them
+        o = np.argsort(starts, kind="stable")
+        starts, ends, codes = starts[o], ends[o], codes[o]
+    e_order = np.argsort(ends, kind="stable")
+    e_sorted = ends[e_order]
+    n = starts.size
+    at_start = np.arange(n) + np.searchsorted(e_sorted, starts, side="right")  # ends at ≤ s come first
+    at_end = np.arange(n) + np.searchsorted(starts, e_sorted, side="left")  # before starts at the same t
+    step = np.empty(2 * n, np.int8)
+    rows = np.empty(2 * n, np.int16 if n_rows < 32768 else np.int64)
+    step[at_start], step[at_end] = 1, -1
+    rows[at_start], rows[at_end] = codes, codes[e_order]
+    order = np.argsort(rows, kind="stable")
+    return step[order], rows[order]
 
 
 def _greedy_lanes(starts, ends):
