@@ -29,7 +29,7 @@
     const data = window.cs.ganttData(g, (job) => COLOURS[status[job] || "same"]);
     if (charts[which]) { charts[which].$g = g; charts[which].data = data; charts[which].options.plugins.subtitle = window.cs.ganttSubtitle(g); charts[which].update("none"); return; }
     const chart = new Chart(document.getElementById("gantt-" + which), {
-      type: "bar", data,
+      type: "bar", data, plugins: [window.cs.gantt.lanesPlugin], // overlapping segments of a row in lanes, as on the run page
       options: { indexAxis: "y", animation: false, maintainAspectRatio: false,
         scales: { x: { type: "linear", title: { display: true, text: `time (${window.cs.unit})` }, min: g.window[0], max: g.window[1] }, y: { type: "category", ticks: { autoSkip: false, font: { size: 10 } } } },
         plugins: { legend: { display: false }, zoom: link.zoomOptions, tooltip: window.cs.ganttTooltip((c) => c.$g), subtitle: window.cs.ganttSubtitle(g) } },
