@@ -130,8 +130,8 @@ def _segments(inst, st: Stretches, limit: int | None, extra: dict[str, Any]) -> 
     ended = np.full(n_st, -1, dtype=np.int32)
     for i, reason in st.ended.items():
         ended[i] = reasons.index(reason)
-    columns["ended"] = coded(ended[rows], reasons)
-    return Columns(columns, masks={"ended": ended[rows] >= 0}, sparse=True)
+    columns["ended"] = coded(ended[rows], reasons)  # code -1: the stretch simply finished
+    return Columns(columns, sparse=True)
 
 
 def _native(v):

@@ -153,31 +153,25 @@ def _schedule(inst: Instance, placements: list[Placement], slot_min: float) -> t
                                      for k in ("job", "res", "start", "end", "pool"))  # fmt: skip
     job = job.astype(np.int64)
     vm = inst.vm[job]
-    segments = Columns(
-        {
-            "job": coded(job, [str(j) for j in range(len(inst))]),
-            "task": coded(job, [str(j) for j in range(len(inst))]),
-            "resource": coded(res, labels),
-            "start": start.astype(float),
-            "end": end.astype(float),
-            "share": np.asarray(inst.vm_cpu, dtype=float)[vm],
-            "kind": coded(np.zeros(job.size, dtype=np.int32), ["vm"]),
-            "vm_type": coded(vm, list(inst.vm_names)),
-            "pm_type": coded(pool_of.astype(np.int64), [pool.name for pool in inst.pools]),
-        }
-    )
+    names = [str(j) for j in range(len(inst))]
+    columns = {
+        "job": coded(job, names),
+        "task": coded(job, names),
+        "resource": coded(res, labels),
+        "start": start.astype(float),
+        "end": end.astype(float),
+        "share": np.asarray(inst.vm_cpu, dtype=float)[vm],
+        "kind": coded(np.zeros(job.size, dtype=np.int32), ["vm"]),
+        "vm_type": coded(vm, list(inst.vm_names)),
+        "pm_type": coded(pool_of.astype(np.int64), [pool.name for pool in inst.pools]),
+    }
     # the piece before a move ends "migrated" (an event on the Gantt); only those segments carry the key
+    # (code -1 = missing, so the table is sparse)
     moved = np.zeros(job.size, dtype=bool)
     moved[:-1] = (job[:-1] == job[1:]) & (res[:-1] != res[1:])
     if moved.any():
-        segments = Columns(
-            {
-                **{name: segments.raw(name) for name in segments.names},
-                "ended": coded(np.where(moved, 0, -1), ["migrated"]),
-            },
-            masks={"ended": moved},
-            sparse=True,
-        )
+        columns["ended"] = coded(np.where(moved, 0, -1), ["migrated"])
+    segments = Columns(columns, sparse=bool(moved.any()))
     first = np.full(len(inst), -1)
     seen, at = np.unique(job, return_index=True)  # the first segment of every request, in segment order
     first[seen] = res.astype(np.int64)[at]

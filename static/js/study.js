@@ -7,9 +7,9 @@
   const payload = JSON.parse(document.getElementById("study-payload").textContent);
   const { fmt, errorBars, algorithmColor } = window.cs;
   // numbers by their metric's kind and unit (format.js, docs/metrics.md), where the page ships the rules
-  const F = document.getElementById("format-rules") ? window.csFormat : null;
+  const F = window.csFormat; // study.html ships the rules ({% format_rules %})
   const specOf = (metric) => (payload.specs || {})[metric];
-  const show = (v, metric, ref) => (F ? F.value(v, specOf(metric), ref) : fmt(v));
+  const show = (v, metric, ref) => F.value(v, specOf(metric), ref);
   const titleOf = (metric) => { const s = specOf(metric); return s && s.label ? s.label : metric; }; // ticks carry the unit
   // The one spread of a point (what the table cell shows and the whisker draws): 95 % CI over
   // repetitions, else the family's within-run CI (payload.spreads); without either, the sd.
@@ -123,13 +123,13 @@
         const k = p ? (lines[line.label] || []).indexOf(p) : -1;
         const sp = k >= 0 ? (((payload.spreads || {})[metric] || {})[line.label] || [])[k] : null;
         if (!p) cell.textContent = "—";
-        else if (sp && F) { cell.textContent = `${show(p.y, metric)} ${F.spread(p.y, sp.value, specOf(metric)) || "± 0"}`; cell.title = sp.label; }
+        else if (sp) { cell.textContent = `${show(p.y, metric)} ${F.spread(p.y, sp.value, specOf(metric)) || "± 0"}`; cell.title = sp.label; }
         else cell.textContent = `${show(p.y, metric)} ± ${show(p.err, metric)}`;
         if (!p) cell.title = "no finished run at this point yet";
       });
     });
     const caption = table.createCaption();
-    caption.textContent = `${titleOf(metric)}: mean ± ${F && payload.spreads ? "the spread named in each cell's tooltip (95 % CI over repetitions, else the family's within-run CI, else sd)" : "sd over repetitions"}`;
+    caption.textContent = `${titleOf(metric)}: mean ± the spread named in each cell's tooltip (95 % CI over repetitions, else the family's within-run CI, else sd)`;
   }
 
   select.addEventListener("change", () => draw(select.value));
