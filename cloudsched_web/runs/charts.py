@@ -367,7 +367,7 @@ def study_payload(study, runs_with_results, all_runs=None):
     leaf = series_axis.split(".")[-1] if series_axis else ""
 
     def label(alg, group):
-        return alg if group is None else f"{alg} · {leaf}={group}"
+        return alg if group is None else f"{alg} · {leaf}={formatting.setting_text(group)}"
 
     family = study.scenario.family if hasattr(study, "scenario") else ""
     specs = formatting.specs(

@@ -11,7 +11,7 @@ line for line alike; a browser test compares their output on every cell of a res
 * flag — ✓ / ✗ (a mean over repetitions: the share of repetitions where it held);
 * duration — ``3.2 s``, ``12.5 min``, ``40.2 h``, ``2 d 22 h``, the exact seconds in the title;
 * energy Wh / kWh / MWh, power W / kW / MW, frequency MHz / GHz — by size;
-* fraction — a percentage; ratio, quantity and undeclared numbers — four significant digits.
+* fraction — a percentage (its spread in percentage points, ``± 1.2 pp``); ratio, quantity and undeclared numbers — four significant digits.
 
 Never an exponent, never ``1000.0000``.
 """
@@ -25,6 +25,8 @@ THIN = "\u202f"  # narrow no-break space: the SI thousands separator, never a li
 RULES = {
     "thousands": THIN,
     "flag": ["✓", "✗"],
+    # The spread of a percentage is a difference of percentages: percentage points, not a percent of it.
+    "points": "pp",
     "significant": {"scaled": 3, "ratio": 4, "quantity": 4, "money": 2, "number": 4, "spread": 2},
     # per kind: stored unit → factor to the base unit; display steps [threshold in base units, unit, factor]
     "scales": {
@@ -126,6 +128,14 @@ def value_text(value, spec=None, ref=None) -> str:
     return f"{text} {unit}" if unit else text
 
 
+def setting_text(value) -> str:
+    """A scenario setting as a person wrote it: a float to 12 significant digits, so a value made by
+    arithmetic (``0.6 * 262`` = ``157.20000000000002``) reads ``157.2``; anything else as ``str``."""
+    if isinstance(value, float) and math.isfinite(value):
+        return repr(float(f"{value:.12g}"))
+    return str(value)
+
+
 def spread_text(value, err, spec=None) -> str:
     """``± err`` in the display unit of ``value`` (a duration over two days: in hours)."""
     if not err:
@@ -134,7 +144,7 @@ def spread_text(value, err, spec=None) -> str:
     kind, unit = spec.get("kind", "number"), spec.get("unit", "")
     digits = RULES["significant"]["spread"]
     if kind in ("fraction", "percent"):
-        return "± " + significant(err * 100 if kind == "fraction" else err, digits) + " %"
+        return "± " + significant(err * 100 if kind == "fraction" else err, digits) + " " + RULES["points"]
     if kind in RULES["scales"]:
         step = _step(kind, _to_base(kind, unit, value))
         factor, name = (3600, "h") if step[1] == "d h" else (step[2], step[1])

@@ -78,7 +78,7 @@
     if (!err) return "";
     spec = spec || DEFAULT_SPEC;
     const kind = spec.kind || "number", unit = spec.unit || "", digits = R().significant.spread;
-    if (kind === "fraction" || kind === "percent") return "± " + significant(kind === "fraction" ? err * 100 : err, digits) + " %";
+    if (kind === "fraction" || kind === "percent") return "± " + significant(kind === "fraction" ? err * 100 : err, digits) + " " + R().points;
     if (R().scales[kind]) {
       const s = step(kind, toBase(kind, unit, v));
       const [factor, name] = s[1] === "d h" ? [3600, "h"] : [s[2], s[1]];
@@ -86,6 +86,11 @@
     }
     const text = significant(err, digits);
     return unit && !["count", "flag", "ratio"].includes(kind) ? `± ${text} ${unit}` : `± ${text}`;
+  }
+
+  // A swept setting's value as a person wrote it (the twin of formatting.setting_text): 157.2, not 157.20000000000002.
+  function setting(v) {
+    return typeof v === "number" && Number.isFinite(v) && !Number.isInteger(v) ? String(Number(v.toPrecision(12))) : String(v);
   }
 
   // The tooltip: the stored number in full (durations in seconds).
@@ -109,5 +114,5 @@
     return kind === "fraction" ? 0.01 : 1;
   }
 
-  window.csFormat = { value, spread, exact, unit };
+  window.csFormat = { value, spread, exact, unit, setting };
 })();

@@ -37,7 +37,7 @@
       const colour = algorithmColor(line.algorithm), k = groupIndex(line.group);
       datasets.push({
         label: line.label, algorithm: line.algorithm, group: line.group,
-        data: pts.map((p) => ({ x: numericX ? p.x : String(p.x), y: p.y })), err: pts.map((p, k) => spreadAt(metric, line.label, k, p)), runs: pts.map((p) => p.run),
+        data: pts.map((p) => ({ x: numericX ? p.x : F.setting(p.x), y: p.y })), err: pts.map((p, k) => spreadAt(metric, line.label, k, p)), runs: pts.map((p) => p.run),
         borderColor: colour, backgroundColor: colour, errColor: colour, borderDash: DASHES[k % DASHES.length],
         pointStyle: SHAPES[k % SHAPES.length], pointRadius: 4, borderWidth: 2, tension: 0,
       });
@@ -46,7 +46,7 @@
     if (bound && payload.metrics[bound]) { // the lower bound is the instance's: one dashed grey line
       const [label, pts] = Object.entries(payload.metrics[bound])[0];
       const groupSuffix = label.includes(" · ") ? " · " + label.split(" · ")[1] : "";
-      datasets.push({ label: `lower bound (${bound})${groupSuffix}`, algorithm: null, data: pts.map((p) => ({ x: numericX ? p.x : String(p.x), y: p.y })),
+      datasets.push({ label: `lower bound (${bound})${groupSuffix}`, algorithm: null, data: pts.map((p) => ({ x: numericX ? p.x : F.setting(p.x), y: p.y })),
         borderColor: "#777", backgroundColor: "#777", borderDash: [6, 4], pointRadius: 2, borderWidth: 1.5 });
     }
     return datasets;
@@ -54,7 +54,7 @@
 
   function xScale() {
     const title = { display: true, text: xLabel };
-    if (!numericX) return { type: "category", labels: xOrder.map(String), title, offset: true };
+    if (!numericX) return { type: "category", labels: xOrder.map((x) => F.setting(x)), title, offset: true };
     const lo = Math.min(...xOrder), hi = Math.max(...xOrder), pad = (hi - lo) * 0.04 || Math.abs(lo) * 0.1 || 1;
     return { type: "linear", min: lo - pad, max: hi + pad, title, ticks: { callback: (v) => (xOrder.includes(v) ? fmt(v) : "") }, afterBuildTicks: (axis) => { axis.ticks = xOrder.map((v) => ({ value: v })); } };
   }
@@ -113,8 +113,8 @@
     const same = (u, v) => JSON.stringify(u) === JSON.stringify(v);
     (payload.pairs || xOrder.map((x) => [x, null])).forEach(([x, g]) => {
       const row = body.insertRow();
-      row.insertCell().textContent = typeof x === "object" ? JSON.stringify(x) : x;
-      if (payload.series_axis) row.insertCell().textContent = g;
+      row.insertCell().textContent = typeof x === "object" ? JSON.stringify(x) : F.setting(x);
+      if (payload.series_axis) row.insertCell().textContent = F.setting(g);
       algs.forEach((alg) => {
         const line = (payload.lines || []).find((l) => l.algorithm === alg && same(l.group, g));
         const p = line && (lines[line.label] || []).find((q) => same(q.x, x));

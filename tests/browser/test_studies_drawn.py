@@ -256,3 +256,17 @@ def test_a_shared_study_leads_an_anonymous_visitor_to_its_runs(page, live_server
     page.wait_for_selector("#create-share")
     gone = anonymous.goto(anonymous.url)
     assert gone.status == 404 and "your scenarios" not in anonymous.inner_text("main")
+
+
+def test_swept_values_are_written_without_float_noise(page, live_server, alice):
+    # 0.1 * 3 is 0.30000000000000004 as stored; a person wrote 0.3 (formatting.setting_text's twin).
+    study, runs = _study(alice, [("small", 1), ("big", 2)])
+    runs[0].point = {"case": 0.1 * 3}
+    runs[0].save()
+    _finish(runs[0])
+    _login(page, live_server.url)
+    page.goto(f"{live_server.url}/studies/{study.pk}/")
+    page.wait_for_function("() => document.body.dataset.studyDrawn === '1'")
+    assert page.evaluate(X_LABELS) == ["0.3", "big"]
+    assert [r[0] for r in page.evaluate(TABLE)] == ["0.3", "big"]
+    assert all(d["x"] == ["0.3"] for d in page.evaluate(DATASETS))

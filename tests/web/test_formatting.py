@@ -47,7 +47,7 @@ def test_values_read_as_a_person_writes_them(value, spec, text):
 def test_spreads_tooltips_and_axis_units():
     assert formatting.spread_text(26_408.3, 24_217.6, D) == "± 6.7 h"
     assert formatting.spread_text(254_234.2, 3600 * 7.1, D) == "± 7.1 h"  # beside "2 d 23 h": in hours
-    assert formatting.spread_text(0.5, 0.012, {"kind": "fraction"}) == "± 1.2 %"
+    assert formatting.spread_text(0.5, 0.012, {"kind": "fraction"}) == "± 1.2 pp"
     assert formatting.spread_text(5, 0, {"kind": "count"}) == ""
     assert formatting.exact_text(254_234.244005, D) == f"254{T}234.244 s"
     assert formatting.exact_text(10, {"kind": "duration", "unit": "min"}) == "600 s"
@@ -57,7 +57,7 @@ def test_spreads_tooltips_and_axis_units():
 def test_one_spread_per_metric_and_its_label():
     reps = {"mean": 10.0, "std": 2.0, "ci": 4.97, "n": 2}
     assert charts.spread(reps, {"mean": 1.0}, {"label": "batch"}) == {
-        "value": 4.97, "source": "repetitions", "n": 2, "std": 2.0, "label": "± 95 % CI over 2 repetitions"}  # fmt: skip
+        "value": 4.97, "source": "repetitions", "n": 2, "std": 2.0, "label": "± 95 % CI over 2 repetitions"}
     one = {"mean": 10.0, "std": 0.0, "ci": 0.0, "n": 1}
     assert charts.spread(one, {"mean": 1.5}, {"label": "95 % CI within the run"})["label"] == "± 95 % CI within the run"
     assert charts.spread(one) is None
@@ -70,7 +70,7 @@ def test_the_table_folds_within_run_cis_into_their_metric():
         "summary": {"easy": {"avg_response_time_s": {"mean": 100.0, "std": 0.0, "ci": 0.0, "n": 1},
                              "avg_response_time_ci_s": {"mean": 7.0, "std": 0.0, "ci": 0.0, "n": 1},
                              "jobs": {"mean": 200.0, "std": 0.0, "ci": 0.0, "n": 1}}},
-    }  # fmt: skip
+    }
     table = charts.summary_table(result)
     assert [r["name"] for r in table["rows"]] == ["avg_response_time_s", "jobs"]  # summary metrics first
     cell = table["rows"][0]["cells"][0]
@@ -93,3 +93,38 @@ def test_study_points_carry_their_spread_beside_the_curves():
     assert [p["x"] for p in payload["metrics"]["m"]["a"]] == [0.5, 0.9]
     assert payload["spreads"]["m"]["a"] == [None, {"value": 1.24, "label": "± 95 % CI over 3 repetitions"}]
     assert payload["specs"]["m"]["kind"] == "number"  # no family: an undeclared plain number
+
+
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [(0.6 * 262, "157.2"), (0.1 * 3, "0.3"), (4, "4"), (0.5, "0.5"), (1e-05, "1e-05"), ("easy", "easy"),
+     (1 / 3, "0.333333333333")],
+)
+def test_swept_settings_read_without_float_noise(value, text):
+    assert formatting.setting_text(value) == text
+
+
+def test_second_axis_labels_carry_no_float_noise():
+    class R:
+        def __init__(self, pk, x, g):
+            self.pk, self.point = pk, {"workload.load": x, "workload.rate": g}
+
+    class S:
+        axes = ["workload.load", "workload.rate"]
+
+    stat = {"mean": 1.0, "std": 0.0, "ci": 0.0, "n": 1}
+    grid = [(0.5, 0.1 * 3), (0.5, 0.7), (0.9, 0.1 * 3), (0.9, 0.7)]
+    pairs = [(R(k, x, g), {"a": {"m": stat}}) for k, (x, g) in enumerate(grid)]
+    assert sorted(charts.study_payload(S(), pairs)["metrics"]["m"]) == ["a · rate=0.3", "a · rate=0.7"]
+
+
+@pytest.mark.django_db
+def test_the_study_runs_table_writes_swept_values_without_float_noise(alice_client, alice, toy_scenario):
+    from cloudsched_web.runs.models import Run, Study
+    from cloudsched_web.scenarios.models import Scenario
+
+    sc = Scenario.objects.create(owner=alice, family="toy", name="s", config=toy_scenario)
+    study = Study.objects.create(scenario=sc, name="sweep", axes=["workload.rate"])
+    Run.objects.create(scenario=sc, study=study, config=sc.config, point={"workload.rate": 0.6 * 262})
+    page = alice_client.get(f"/studies/{study.pk}/").content.decode()
+    assert "workload.rate=157.2 " in page and "157.20000000000002" not in page.split('id="study-payload"')[0]

@@ -29,6 +29,12 @@ def metric_spread(cell, spec):
 
 
 @register.filter
+def setting(value):
+    """A swept setting's value without float noise (``157.2``, not ``157.20000000000002``)."""
+    return formatting.setting_text(value)
+
+
+@register.filter
 def duration(seconds):
     """A number of seconds as a duration (``3.2 s``, ``12.5 min``)."""
     return formatting.value_text(seconds, {"kind": "duration", "unit": "s"})
