@@ -15,6 +15,7 @@ from django.utils import timezone
 
 from cloudsched_web.runs.models import Run, Study
 from cloudsched_web.scenarios.models import Scenario
+from cloudsched_web.traces.services import collect_orphans
 
 KINDS = {"scenario": Scenario, "study": Study, "run": Run}
 
@@ -139,9 +140,10 @@ def items(user, limit=500):
 
 
 def purge(now=None):
-    """Delete for good what has been in the trash longer than ``TRASH_KEEP_DAYS`` (the sweeper calls this)."""
+    """Delete for good what has been in the trash longer than ``TRASH_KEEP_DAYS`` (the sweeper calls this),
+    then the traces that nothing refers to and nobody holds any more (``traces.services.collect_orphans``)."""
     cutoff = (now or timezone.now()) - timedelta(days=keep_days())
     deleted = 0
     for model in (Scenario, Study, Run):  # a scenario's delete cascades to its runs and studies
         deleted += model.all_objects.filter(trashed_at__lt=cutoff).delete()[0]
-    return deleted
+    return deleted + collect_orphans()

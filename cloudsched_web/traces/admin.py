@@ -3,6 +3,7 @@ from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
 from cloudsched_web.traces.models import Trace, TraceHolder
+from cloudsched_web.traces.services import referenced
 from cloudsched_web.traces.views import traces_of
 
 
@@ -29,13 +30,6 @@ class TraceHolderInline(admin.TabularInline):
     fields = ("user", "name", "created_at")
     readonly_fields = ("created_at",)
     verbose_name_plural = "users who may use it (each under their own name)"
-
-
-def referenced(trace):
-    from cloudsched_web.runs.models import Run
-    from cloudsched_web.scenarios.models import Scenario
-
-    return any(m.all_objects.filter(config__workload__trace=trace.ref).exists() for m in (Scenario, Run))
 
 
 @admin.register(Trace)

@@ -1,6 +1,8 @@
 from django.conf import settings
-from django.db import models
+from django.db import models, transaction
 from django.db.models import OuterRef, Q, Subquery
+from django.db.models.signals import post_delete
+from django.dispatch import receiver
 
 
 class Trace(models.Model):
@@ -84,3 +86,11 @@ class TraceHolder(models.Model):
 
     def __str__(self):
         return f"{self.user} holds {self.trace_id} as {self.name!r}"
+
+
+@receiver(post_delete, sender=Trace)
+def _delete_trace_file(sender, instance, **kwargs):
+    """A deleted trace's stored file goes with it, once the deletion is committed."""
+    name, storage = instance.file.name, instance.file.storage
+    if name:
+        transaction.on_commit(lambda: storage.delete(name))

@@ -117,6 +117,24 @@ def refs(config) -> list[str]:
     return [ref] if isinstance(ref, str) and ref else []
 
 
+def referenced(trace: Trace) -> bool:
+    """Whether any scenario or run, trashed ones included, refers to ``trace``."""
+    from cloudsched_web.runs.models import Run
+    from cloudsched_web.scenarios.models import Scenario
+
+    return any(m.all_objects.filter(config__workload__trace=trace.ref).exists() for m in (Scenario, Run))
+
+
+def collect_orphans() -> int:
+    """Delete the traces nobody can reach any more: not imported, held by no user (their uploader's
+    account is gone) and referred to by no scenario or run, trashed ones included. The trash sweeper
+    calls this after a purge; a trace's file goes with its row (see ``models``). Returns how many."""
+    orphans = [t for t in Trace.objects.filter(imported=False, holders__isnull=True) if not referenced(t)]
+    for trace in orphans:
+        trace.delete()
+    return len(orphans)
+
+
 def by_ref(ref: str) -> Trace | None:
     return Trace.objects.filter(sha256=ref.removeprefix("sha256:")).first() if REF_RE.fullmatch(ref) else None
 

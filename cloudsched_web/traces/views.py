@@ -4,8 +4,10 @@ A trace's text is never put in a page: pages show its summary (:func:`traces_of`
 to the download, which streams the stored gzip file.
 """
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.core.paginator import Paginator
 from django.http import FileResponse, Http404
 from django.shortcuts import get_object_or_404, redirect, render
 
@@ -45,10 +47,11 @@ def trace_list(request):
             else:
                 messages.success(request, f"{'Stored' if created else 'Already stored'}: {trace.name} ({trace.ref}).")
                 return redirect("traces")
-    traces = list(Trace.visible_to(request.user)[:500])
-    for t in traces:
+    page = Paginator(Trace.visible_to(request.user), settings.LIST_PAGE_SIZE).get_page(request.GET.get("page"))
+    for t in page.object_list:
         t.shown_name = t.name_for(request.user)
-    return render(request, "traces/list.html", {"traces": traces, "max_bytes": max_upload_bytes()})
+    context = {"traces": page.object_list, "page": page, "max_bytes": max_upload_bytes()}
+    return render(request, "traces/list.html", context)
 
 
 @login_required

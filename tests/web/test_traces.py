@@ -357,3 +357,42 @@ def test_the_traces_page_lists_and_uploads(client, alice, bob):
     assert "my log" in page and "bob's private log" not in page and MARK_LINE not in page
     response = client.post("/traces/", {"file": SimpleUploadedFile("bad.swf", b"1 2\n")}, follow=True)
     assert "SWF line 1: expected 18 fields, found 2" in response.content.decode()
+
+
+def test_the_sweeper_collects_traces_nobody_holds_or_uses_with_their_files(alice, bob, django_capture_on_commit_callbacks):
+    from datetime import timedelta
+
+    from django.core.files.storage import default_storage
+    from django.utils import timezone
+
+    from cloudsched_web.runs import trash
+    from cloudsched_web.traces.models import TraceHolder
+
+    def variant(tag):
+        return SWF.replace("; Version: 2.2", f"; {tag}").encode()
+
+    gone, _ = store(variant("gone"), "gone", owner=alice)  # its scenario purged, its uploader's account gone
+    waiting, _ = store(variant("waiting"), "waiting", owner=alice)  # its scenario still in the trash
+    held, _ = store(variant("held"), "held", owner=bob)  # in bob's traces, used by nothing
+    server, _ = store(variant("server"), "server", imported=True)
+    old = timezone.now() - timedelta(days=trash.keep_days() + 1)
+    Scenario.objects.create(owner=alice, family="backfill", name="a", config=_backfill(gone.ref), trashed_at=old)
+    Scenario.objects.create(owner=alice, family="backfill", name="b", config=_backfill(waiting.ref),
+                            trashed_at=timezone.now())  # fmt: skip
+    TraceHolder.objects.filter(user=alice).delete()
+    files = {t.sha256: t.file.name for t in (gone, waiting, held, server)}
+    with django_capture_on_commit_callbacks(execute=True):
+        trash.purge()
+    assert sorted(Trace.objects.values_list("name", flat=True)) == ["held", "server", "waiting"]
+    assert not default_storage.exists(files[gone.sha256])
+    assert all(default_storage.exists(files[t.sha256]) for t in (waiting, held, server))
+
+
+def test_the_traces_page_pages_through_every_trace(client, alice, settings):
+    settings.LIST_PAGE_SIZE = 2
+    for k in range(3):
+        store(SWF.replace("; Version: 2.2", f"; copy {k}").encode(), f"log {k}", owner=alice)
+    _login(client, alice)
+    pages = [client.get("/traces/", {"page": k}).content.decode() for k in (1, 2)]
+    assert sum(p.count(">log ") for p in pages) == 3  # no silent cap
+    assert "of 3 (page 2 of 2)" in pages[1]
