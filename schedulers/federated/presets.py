@@ -320,7 +320,7 @@ def _ar_table(tight: bool) -> dict[str, Any]:
 
 # Why Figs. 7-10 are not reproduced at small scale (1,000 jobs, about 31 applications per log), measured
 # after the slot tables were rebuilt from each cloud's current status; traced task by task in docs/federated.md
-# ("Figs. 7-10 at small scale: the traced causes"). Eq. numbers are the paper's (Section 5.1.4).
+# ("Figs. 7–8 at small scale: the traced causes"). Eq. numbers are the paper's (Section 5.1.4).
 _FEEDBACK_CHARGE = (
     "Eq. 6 measures Δτ from the ERAT, which here includes the inputs' estimated ready time, so a task whose "
     "predecessor finished late charges its own cloud with that lateness, and eq. 7 divides it by the task's own "
