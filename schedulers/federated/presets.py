@@ -350,8 +350,8 @@ _FIG_NOTES = {
         "then multiplies Thunder's and Atlas's S/b + ETM by 164 and 28, so 36 of app 16's 43 tasks and 14 of "
         "app 18's 17 go to uBGL: app 18's t8 runs 1,271,073 s there (635,536 s on Thunder), app 16 takes "
         "764,971 s (FCFS 89,436), app 18 2,220,862 s (1,294,428). With Δτ measured from the inputs' actual "
-        "ready time no task goes to uBGL and max/min is 1.0035 (DCLS) and 1.006 (DCMMS). A uBGL of 81,920 VMs "
-        "does not help: DCMMS still takes 143,195-145,533 s at α = 0.5-1.",
+        "ready time DCMMS sends no task to uBGL (DCLS 10) and max/min is 1.0035 (DCLS) and 1.006 (DCMMS). A uBGL of "
+        "81,920 VMs does not help: DCMMS still takes 143,195-145,533 s at α = 0.5-1.",
     },
     8: {
         "order": "Thunder: DCLS 62,314-63,044 s beats FCFS 102,623 s; DCMMS 78,260-82,598 s is behind. The 16 "
