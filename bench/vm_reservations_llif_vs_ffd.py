@@ -12,10 +12,12 @@ the study runner does (same seeds and streams) and prints per point:
 * the time-connected component (requests linked through overlaps) where LLIF loses most to FFD, and its
   share of the whole difference;
 * with ``--exact``, the exact optimum without migration (MILP per component, exact.py), which bounds what
-  any migration-free heuristic such as LLIF can save over FFD.
+  any migration-free heuristic such as LLIF can save over FFD;
+* with ``--line8``, the energy saving over FFD of other readings of Alg. 3.1 line 8 (ETF/STF groups):
+  STF before ETF, the ETF group by earliest end, and no split (longest first within the run).
 
     .venv/bin/python bench/vm_reservations_llif_vs_ffd.py [--scale small|paper] [--preset fig5_4 fig5_7]
-        [--exact --exact-points 0 --exact-limit 10]
+        [--points 0] [--exact --exact-limit 10] [--line8]
 """
 
 from __future__ import annotations
@@ -33,8 +35,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a check
 from schedulers.core.rng import stream
 from schedulers.vm_reservations.bound import Axis, Placement, busy_intervals, lower_bound_slots, min_machines
 from schedulers.vm_reservations.exact import _solve
-from schedulers.vm_reservations.ffd import ffd
-from schedulers.vm_reservations.llif import llif
+from schedulers.vm_reservations.ffd import ffd, first_fit
+from schedulers.vm_reservations.llif import _range_min, llif, llif_order, load_runs
 from schedulers.vm_reservations.model import Scenario, kwh
 from schedulers.vm_reservations.presets import PRESETS, SMALL
 from schedulers.vm_reservations.workloads import build_instance
@@ -61,7 +63,33 @@ def exact_no_migration(s, e, d, g, limit_s: float) -> tuple[int, int]:
     return total, unproven
 
 
-def point(sc: dict, scale: str, exact: bool, limit_s: float) -> None:
+def line8_order(s, e, d, g, variant: str) -> np.ndarray:
+    """LLIF's order with another reading of line 8 (the runs, lines 2-7, as in llif.py)."""
+    if variant == "paper":
+        return llif_order(s, e, d, g)
+    axis = Axis.of(s, e)
+    first, end, _ = load_runs(axis, d, g)
+    run_len = axis.bounds[end] - axis.bounds[first]
+    processing = np.lexsort((np.arange(first.size), -run_len))
+    rank = np.empty(first.size, dtype=np.int64)
+    rank[processing] = np.arange(first.size)
+    run_of_segment = np.repeat(np.arange(first.size), end - first)
+    job_rank = _range_min(rank, run_of_segment[axis.a], run_of_segment[axis.b - 1])
+    stf = (s >= axis.bounds[first[processing[job_rank]]]).astype(np.int64)
+    tie = (np.arange(s.size), s)
+    if variant == "stf_first":
+        return np.lexsort((*tie, -(e - s), 1 - stf, job_rank))
+    if variant == "etf_by_end":
+        return np.lexsort((*tie, np.where(stf == 0, e, -(e - s)), stf, job_rank))
+    if variant == "no_split":
+        return np.lexsort((*tie, -(e - s), job_rank))
+    raise ValueError(variant)
+
+
+LINE8 = ("paper", "stf_first", "etf_by_end", "no_split")
+
+
+def point(sc: dict, scale: str, exact: bool, limit_s: float, line8: bool = False) -> None:
     if scale == "small":
         sc = SMALL["shrink"](dict(sc))
     cfg = Scenario.model_validate(sc)
@@ -72,6 +100,7 @@ def point(sc: dict, scale: str, exact: bool, limit_s: float) -> None:
     worst = (0, None)
     unproven = 0
     tally = [0, 0, 0]  # components (≥ 2 requests) where LLIF is below, equal to, above FFD
+    variants = dict.fromkeys(LINE8, 0.0)
     for r in range(reps):
         inst = build_instance(cfg, stream(cfg.seed, r, "workload"))
         for pool in inst.pools:
@@ -89,6 +118,10 @@ def point(sc: dict, scale: str, exact: bool, limit_s: float) -> None:
                 unproven += u
             for k, v in t.items():
                 energy[k] += kwh(pool.p_min_w * v + beta_l, slot) / reps
+            if line8:
+                for v in LINE8:
+                    placed = on_slots(first_fit(s, e, d, g, line8_order(s, e, d, g, v)))
+                    variants[v] += kwh(pool.p_min_w * placed + beta_l, slot) / reps
             ax = Axis.of(s, e)
             lvl, ln = min_machines(ax.load(d), g), ax.lengths
             a = pools.setdefault(pool.name, {"n": 0, "busy": 0, "l1": 0, "l2": 0, "l3": 0, "work": 0, "g": g})
@@ -125,6 +158,11 @@ def point(sc: dict, scale: str, exact: bool, limit_s: float) -> None:
             f"utilisation at the bound {a['work'] / a['bound']:.2f}; power-on / bound FFD {a['ffd'] / a['bound']:.3f}, "
             f"LLIF {a['llif'] / a['bound']:.3f} (LLIF {a['llif'] / a['ffd'] - 1:+.2%} vs FFD)"
         )
+    if line8:
+        print(
+            "  line 8 readings, saving over FFD: "
+            + ", ".join(f"{v} {1 - x / energy['ffd']:+.2%}" for v, x in variants.items())
+        )
     print(f"  components of ≥ 2 requests (all runs): LLIF below FFD {tally[0]}, equal {tally[1]}, above {tally[2]}")
     if worst[1]:
         r, name, size, lo, hi, pmin, pool_diff = worst[1]
@@ -141,6 +179,7 @@ def main() -> None:
     ap.add_argument("--points", nargs="*", type=int, help="indices of the preset's points (default: all)")
     ap.add_argument("--exact", action="store_true", help="also solve the exact optimum without migration")
     ap.add_argument("--exact-limit", type=float, default=10.0, help="HiGHS seconds per component")
+    ap.add_argument("--line8", action="store_true", help="also run other readings of Alg. 3.1 line 8")
     args = ap.parse_args()
     t0 = time.process_time()
     for name in args.preset:
@@ -148,7 +187,7 @@ def main() -> None:
         print(f"== {name}: {study['description']}")
         for i, sc in enumerate(study["scenarios"]):
             if args.points is None or i in args.points:
-                point(sc, args.scale, args.exact, args.exact_limit)
+                point(sc, args.scale, args.exact, args.exact_limit, args.line8)
     cpu = time.process_time() - t0
     print(
         f"CPU {cpu:.1f} s, load {Path('/proc/loadavg').read_text().split()[0]}, max RSS "
