@@ -101,32 +101,31 @@ ORDER_CLAIM = "EST ≥ FFD > LLIF > OPT in {what} in every case."
 # checks that every "A vs B" and every migration count quoted in a note is what the claims report prints
 # beside it at small scale.
 _SAVING_GENERATOR = (
-    "Small scale, generator: mean energy reduction vs FFD 0.1 % for LLIF and −1.6 % for MFFDE (MFFDE uses "
-    "1.1–2.4 % more energy than FFD at every point); per point LLIF's saving runs from −0.45 % (371.2 vs 369.5 "
-    "kWh at max duration 50) to +0.37 % (3635 vs 3648 at 800). "
-    "FFD leaves little room: even OPT with migrations is only 3.1, 7.3, 9.8, 10.9, 11.4 % below FFD (max duration "
-    "50…800, mean 8.5 %), and at max duration 50 the best migration-free placement an exact MILP finds per "
-    "time-connected component is 1.5 % below FFD (paper scale, 10 runs; 20–33 of 3172 components not proven "
-    "optimal in 10 s). LLIF and FFD tie on most components with ≥ 2 requests (319 of 358 at 50 slots, 100 of 156 at 100); "
-    "of the rest LLIF wins 17 and loses 22 (50 slots), wins 22 and loses 34 (100 slots). At 400 and 800 slots "
-    "each pool is one component and the pools split (800 slots: "
-    "LLIF +1.3 % power-on in the 16-ECU pool, −1.5 % in the 52-ECU pool). Our LLIF follows the paper's "
-    "pseudocode line by line, so either the paper's FFD or its instances leave more room than ours, or its LLIF "
-    "does something Alg. 3.1 does not say."
+    "Small scale, generator: mean energy reduction vs FFD 0.1 % for LLIF and −1.6 % for MFFDE (MFFDE uses 1.1–2.4 % "
+    "more energy than FFD at every point); per point LLIF's saving runs from −0.45 % (371.2 vs 369.5 kWh at max "
+    "duration 50) to +0.37 % (3635 vs 3648 at 800). FFD leaves little room: even OPT with migrations is only 3.1, "
+    "7.3, 9.8, 10.9, 11.4 % below FFD (max duration 50…800, mean 8.5 %), and at max duration 50 the best "
+    "migration-free placement an exact MILP finds per time-connected component is 1.5 % below FFD (paper scale, "
+    "10 runs; 20–33 of 3172 components not proven optimal in 10 s). LLIF and FFD tie on most components with ≥ 2 "
+    "requests (319 of 358 at 50 slots, 100 of 156 at 100); of the rest LLIF wins 17 and loses 22 (50 slots), wins "
+    "22 and loses 34 (100 slots). At 400 and 800 slots each pool is one component and the pools split (800 slots: "
+    "LLIF +1.3 % power-on in the 16-ECU pool, −1.5 % in the 52-ECU pool). Our LLIF follows the paper's pseudocode "
+    "line by line, so either the paper's FFD or its instances leave more room than ours, or its LLIF does "
+    "something Alg. 3.1 does not say."
 )
 _SAVING_LOG = (
     "LLNL-Atlas replay: mean energy reduction vs FFD −1.0 % for LLIF and −5.2 % for MFFDE (LLIF uses 0.3–1.8 % "
-    "more energy than FFD at every VM count, MFFDE 2.5–7.1 % more). 5 % is out of reach over our FFD for any algorithm here: OPT with migrations is only 4.0, 2.9, "
-    "3.1, 3.4, 3.3 % below FFD (1000…7000 VMs). LLIF and FFD tie on most time-connected components (140 of 151 "
-    "with ≥ 2 requests at 2500 VMs); the gap comes from one component of 541 requests (slots 13031–25720, the "
-    "52-ECU pool, 94 % half-PM VMs): its 8.7-day VM starts one slot inside the first run LLIF takes there (13257–14184, 4 PMs), "
-    "so the six requests that started before the run go first (ETF, line 8) and fill PMs 1–3 (four of them end "
-    "within 1232 min of the run's start), and the long VM opens a fourth PM that stays on; FFD takes it first and pairs it with the "
-    "next-longest (5430 min) on PM 1. That component costs LLIF "
-    "+2811 PM-min (19.7 kWh), more than the whole gap (973.4 vs 956.2 kWh at 2500 VMs). Against the "
-    "start-ordered first fits LLIF does save energy on the log: 2.5–5.3 % vs EST, 2.2–4.9 % vs MFFDE. Without "
-    "line 8's ETF/STF split (longest first within the run, not the paper's text) LLIF saves 0.13–0.26 % over "
-    "FFD on the log (bench --line8)."
+    "more energy than FFD at every VM count, MFFDE 2.5–7.1 % more). 5 % is out of reach over our FFD for any "
+    "algorithm here: OPT with migrations is only 4.0, 2.9, 3.1, 3.4, 3.3 % below FFD (1000…7000 VMs). LLIF and "
+    "FFD tie on most time-connected components (140 of 151 with ≥ 2 requests at 2500 VMs); the gap comes from one "
+    "component of 541 requests (slots 13031–25720, the 52-ECU pool, 94 % half-PM VMs): its 8.7-day VM starts one "
+    "slot inside the first run LLIF takes there (13257–14184, 4 PMs), so the six requests that started before the "
+    "run go first (ETF, line 8) and fill PMs 1–3 (four of them end within 1232 min of the run's start), and the "
+    "long VM opens a fourth PM that stays on; FFD takes it first and pairs it with the next-longest (5430 min) on "
+    "PM 1. That component costs LLIF +2811 PM-min (19.7 kWh), more than the whole gap (973.4 vs 956.2 kWh at 2500 "
+    "VMs). Against the start-ordered first fits LLIF does save energy on the log: 2.5–5.3 % vs EST, 2.2–4.9 % vs "
+    "MFFDE. Without line 8's ETF/STF split (longest first within the run, not the paper's text) LLIF saves "
+    "0.13–0.26 % over FFD on the log (bench --line8)."
 )
 
 
@@ -194,12 +193,17 @@ MIGRATIONS_SMALL = {
     "fig5_6": (62, 142.5, 244, 421, 689.5),  # mean of 2 runs per max duration 50…800
     "fig5_9": (48, 140, 232, 342, 402),  # single replay per VM count 1000…7000 (also the paper-scale values)
 }
+
+
+def _counts(preset: str) -> str:
+    return ", ".join(f"{n:g}" for n in MIGRATIONS_SMALL[preset])
+
+
 MIGRATION_NOTES = {
-    "fig5_6": "Small scale (mean of 2 runs per point): 62, 142.5, 244, 421, 689.5 migrations for max duration "
-    "50…800, 25–41 times the paper's counts (paper scale, 10 runs: 67.1, 150.9, 259.5, 432.2, 711.9)."
-    + _MIGRATION_CAUSE,
-    "fig5_9": "LLNL-Atlas replay (one run per point, the same at both scales): 48, 140, 232, 342, 402 "
-    "migrations for 1000…7000 VMs, 2.5–6.8 times the paper's counts." + _MIGRATION_CAUSE,
+    "fig5_6": f"Small scale (mean of 2 runs per point): {_counts('fig5_6')} migrations for max duration 50…800, "
+    "25–41 times the paper's counts (paper scale, 10 runs: 67.1, 150.9, 259.5, 432.2, 711.9)." + _MIGRATION_CAUSE,
+    "fig5_9": f"LLNL-Atlas replay (one run per point, the same at both scales): {_counts('fig5_9')} migrations for "
+    "1000…7000 VMs, 2.5–6.8 times the paper's counts." + _MIGRATION_CAUSE,
 }
 
 
