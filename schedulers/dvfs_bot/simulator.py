@@ -34,7 +34,6 @@ from schedulers.dvfs_bot.cloud_aware import (
     feasible_levels,
     queue_terms,
     score_vms,
-    select_vm,
     speed_from_terms,
 )
 from schedulers.dvfs_bot.datacenter import Datacenter
@@ -62,10 +61,11 @@ class _Vms:
     """Per-VM state as arrays.
 
     Each waiting queue is a Python list of ``(work, actual, deadline, task)``; the
-    columns that Alg. 1 reads for every VM at once (work, deadline and the running
-    sum of work) are mirrored in rows of padded matrices (work 0, deadline +inf,
-    sum 0 beyond the queue), stored transposed — one row per queue slot, one column per VM —
-    so that ``queue_terms`` reads contiguous memory.
+    columns that Alg. 1 reads for every VM at once (work and deadline) are mirrored
+    in rows of padded matrices (work 0, deadline +inf beyond the queue), stored
+    transposed — one row per queue slot, one column per VM — so that ``queue_terms``
+    reads contiguous memory. The running sums of work are not kept up to date per
+    change: ``_Sim._terms`` redoes them for every VM at once, once per job.
     """
 
     def __init__(self, dc: Datacenter, width: int = 8):
@@ -83,10 +83,11 @@ class _Vms:
         self.qlen = np.zeros(n, dtype=np.int64)
         self.queue: list[list[tuple[float, float, float, int]]] = [[] for _ in range(n)]
         self.qwork = np.zeros((width, n))  # slot k of VM v's queue at [k, v]
-        self.qcum = np.zeros((width, n))  # np.cumsum of each qwork column over its queue, 0 beyond
+        self.qcum = np.zeros((width, n))  # np.cumsum of qwork down each column, written by _Sim._terms
         self.qdead = np.full((width, n), np.inf)
         self.scratch = (np.empty((width, n)), np.empty((width, n)))  # intermediates of queue_terms
         self.host_busy = np.zeros(dc.n_hosts, dtype=np.int64)
+        self.rows = np.arange(n)
         self.speed_table = np.zeros((n, max(s.size for s in dc.speeds)))
         for i, sp in enumerate(dc.speeds):
             self.speed_table[dc.vm_type == i, : sp.size] = sp
@@ -96,14 +97,12 @@ class _Vms:
 
     def advance(self, now: float) -> None:
         """Bring every running task's remaining work to ``now`` (O(V) vector work, once per job)."""
-        b = self.busy
-        if not b.any():
-            return
-        spd = self.speed_table[np.arange(b.size), np.maximum(self.level, 0)]
-        done = np.where(b, (now - self.t0) * spd, 0.0)
-        self.rem_est = np.maximum(self.rem_est - done, 0.0)
-        self.rem_act = np.maximum(self.rem_act - done, 0.0)
-        self.t0[b] = now
+        # Idle VMs need no mask: their remaining work is 0 and 0 − done (done ≥ 0) is floored back to 0.
+        spd = self.speed_table[self.rows, np.maximum(self.level, 0)]
+        done = (now - self.t0) * spd
+        np.maximum(np.subtract(self.rem_est, done, out=self.rem_est), 0.0, out=self.rem_est)
+        np.maximum(np.subtract(self.rem_act, done, out=self.rem_act), 0.0, out=self.rem_act)
+        self.t0.fill(now)
 
     def _grow(self) -> None:
         w, n = self.qwork.shape
@@ -123,7 +122,6 @@ class _Vms:
         qwork[pos + 1 :] = qwork[pos:-1]
         qdead[pos + 1 :] = qdead[pos:-1]
         qwork[pos], qdead[pos] = work, deadline
-        np.cumsum(qwork, out=self.qcum[:k, v])  # sequential, as a running sum
         self.qlen[v] = k
 
     def remove(self, v: int, pos: int) -> tuple[float, float, float, int]:
@@ -135,8 +133,6 @@ class _Vms:
         qwork[pos:-1] = qwork[pos + 1 :]
         qdead[pos:-1] = qdead[pos + 1 :]
         qwork[k], qdead[k] = 0.0, np.inf
-        np.cumsum(qwork[:k], out=self.qcum[:k, v])
-        self.qcum[k, v] = 0.0
         self.qlen[v] = k
         return out
 
@@ -173,7 +169,7 @@ class _Sim:
         for v, h in enumerate(dc.vm_host.tolist()):
             self.host_vms[h].append(v)
         self.speed_lists = [sp.tolist() for sp in dc.speeds]
-        self.vm_type, self.vm_rank = dc.vm_type.tolist(), dc.vm_rank.tolist()
+        self.vm_type, self.vm_rank, self.vm_host = dc.vm_type.tolist(), dc.vm_rank.tolist(), dc.vm_host.tolist()
 
     # --- events -----------------------------------------------------------------------------
     def _push(self, v: int, now: float) -> None:
@@ -207,10 +203,13 @@ class _Sim:
         """Alg. 1 for every task of job j at its submission instant.
 
         The first task scores every VM with numpy. Placing a task changes the inputs
-        of the score only on the chosen VM (its queue, level, busy flag) and on the
-        VMs of its host (host on/off, line 24), so later tasks rescore just those VMs
-        with the scalar twin of the vector code (``_rescore``: the same IEEE
-        operations in the same order, hence the same scores).
+        of the score only on the chosen VM (its queue, level, busy flag) and, when it
+        wakes a suspended host, on the idle VMs of that host (host on/off, line 24,
+        which only the cloud-aware score reads), so later tasks rescore just those
+        VMs with the scalar twin of the vector code (``_rescore``: the same IEEE
+        operations in the same order, hence the same scores). Every other VM's inputs
+        are unchanged, so rescoring it would give back its score. After the job's
+        last task nothing is rescored.
         """
         vms, dc, wl = self.vms, self.dc, self.wl
         vms.advance(now)
@@ -225,23 +224,31 @@ class _Sim:
         level = feasible_levels(s_star, dc.vm_type, dc.speeds)
         host_on = vms.host_busy[dc.vm_host] > 0
         scores = score_vms(level, vms.busy, vms.level, host_on, dc.vm_rank, self.cloud_aware)
-        for task in range(first, first + int(wl.ntasks[j])):
-            v = select_vm(scores)
-            if v < 0:
+        last = first + int(wl.ntasks[j]) - 1
+        for task in range(first, last + 1):
+            v = int(scores.argmax())  # select_vm: the first maximum, rejected if not positive
+            if scores[v] <= 0:
                 self._rollback(log)
                 return
             act = float(wl.actual[task])
+            woke = False
             if vms.busy[v]:
                 log.append((v, int(position[v]), int(vms.level[v]), task))
                 vms.insert(v, int(position[v]), work, act, deadline, task)
                 vms.level[v] = level[v]
             else:
                 log.append((v, -1, -1, task))
+                h = self.vm_host[v]
+                woke = vms.host_busy[h] == 0
                 vms.start(v, now, int(level[v]), work, act, deadline, task)
+            if task == last:
+                break
             row = self._row_terms(v, now, work, deadline)
             for full, part in zip(terms, row, strict=True):
                 full[v] = part
-            self._rescore(self.host_vms[int(dc.vm_host[v])], now, work, deadline, terms, level, scores)
+            self._rescore(
+                self.host_vms[h] if woke and self.cloud_aware else [v], now, work, deadline, terms, level, scores
+            )
         self._commit(j, log, now)
 
     def _row_terms(self, v: int, now: float, work: float, deadline: float) -> tuple[int, float, float, float]:
@@ -268,11 +275,11 @@ class _Sim:
         return position, ahead, worst, s_run
 
     def _rescore(self, vms_of_host, now, work, deadline, terms, level, scores) -> None:
-        """``speed_from_terms``, ``feasible_levels`` and ``score_vms`` for a few VMs, in scalars."""
-        vms, dc = self.vms, self.dc
+        """``speed_from_terms``, ``feasible_levels`` and ``score_vms`` for a few VMs of one host, in scalars."""
+        vms = self.vms
         _, ahead, worst, s_run = terms
         horizon = deadline - now
-        host_on = int(vms.host_busy[dc.vm_host[vms_of_host[0]]]) > 0
+        host_on = int(vms.host_busy[self.vm_host[vms_of_host[0]]]) > 0
         for u in vms_of_host:
             busy = bool(vms.busy[u])
             if horizon <= 0:
@@ -306,6 +313,13 @@ class _Sim:
             return [np.zeros(n, dtype=np.int64), np.zeros(n), np.zeros(n), np.zeros(n)]
         # Every VM at once: an idle VM has no queue and no running work, so its terms are zeros.
         width = int(vms.qlen.max())
+        # Running sums down the slots, every VM at once, one row add per slot: per column the sequential
+        # sum of np.cumsum (np.cumsum(axis=0) itself walks the columns one by one, 40× slower). The
+        # padding adds 0s; it is never read as work ahead, and over an infinite slack it gives 0.
+        qwork, qcum = vms.qwork, vms.qcum
+        qcum[0] = qwork[0]
+        for k in range(1, width):
+            np.add(qcum[k - 1], qwork[k], out=qcum[k])
         part = queue_terms(
             now, work, deadline, vms.rem_est, vms.run_deadline,
             vms.qwork[:width].T, vms.qdead[:width].T, vms.qcum[:width].T,
