@@ -189,14 +189,16 @@ class _Sim:
         vms = self.vms
         self._close_segment(v, now)
         self.task_finish[vms.task[v]] = now
-        level = int(vms.level[v])
-        vms.stop(v)
         if vms.qlen[v] > 0:
+            # The head of the queue starts at once: the VM stays busy at its level, its host stays on
+            # (the state vms.stop + vms.start would leave; _close_segment began its segment).
             work, act, deadline, task = vms.remove(v, 0)
-            vms.start(v, now, level, work, act, deadline, task)
-            vms.seg_start[v] = now
+            vms.task[v] = task
+            vms.rem_est[v], vms.rem_act[v], vms.t0[v], vms.run_deadline[v] = work, act, now, deadline
             self.task_start[task] = now
             self._push(v, now)
+        else:
+            vms.stop(v)
 
     # --- Alg. 1 for one job -----------------------------------------------------------------
     def _schedule_job(self, j: int, now: float) -> None:
