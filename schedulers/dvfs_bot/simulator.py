@@ -169,6 +169,7 @@ class _Sim:
         for v, h in enumerate(dc.vm_host.tolist()):
             self.host_vms[h].append(v)
         self.speed_lists = [sp.tolist() for sp in dc.speeds]
+        self.top_speed = max(self.speed_lists[t][-1] for t in set(dc.vm_type.tolist()))
         self.vm_type, self.vm_rank, self.vm_host = dc.vm_type.tolist(), dc.vm_rank.tolist(), dc.vm_host.tolist()
 
     # --- events -----------------------------------------------------------------------------
@@ -218,9 +219,14 @@ class _Sim:
         work, deadline = float(wl.runtime[j]), float(wl.deadline[j])
         if deadline > self.horizon:
             return
+        horizon = deadline - now
+        if horizon <= 0 or (work / horizon) * (1.0 - SPEED_TOL) > self.top_speed:
+            # Even an idle VM at the top level misses the deadline, and a busy VM needs at least as
+            # much ((ahead + work) / horizon ≥ work / horizon): every score is −1 and the job is rejected.
+            return
         first = int(self.first[j])
         log: list[tuple[int, int, int, int]] = []  # (vm, queue position or −1 if started, old level, task)
-        terms = self._terms(now, work, deadline, np.flatnonzero(vms.busy))
+        terms = self._terms(now, work, deadline)
         position = terms[0]
         s_star = speed_from_terms(now, work, deadline, vms.busy, *terms[1:])
         level = feasible_levels(s_star, dc.vm_type, dc.speeds)
@@ -304,14 +310,14 @@ class _Sim:
             else:
                 scores[u] = BASE_SCORES[2] - rank
 
-    def _terms(self, now: float, work: float, deadline: float, rows: np.ndarray) -> list[np.ndarray]:
+    def _terms(self, now: float, work: float, deadline: float, rows: np.ndarray | None = None) -> list[np.ndarray]:
         """Per-VM queue terms of the job's task (see ``queue_terms``); idle VMs get zeros.
 
         Computed for every busy VM once per job, then only for the VM that took a task:
         the other rows do not change while the job's tasks are placed.
         """
         vms, n = self.vms, self.vms.busy.size
-        if rows.size == 0:
+        if not vms.busy.any():  # (``rows``, the busy VMs' indices, is no longer needed)
             return [np.zeros(n, dtype=np.int64), np.zeros(n), np.zeros(n), np.zeros(n)]
         # Every VM at once: an idle VM has no queue and no running work, so its terms are zeros.
         width = int(vms.qlen.max())
