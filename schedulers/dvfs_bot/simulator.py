@@ -84,6 +84,7 @@ class _Vms:
         self.queue: list[list[tuple[float, float, float, int]]] = [[] for _ in range(n)]
         self.qwork = np.zeros((width, n))  # slot k of VM v's queue at [k, v]
         self.qcum = np.zeros((width, n))  # np.cumsum of qwork down each column, written by _Sim._terms
+        self.dirty: set[int] = set()  # VMs whose queue changed since _Sim._terms last redid their qcum column
         self.qdead = np.full((width, n), np.inf)
         self.scratch = (np.empty((width, n)), np.empty((width, n)))  # intermediates of queue_terms
         self.host_busy = np.zeros(dc.n_hosts, dtype=np.int64)
@@ -123,6 +124,7 @@ class _Vms:
         qdead[pos + 1 :] = qdead[pos:-1]
         qwork[pos], qdead[pos] = work, deadline
         self.qlen[v] = k
+        self.dirty.add(v)
 
     def remove(self, v: int, pos: int) -> tuple[float, float, float, int]:
         """Take the task at ``pos`` out: later slots move up one, the emptied last slot is padding again."""
@@ -134,6 +136,7 @@ class _Vms:
         qdead[pos:-1] = qdead[pos + 1 :]
         qwork[k], qdead[k] = 0.0, np.inf
         self.qlen[v] = k
+        self.dirty.add(v)
         return out
 
     def start(self, v: int, now: float, level: int, work: float, act: float, deadline: float, task: int) -> None:
@@ -321,13 +324,14 @@ class _Sim:
             return [np.zeros(n, dtype=np.int64), np.zeros(n), np.zeros(n), np.zeros(n)]
         # Every VM at once: an idle VM has no queue and no running work, so its terms are zeros.
         width = int(vms.qlen.max())
-        # Running sums down the slots, every VM at once, one row add per slot: per column the sequential
-        # sum of np.cumsum (np.cumsum(axis=0) itself walks the columns one by one, 40× slower). The
-        # padding adds 0s; it is never read as work ahead, and over an infinite slack it gives 0.
-        qwork, qcum = vms.qwork, vms.qcum
-        qcum[0] = qwork[0]
-        for k in range(1, width):
-            np.add(qcum[k - 1], qwork[k], out=qcum[k])
+        # Running sums down the slots of the queues that changed since the last job (a few VMs: those
+        # that finished a task or took one), sequential per column as np.cumsum of one column. A column
+        # keeps its sums while its queue is unchanged; below its queue (padding) they are finite
+        # leftovers that are never read as work ahead and give 0 over the infinite slack of the padding.
+        if vms.dirty:
+            cols = np.fromiter(vms.dirty, dtype=np.int64, count=len(vms.dirty))
+            vms.dirty.clear()
+            vms.qcum[:width, cols] = np.cumsum(vms.qwork[:width, cols], axis=0)
         part = queue_terms(
             now, work, deadline, vms.rem_est, vms.run_deadline,
             vms.qwork[:width].T, vms.qdead[:width].T, vms.qcum[:width].T,
