@@ -271,18 +271,20 @@ class _Sim:
         width = int(vms.qlen[v])
         if width == 0:
             return 0, head, 0.0, s_run
-        position, ahead, worst = 0, head, -np.inf
+        position, ahead, worst, inf = 0, head, -np.inf, np.inf
         prefix = 0.0
         for w, _act, d, _task in vms.queue[v]:
             prefix += w  # as np.cumsum
             cum = head + prefix
-            before = d <= deadline
-            if before:
+            slack = d - now
+            if d <= deadline:  # before the new task
                 position += 1
                 ahead = cum
-            num = cum if before else cum + work
-            slack = d - now
-            worst = max(worst, num / slack if slack > 0 else np.inf)
+                r = cum / slack if slack > 0 else inf
+            else:
+                r = (cum + work) / slack if slack > 0 else inf
+            if r > worst:  # max(worst, r)
+                worst = r
         return position, ahead, worst, s_run
 
     def _rescore(self, vms_of_host, now, work, deadline, terms, level, scores) -> None:
