@@ -146,7 +146,7 @@ MEDIUM_50_NOTE = (
     "20 % and 50 %, computed from the laws), the paper's falls by 2.0 points: with the ratio uniform on "
     "[m − √3·s, m + √3·s] (the stated mean and sd) 8.8 % of urgent jobs get a ratio < 1, which cancels the later "
     "deadlines that urgency removes. A uniform that never goes below 1, e.g. [m − s, m + s], gives the paper's "
-    "slope (27.9 → 25.7 %) and 31.4 / 31.4 % here (10 repetitions, of which 5.6 points for load: it keeps "
+    "slope (27.9 → 25.7 %) and 31.4 / 31.4 % at (8.5, 7.86) (10 repetitions, 5.6 points for load: it keeps "
     "tight jobs that the literal reading rejects as infeasible), but a floor 1.2–2.0 points under the paper on "
     "every light-load row; neither reading fits every row, and the paper does not say how it drew the uniform, "
     "so the literal one is kept."
