@@ -224,8 +224,9 @@ class _Sim:
             return
         horizon = deadline - now
         if horizon <= 0 or (work / horizon) * (1.0 - SPEED_TOL) > self.top_speed:
-            # Even an idle VM at the top level misses the deadline, and a busy VM needs at least as
-            # much ((ahead + work) / horizon ≥ work / horizon): every score is −1 and the job is rejected.
+            # Even an idle VM at the top level misses the deadline (Alg. 1 line 23: −1), and a busy VM needs
+            # at least as much ((ahead + work) / horizon ≥ work / horizon; line 12: −1): every score is −1,
+            # so no VM is chosen for the first task and the job is rejected (lines 41–43).
             return
         first = int(self.first[j])
         log: list[tuple[int, int, int, int]] = []  # (vm, queue position or −1 if started, old level, task)
