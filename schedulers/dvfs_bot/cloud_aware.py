@@ -90,8 +90,8 @@ def queue_terms(
     dead_t, cum_t = qdead.T, qcum.T  # (slot, VM)
     cum, den = scratch if scratch is not None else (np.empty((w, n)), np.empty((w, n)))
     after = dead_t > deadline  # a suffix of each queue: queues are deadline-ordered
-    # the first slot after the new task; a queue with no such slot (its last one is before) takes it last
-    position = np.where(after[-1], after.argmax(axis=0), w)
+    # the first slot after the new task = the number of slots before it (a prefix; the padding is after)
+    position = w - np.add.reduce(after, axis=0, dtype=np.int64)
     np.add(cum_t, head, out=cum)  # W_k with the running task: head + prefix sum
     # Work ahead of the new task: the running task and the queue prefix, W at position − 1.
     at = cum[np.maximum(position - 1, 0), np.arange(n)]

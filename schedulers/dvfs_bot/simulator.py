@@ -34,7 +34,6 @@ from schedulers.dvfs_bot.cloud_aware import (
     feasible_levels,
     queue_terms,
     score_vms,
-    select_vm,
     speed_from_terms,
 )
 from schedulers.dvfs_bot.datacenter import Datacenter
@@ -62,10 +61,11 @@ class _Vms:
     """Per-VM state as arrays.
 
     Each waiting queue is a Python list of ``(work, actual, deadline, task)``; the
-    columns that Alg. 1 reads for every VM at once (work, deadline and the running
-    sum of work) are mirrored in rows of padded matrices (work 0, deadline +inf,
-    sum 0 beyond the queue), stored transposed — one row per queue slot, one column per VM —
-    so that ``queue_terms`` reads contiguous memory.
+    columns that Alg. 1 reads for every VM at once (work and deadline) are mirrored
+    in rows of padded matrices (work 0, deadline +inf beyond the queue), stored
+    transposed — one row per queue slot, one column per VM — so that ``queue_terms``
+    reads contiguous memory. The running sums of work are not kept up to date per
+    change: ``_Sim._terms`` redoes them for every VM at once, once per job.
     """
 
     def __init__(self, dc: Datacenter, width: int = 8):
@@ -83,10 +83,12 @@ class _Vms:
         self.qlen = np.zeros(n, dtype=np.int64)
         self.queue: list[list[tuple[float, float, float, int]]] = [[] for _ in range(n)]
         self.qwork = np.zeros((width, n))  # slot k of VM v's queue at [k, v]
-        self.qcum = np.zeros((width, n))  # np.cumsum of each qwork column over its queue, 0 beyond
+        self.qcum = np.zeros((width, n))  # np.cumsum of qwork down each column, written by _Sim._terms
+        self.dirty: set[int] = set()  # VMs whose queue changed since _Sim._terms last redid their qcum column
         self.qdead = np.full((width, n), np.inf)
         self.scratch = (np.empty((width, n)), np.empty((width, n)))  # intermediates of queue_terms
         self.host_busy = np.zeros(dc.n_hosts, dtype=np.int64)
+        self.rows = np.arange(n)
         self.speed_table = np.zeros((n, max(s.size for s in dc.speeds)))
         for i, sp in enumerate(dc.speeds):
             self.speed_table[dc.vm_type == i, : sp.size] = sp
@@ -96,14 +98,12 @@ class _Vms:
 
     def advance(self, now: float) -> None:
         """Bring every running task's remaining work to ``now`` (O(V) vector work, once per job)."""
-        b = self.busy
-        if not b.any():
-            return
-        spd = self.speed_table[np.arange(b.size), np.maximum(self.level, 0)]
-        done = np.where(b, (now - self.t0) * spd, 0.0)
-        self.rem_est = np.maximum(self.rem_est - done, 0.0)
-        self.rem_act = np.maximum(self.rem_act - done, 0.0)
-        self.t0[b] = now
+        # Idle VMs need no mask: their remaining work is 0 and 0 − done (done ≥ 0) is floored back to 0.
+        spd = self.speed_table[self.rows, np.maximum(self.level, 0)]
+        done = (now - self.t0) * spd
+        np.maximum(np.subtract(self.rem_est, done, out=self.rem_est), 0.0, out=self.rem_est)
+        np.maximum(np.subtract(self.rem_act, done, out=self.rem_act), 0.0, out=self.rem_act)
+        self.t0.fill(now)
 
     def _grow(self) -> None:
         w, n = self.qwork.shape
@@ -123,8 +123,8 @@ class _Vms:
         qwork[pos + 1 :] = qwork[pos:-1]
         qdead[pos + 1 :] = qdead[pos:-1]
         qwork[pos], qdead[pos] = work, deadline
-        np.cumsum(qwork, out=self.qcum[:k, v])  # sequential, as a running sum
         self.qlen[v] = k
+        self.dirty.add(v)
 
     def remove(self, v: int, pos: int) -> tuple[float, float, float, int]:
         """Take the task at ``pos`` out: later slots move up one, the emptied last slot is padding again."""
@@ -135,9 +135,8 @@ class _Vms:
         qwork[pos:-1] = qwork[pos + 1 :]
         qdead[pos:-1] = qdead[pos + 1 :]
         qwork[k], qdead[k] = 0.0, np.inf
-        np.cumsum(qwork[:k], out=self.qcum[:k, v])
-        self.qcum[k, v] = 0.0
         self.qlen[v] = k
+        self.dirty.add(v)
         return out
 
     def start(self, v: int, now: float, level: int, work: float, act: float, deadline: float, task: int) -> None:
@@ -173,7 +172,8 @@ class _Sim:
         for v, h in enumerate(dc.vm_host.tolist()):
             self.host_vms[h].append(v)
         self.speed_lists = [sp.tolist() for sp in dc.speeds]
-        self.vm_type, self.vm_rank = dc.vm_type.tolist(), dc.vm_rank.tolist()
+        self.top_speed = max(self.speed_lists[t][-1] for t in set(dc.vm_type.tolist()))
+        self.vm_type, self.vm_rank, self.vm_host = dc.vm_type.tolist(), dc.vm_rank.tolist(), dc.vm_host.tolist()
 
     # --- events -----------------------------------------------------------------------------
     def _push(self, v: int, now: float) -> None:
@@ -193,55 +193,74 @@ class _Sim:
         vms = self.vms
         self._close_segment(v, now)
         self.task_finish[vms.task[v]] = now
-        level = int(vms.level[v])
-        vms.stop(v)
         if vms.qlen[v] > 0:
+            # The head of the queue starts at once: the VM stays busy at its level, its host stays on
+            # (the state vms.stop + vms.start would leave; _close_segment began its segment).
             work, act, deadline, task = vms.remove(v, 0)
-            vms.start(v, now, level, work, act, deadline, task)
-            vms.seg_start[v] = now
+            vms.task[v] = task
+            vms.rem_est[v], vms.rem_act[v], vms.t0[v], vms.run_deadline[v] = work, act, now, deadline
             self.task_start[task] = now
             self._push(v, now)
+        else:
+            vms.stop(v)
 
     # --- Alg. 1 for one job -----------------------------------------------------------------
     def _schedule_job(self, j: int, now: float) -> None:
         """Alg. 1 for every task of job j at its submission instant.
 
         The first task scores every VM with numpy. Placing a task changes the inputs
-        of the score only on the chosen VM (its queue, level, busy flag) and on the
-        VMs of its host (host on/off, line 24), so later tasks rescore just those VMs
-        with the scalar twin of the vector code (``_rescore``: the same IEEE
-        operations in the same order, hence the same scores).
+        of the score only on the chosen VM (its queue, level, busy flag) and, when it
+        wakes a suspended host, on the idle VMs of that host (host on/off, line 24,
+        which only the cloud-aware score reads), so later tasks rescore just those
+        VMs with the scalar twin of the vector code (``_rescore``: the same IEEE
+        operations in the same order, hence the same scores). Every other VM's inputs
+        are unchanged, so rescoring it would give back its score. After the job's
+        last task nothing is rescored.
         """
         vms, dc, wl = self.vms, self.dc, self.wl
         vms.advance(now)
         work, deadline = float(wl.runtime[j]), float(wl.deadline[j])
         if deadline > self.horizon:
             return
+        horizon = deadline - now
+        if horizon <= 0 or (work / horizon) * (1.0 - SPEED_TOL) > self.top_speed:
+            # Even an idle VM at the top level misses the deadline (Alg. 1 line 23: −1), and a busy VM needs
+            # at least as much ((ahead + work) / horizon ≥ work / horizon; line 12: −1): every score is −1,
+            # so no VM is chosen for the first task and the job is rejected (lines 41–43).
+            return
         first = int(self.first[j])
         log: list[tuple[int, int, int, int]] = []  # (vm, queue position or −1 if started, old level, task)
-        terms = self._terms(now, work, deadline, np.flatnonzero(vms.busy))
+        terms = self._terms(now, work, deadline)
         position = terms[0]
         s_star = speed_from_terms(now, work, deadline, vms.busy, *terms[1:])
         level = feasible_levels(s_star, dc.vm_type, dc.speeds)
         host_on = vms.host_busy[dc.vm_host] > 0
         scores = score_vms(level, vms.busy, vms.level, host_on, dc.vm_rank, self.cloud_aware)
-        for task in range(first, first + int(wl.ntasks[j])):
-            v = select_vm(scores)
-            if v < 0:
+        last = first + int(wl.ntasks[j]) - 1
+        for task in range(first, last + 1):
+            v = int(scores.argmax())  # select_vm: the first maximum, rejected if not positive
+            if scores[v] <= 0:
                 self._rollback(log)
                 return
             act = float(wl.actual[task])
+            woke = False
             if vms.busy[v]:
                 log.append((v, int(position[v]), int(vms.level[v]), task))
                 vms.insert(v, int(position[v]), work, act, deadline, task)
                 vms.level[v] = level[v]
             else:
                 log.append((v, -1, -1, task))
+                h = self.vm_host[v]
+                woke = vms.host_busy[h] == 0
                 vms.start(v, now, int(level[v]), work, act, deadline, task)
+            if task == last:
+                break
             row = self._row_terms(v, now, work, deadline)
             for full, part in zip(terms, row, strict=True):
                 full[v] = part
-            self._rescore(self.host_vms[int(dc.vm_host[v])], now, work, deadline, terms, level, scores)
+            self._rescore(
+                self.host_vms[h] if woke and self.cloud_aware else [v], now, work, deadline, terms, level, scores
+            )
         self._commit(j, log, now)
 
     def _row_terms(self, v: int, now: float, work: float, deadline: float) -> tuple[int, float, float, float]:
@@ -253,26 +272,28 @@ class _Sim:
         width = int(vms.qlen[v])
         if width == 0:
             return 0, head, 0.0, s_run
-        position, ahead, worst = 0, head, -np.inf
+        position, ahead, worst, inf = 0, head, -np.inf, np.inf
         prefix = 0.0
         for w, _act, d, _task in vms.queue[v]:
             prefix += w  # as np.cumsum
             cum = head + prefix
-            before = d <= deadline
-            if before:
+            slack = d - now
+            if d <= deadline:  # before the new task
                 position += 1
                 ahead = cum
-            num = cum if before else cum + work
-            slack = d - now
-            worst = max(worst, num / slack if slack > 0 else np.inf)
+                r = cum / slack if slack > 0 else inf
+            else:
+                r = (cum + work) / slack if slack > 0 else inf
+            if r > worst:  # max(worst, r)
+                worst = r
         return position, ahead, worst, s_run
 
     def _rescore(self, vms_of_host, now, work, deadline, terms, level, scores) -> None:
-        """``speed_from_terms``, ``feasible_levels`` and ``score_vms`` for a few VMs, in scalars."""
-        vms, dc = self.vms, self.dc
+        """``speed_from_terms``, ``feasible_levels`` and ``score_vms`` for a few VMs of one host, in scalars."""
+        vms = self.vms
         _, ahead, worst, s_run = terms
         horizon = deadline - now
-        host_on = int(vms.host_busy[dc.vm_host[vms_of_host[0]]]) > 0
+        host_on = int(vms.host_busy[self.vm_host[vms_of_host[0]]]) > 0
         for u in vms_of_host:
             busy = bool(vms.busy[u])
             if horizon <= 0:
@@ -295,17 +316,25 @@ class _Sim:
             else:
                 scores[u] = BASE_SCORES[2] - rank
 
-    def _terms(self, now: float, work: float, deadline: float, rows: np.ndarray) -> list[np.ndarray]:
+    def _terms(self, now: float, work: float, deadline: float, rows: np.ndarray | None = None) -> list[np.ndarray]:
         """Per-VM queue terms of the job's task (see ``queue_terms``); idle VMs get zeros.
 
         Computed for every busy VM once per job, then only for the VM that took a task:
         the other rows do not change while the job's tasks are placed.
         """
         vms, n = self.vms, self.vms.busy.size
-        if rows.size == 0:
+        if not vms.busy.any():  # (``rows``, the busy VMs' indices, is no longer needed)
             return [np.zeros(n, dtype=np.int64), np.zeros(n), np.zeros(n), np.zeros(n)]
         # Every VM at once: an idle VM has no queue and no running work, so its terms are zeros.
         width = int(vms.qlen.max())
+        # Running sums down the slots of the queues that changed since the last job (a few VMs: those
+        # that finished a task or took one), sequential per column as np.cumsum of one column. A column
+        # keeps its sums while its queue is unchanged; below its queue (padding) they are finite
+        # leftovers that are never read as work ahead and give 0 over the infinite slack of the padding.
+        if vms.dirty:
+            cols = np.fromiter(vms.dirty, dtype=np.int64, count=len(vms.dirty))
+            vms.dirty.clear()
+            vms.qcum[:width, cols] = np.cumsum(vms.qwork[:width, cols], axis=0)
         part = queue_terms(
             now, work, deadline, vms.rem_est, vms.run_deadline,
             vms.qwork[:width].T, vms.qdead[:width].T, vms.qcum[:width].T,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -179,3 +180,25 @@ def test_one_vm_terms_equal_the_all_vm_terms_exactly():
         for v in range(dc.n_vms):
             assert sim._row_terms(v, now, work, deadline) == tuple(x[v].item() for x in full), v
     assert passed > 0
+
+
+@pytest.mark.parametrize("algorithm", ["cloud_aware", "baseline"])
+def test_a_job_is_refused_up_front_only_when_even_an_idle_vm_at_the_top_level_is_too_slow(run_family, algorithm):
+    """The simulator skips Alg. 1 for a job whose deadline no idle VM can meet at the top frequency.
+
+    Needing 95 % or exactly 100 % of the top speed is still feasible (a task then runs at the top
+    level); needing 100.1 % is not. Three VMs are busy at the time.
+    """
+    jobs = [
+        job(0.0, 400.0, 500.0, tasks=3),  # three VMs busy at the top level (each task needs 80 %)
+        job(10.0, 100.0, 100.0 / 0.95),  # needs 95 % of the top speed
+        job(10.0, 100.0, 100.0),  # ratio exactly 1
+        job(10.0, 100.0, 100.0 * (1 - 5e-13)),  # over by less than the level tolerance (1e-12): accepted
+        job(10.0, 100.0, 99.9),  # ratio < 1: refused
+        job(10.0, 50.0, 49.0, tasks=2),  # ratio < 1: refused
+    ]
+    run = run_family(tiny(jobs, hosts=3, algorithms=(algorithm,)))["runs"][0]
+    assert [rec["accepted"] for rec in sorted(run["jobs"], key=lambda r: int(r["job"]))] == [True] * 4 + [False] * 2
+    busy = {seg["resource"] for seg in run["schedule"] if seg["job"] == "0"}
+    placed = {(seg["task"], seg["freq_ghz"]) for seg in run["schedule"] if seg["job"] != "0"}
+    assert len(busy) == 3 and placed == {("1.0", 2.0), ("2.0", 2.0), ("3.0", 2.0)}
