@@ -16,6 +16,7 @@ distorted by the other processes, the CPU and round-trip counts are not.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import subprocess
 import sys
@@ -27,11 +28,14 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from tests.services import redis_server  # noqa: E402
 
-SUBMIT = """
-import django, json, sys; django.setup()
+# Submits the study and waits for it in one process, set up (Django, the library) before it submits:
+# starting a second interpreter while the first runs are being claimed took CPU from the workers.
+SUBMIT_AND_WAIT = """
+import django, json, sys, time; django.setup()
 import schedulers
 from django.contrib.auth import get_user_model
 from cloudsched_web.scenarios.models import Scenario
+from cloudsched_web.runs.models import Study
 from cloudsched_web.runs.services import submit_sweep
 user, _ = get_user_model().objects.get_or_create(username="bench")
 config = schedulers.example("backfill")
@@ -39,19 +43,15 @@ config["algorithms"] = ["easy"]
 config["workload"]["n_jobs"] = int(sys.argv[1])
 _, cfg = schedulers.validate(config)
 s = Scenario.objects.create(owner=user, family="backfill", name="scale", config=cfg.model_dump(mode="json"))
+t0 = time.perf_counter()
 study = submit_sweep(s, {"seed": list(range(int(sys.argv[2])))})
-print(study.pk)
-"""
-WAIT = """
-import django, json, sys, time; django.setup()
-from cloudsched_web.runs.models import Study
-study = Study.objects.get(pk=int(sys.argv[1]))
 while not study.is_finished:
     time.sleep(0.25)  # the span comes from the rows; polling less leaves the CPU to the workers
+elapsed = time.perf_counter() - t0
 runs = list(study.runs.order_by("started_at"))
-t0 = min(r.started_at for r in runs)
-rows = [(r.worker, (r.started_at - t0).total_seconds(), (r.finished_at - t0).total_seconds()) for r in runs]
-print(json.dumps({"rows": rows, "counts": study.status_counts()}))
+first = min(r.started_at for r in runs)
+rows = [(r.worker, (r.started_at - first).total_seconds(), (r.finished_at - first).total_seconds()) for r in runs]
+print(json.dumps({"rows": rows, "counts": study.status_counts(), "elapsed": elapsed}))
 """
 # A worker as `celery -A cloudsched_web worker`, plus a count of its SQL statements (one line each in the
 # file $CLOUDSCHED_COUNT_QUERIES; the pool child inherits the receiver when it forks).
@@ -147,19 +147,17 @@ def trial(workers: int, points: int, jobs: int, timeline: bool, own_sessions: bo
         redis0 = _redis_calls(broker)
         load = os.getloadavg()[0]
         try:
-            t0 = time.perf_counter()
-            study = subprocess.run(
-                [sys.executable, "-c", SUBMIT, str(jobs), str(points)],
-                cwd=ROOT, env=env, check=True, capture_output=True, text=True,
-            ).stdout.strip()  # fmt: skip
-            import json
-
             done = json.loads(
                 subprocess.run(
-                    [sys.executable, "-c", WAIT, study], cwd=ROOT, env=env, check=True, capture_output=True, text=True
+                    [sys.executable, "-c", SUBMIT_AND_WAIT, str(jobs), str(points)],
+                    cwd=ROOT,
+                    env=env,
+                    check=True,
+                    capture_output=True,
+                    text=True,
                 ).stdout
             )
-            elapsed = time.perf_counter() - t0
+            elapsed = done["elapsed"]
             cpu = sum(_cpu_of_tree(p.pid) for p in procs) - idle_cpu
             redis_calls = _redis_calls(broker) - redis0
             rows = done["rows"]
