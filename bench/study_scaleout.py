@@ -53,16 +53,20 @@ first = min(r.started_at for r in runs)
 rows = [(r.worker, (r.started_at - first).total_seconds(), (r.finished_at - first).total_seconds()) for r in runs]
 print(json.dumps({"rows": rows, "counts": study.status_counts(), "elapsed": elapsed}))
 """
-# A worker as `celery -A cloudsched_web worker`, plus a count of its SQL statements (one line each in the
-# file $CLOUDSCHED_COUNT_QUERIES; the pool child inherits the receiver when it forks).
+# A worker as `celery -A cloudsched_web worker`, plus a record of its SQL statements (the wall time of each,
+# a line in the file $CLOUDSCHED_COUNT_QUERIES: waiting on another worker's SQLite lock would show there;
+# the pool child inherits the receiver when it forks).
 WORKER = """
-import os, sys
+import os, sys, time
 from django.db.backends.signals import connection_created
 
 def count(execute, sql, params, many, context):
-    with open(os.environ["CLOUDSCHED_COUNT_QUERIES"], "a") as f:
-        f.write("1\\n")
-    return execute(sql, params, many, context)
+    started = time.perf_counter()
+    try:
+        return execute(sql, params, many, context)
+    finally:
+        with open(os.environ["CLOUDSCHED_COUNT_QUERIES"], "a") as f:
+            f.write(f"{time.perf_counter() - started:.6f}\\n")
 
 def install(sender, connection, **kwargs):
     if count not in connection.execute_wrappers:
@@ -162,10 +166,12 @@ def trial(workers: int, points: int, jobs: int, timeline: bool, own_sessions: bo
             redis_calls = _redis_calls(broker) - redis0
             rows = done["rows"]
             span = max(f for _, _, f in rows)
-            queries = sum(int(x) for x in (tmp / "queries").read_text().split()) if (tmp / "queries").exists() else -1
+            sql = [float(x) for x in (tmp / "queries").read_text().split()] if (tmp / "queries").exists() else []
+            queries = len(sql)
             print(
                 f"{workers} worker(s): {span:.1f} s first claim to last finish, {elapsed:.1f} s with submission; "
-                f"worker CPU {cpu:.2f} s ({cpu / points:.3f} s/run); {queries / points:.1f} SQL statements/run, "
+                f"worker CPU {cpu:.2f} s ({cpu / points:.3f} s/run); {queries / points:.1f} SQL statements/run "
+                f"({1000 * sum(sql) / points:.1f} ms/run in them, longest {1000 * max(sql, default=0):.1f} ms), "
                 f"{redis_calls / points:.1f} Redis commands/run; load {load:.1f}→{os.getloadavg()[0]:.1f}  "
                 f"{done['counts']}"
             )
