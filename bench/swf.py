@@ -6,6 +6,12 @@ Target: ``read_swf`` at ≥ 1,000,000 SWF lines per CPU-second, and faster than 
 Python reader of the same text (split each line, ``float`` each field). Both are timed on
 the decompressed text, as process CPU time (the primary figure on a shared machine) and as
 wall time; the machine's load at start is printed.
+
+Then the whole path a repetition takes, from the ``.gz`` file to the family's instance:
+``family.prepare`` of a backfill, federated and vm_reservations scenario whose workload names
+the log by path (read, gunzip, parse, the family's conversion; federated and vm_reservations
+keep the parsed log per process, so the first repetition pays the read and later ones do not),
+against the plain reader of the same file (gunzip + the line reader).
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import numpy as np
 
+from schedulers.core import rng as rngmod
 from schedulers.core.swf import read_swf
 from schedulers.core.traces import trace_dirs
 
@@ -67,6 +74,50 @@ def main() -> None:
               f"{plain / cpu:>7.1f}× {ok:>9}")  # fmt: skip
         gz_wall, gz_cpu = timed(read_swf, path)
         print(f"{'  … from the .gz file':<36} {'':>8} {gz_cpu:>12.3f} {gz_wall:>6.3f}")
+    whole_path(logs)
+
+
+def _scenario(family: str, path: Path):
+    from schedulers.registry import get_family
+
+    fam = get_family(family)
+    workload = {"kind": "trace", "path": str(path)}
+    if family == "backfill":
+        body = {"datacenter": {"processors": 10_000}, "params": {"record_schedule": False, "record_jobs": False}}
+    else:
+        body = fam.example()
+    return fam, fam.scenario_model.model_validate({**body, "family": family, "workload": workload})
+
+
+def _forget_parsed_logs() -> None:
+    """Empty the per-process caches of parsed logs (federated, vm_reservations): a cold first repetition."""
+    from schedulers.federated import workloads as fw
+    from schedulers.vm_reservations import workloads as vw
+
+    fw._read_jobs.cache_clear()
+    vw._read_trace.cache_clear()
+
+
+def whole_path(logs: list[Path]) -> None:
+    print(f"\nfile → instance (family.prepare), CPU s, median of 3; load now {os.getloadavg()[0]:.2f}")
+    print(f"{'log':<36} {'plain(file)':>11} {'backfill':>9} {'federated':>9} {'(cached)':>8} {'vm_res':>7} "
+          f"{'(cached)':>8}")  # fmt: skip
+    for path in logs:
+        _, plain = timed(lambda p: plain_reader(gzip.decompress(p.read_bytes())), path, reps=1)
+        row = [f"{path.name:<36} {plain:>11.3f}"]
+        for family in ("backfill", "federated", "vm_reservations"):
+            fam, cfg = _scenario(family, path)
+
+            def cold(cfg, fam=fam):
+                _forget_parsed_logs()
+                return fam.prepare(cfg, rngmod.stream(cfg.seed, 0, "workload"))
+
+            _, cpu = timed(cold, cfg)
+            row.append(f"{cpu:>9.3f}")
+            if family != "backfill":
+                _, warm = timed(lambda c, fam=fam: fam.prepare(c, rngmod.stream(c.seed, 1, "workload")), cfg)
+                row.append(f"{warm:>8.3f}")
+        print(" ".join(row))
 
 
 if __name__ == "__main__":

@@ -15,13 +15,16 @@ Safety (a server reads traces its users send):
   settable with ``CLOUDSCHED_SWF_MAX_BYTES`` / ``CLOUDSCHED_SWF_MAX_LINES``.
 - An error quotes at most :data:`EXCERPT` characters of the bad line, escaped.
 
-Speed: a numpy tokenizer parses the common case (decimal numbers, no exponents)
-at several million fields per second; anything it does not recognise falls back to
-the line-by-line reader, which also produces every error message.
+Speed: the common case (records of decimal numbers) is parsed vectorised — numpy
+squeezes the blanks to single spaces, pyarrow's CSV reader checks the field counts and
+converts (correctly rounded, so a value is ``float(token)`` bit for bit) — at over a
+million lines per CPU-second; anything it does not take (``nan``, a stray byte, a wrong
+field count) goes to the line-by-line reader, which also produces every error message.
 """
 
 from __future__ import annotations
 
+import functools
 import gzip
 import os
 import re
@@ -42,10 +45,12 @@ FIELDS = (
 N_FIELDS = len(FIELDS)
 MAX_BYTES = int(os.environ.get("CLOUDSCHED_SWF_MAX_BYTES", 1 << 30))
 MAX_LINES = int(os.environ.get("CLOUDSCHED_SWF_MAX_LINES", 10_000_000))
-CHUNK = 1 << 20  # bytes the vectorised parser takes at a time (bounds its scratch memory)
+CHUNK = 1 << 19  # bytes the vectorised parser takes at a time (fits the CPU cache; bounds scratch memory)
 EXCERPT = 40
 _FORBIDDEN_ROOTS = (Path("/proc"), Path("/sys"), Path("/dev"))
-_POW10_U64 = np.array([10**k for k in range(20)], dtype=np.uint64)
+_NUMBER_BYTES = b"0123456789+-.eE \n"  # what the vectorised path takes (with the blanks below)
+_OTHER_BLANKS = b"\t\r\x0b\x0c"  # the rest of bytes.split()'s whitespace
+_BLANKS_TO_SPACE = bytes.maketrans(_OTHER_BLANKS, b"    ")
 _HEADER_RE = re.compile(r";\s*([A-Za-z][\w ]*?)\s*:\s*(.*)$")
 _LEADING_INT = re.compile(r"-?\d+")
 
@@ -209,8 +214,11 @@ def _is_float(token: bytes) -> bool:
 
 
 def _parse_fast(data: bytes) -> tuple[np.ndarray, list[str], None] | None:
-    """Vectorised parse in chunks of whole lines (scratch memory stays ~40× :data:`CHUNK`)."""
-    parts: list[np.ndarray] = []
+    """Vectorised parse in chunks of whole lines (small chunks: each pass stays in the CPU cache).
+
+    ``None`` means "use the line reader": it names the error, or reads what this path does not take.
+    """
+    parts: list[list[np.ndarray]] = []
     header: list[str] = []
     lo = 0
     while lo < len(data):
@@ -222,94 +230,104 @@ def _parse_fast(data: bytes) -> tuple[np.ndarray, list[str], None] | None:
         parts.append(parsed[0])
         header.extend(parsed[1])
         lo = hi
-    values = np.concatenate(parts) if parts else np.zeros((0, N_FIELDS))
+    values = np.empty((sum(p[0].size for p in parts), N_FIELDS), order="F")  # each field one contiguous column
+    for i in range(N_FIELDS):
+        np.concatenate([p[i] for p in parts] or [np.zeros(0)], out=values[:, i])
     return values, header, None
 
 
-def _parse_chunk(data: bytes) -> tuple[np.ndarray, list[str]] | None:
-    """Vectorised parse of well-formed SWF with plain decimal fields; ``None`` means "use the slow path".
+def _parse_chunk(data: bytes) -> tuple[list[np.ndarray], list[str]] | None:
+    """Vectorised parse of SWF records made of numbers; ``None`` means "use the line reader".
 
-    Tokens are runs of bytes > 32; each is read eight bytes at a time as an unaligned
-    little-endian word ending at its last byte (at most 15 digits: exact in float64).
-    The rare token with a decimal point goes through ``float`` itself. Either way the
-    value equals ``float(token)`` bit for bit.
+    Comment lines are dropped; every run of blanks (space, tab, CR, VT, FF: what ``bytes.split``
+    splits on besides the newline) that follows a token becomes one space, the others go, so each
+    record is one line of 18 tokens separated by single spaces. pyarrow's CSV reader (space
+    delimiter, no quoting, no null values) then checks the field count of every line and converts
+    each token with a correctly rounded decimal parser (fast_float), so a value equals Python's
+    ``float(token)`` bit for bit. Only bytes of decimal numbers (digits, ``+ - . e E``) may
+    appear in records: ``nan``, ``inf``, ``1_000`` and every stray byte take the line reader.
+    Returns one (read-only) array per field, and the comment lines.
     """
-    b = np.frombuffer(data, dtype=np.uint8)
-    newlines = np.flatnonzero(b == 10)
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+
     header: list[str] = []
-    semis = np.flatnonzero(b == 59)
-    if semis.size:
-        b = b.copy()
-        for li in np.unique(np.searchsorted(newlines, semis)):
-            lo = int(newlines[li - 1]) + 1 if li > 0 else 0
-            hi = int(newlines[li]) if li < newlines.size else b.size
-            line = data[lo:hi].strip()
-            if not line.startswith(b";"):
-                return None  # a ';' inside a record: let the slow path name it
-            header.append(line.decode("utf-8", errors="replace"))
-            b[lo:hi] = 32
-    ws = b <= 32
-    edges = np.diff(ws.view(np.int8), prepend=np.int8(1), append=np.int8(1))
-    starts = np.flatnonzero(edges == -1)
-    ends = np.flatnonzero(edges == 1)
-    if starts.size % N_FIELDS:
-        return None
-    rows = starts.size // N_FIELDS
-    if rows == 0:
-        return np.zeros((0, N_FIELDS)), header
-    # Every record holds exactly 18 tokens: the 1st and 18th token of each record share a line.
-    first, last = starts[::N_FIELDS], starts[N_FIELDS - 1 :: N_FIELDS]
-    line_first, line_last = np.searchsorted(newlines, first), np.searchsorted(newlines, last)
-    if np.any(line_first != line_last) or np.any(np.diff(line_first) == 0):
-        return None
-    lengths = ends - starts
-    longest = int(lengths.max())
-    if longest > 15:
-        return None  # more digits than float64 holds exactly: the slow path
-    # Allowed bytes: digits, one '.' per token, a '-' as a token's first byte. The other bytes of
-    # tokens are few ('-1' fields, decimals): find them, and check each.
-    odd = np.flatnonzero((b > 32) & ((b - np.uint8(48)) >= 10))
-    odd_bytes = b[odd]
-    is_minus, is_dot = odd_bytes == 45, odd_bytes == 46
-    if not np.all(is_minus | is_dot):
-        return None  # exponents, 'nan', '+', stray characters: the slow path handles them exactly
-    token = np.searchsorted(starts, odd, side="right") - 1
-    if np.any(starts[token[is_minus]] != odd[is_minus]):
-        return None  # a '-' inside a token
-    negative = b[starts] == 45
-    dots = np.bincount(token[is_dot], minlength=starts.size)
-    if np.any(dots > 1) or np.any(lengths - negative - dots < 1):
-        return None  # '1.2.3', a lone '-' or '.'
-    dotted = np.flatnonzero(dots)
-    # Eight bytes ending at each token's last byte, read as one little-endian word (unaligned). The
-    # low nibbles weighted by powers of ten (SWAR) give Σ nibble·10^k exactly; the token's digits are
-    # the last ones, so the value is that sum modulo 10^(its digit count).
-    padded = np.concatenate((np.full(16, 48, dtype=np.uint8), b))
-    words = np.ndarray((padded.size - 7,), dtype="<u8", buffer=padded, strides=(1,))
-    digits = (lengths - negative).astype(np.int64)
-    values = _eight_digits(words[ends + 8])  # padded[ends + 16 - 8 : ends + 16]
-    long = digits > 8
-    if long.any():
-        values[long] += _eight_digits(words[ends[long]]) * np.uint64(100_000_000)
-    values %= _POW10_U64[digits]
-    values = values.astype(np.float64)
-    values[negative] *= -1.0
-    for i in dotted:
+    if b";" in data:
+        data, header = _drop_comments(data)
+        if data is None:
+            return None  # a ';' inside a record: let the line reader name it
+    rest = data.translate(None, _NUMBER_BYTES)
+    if rest:
+        if rest.translate(None, _OTHER_BLANKS):
+            return None  # nan, inf, 1_000, stray bytes
+        data = data.translate(_BLANKS_TO_SPACE)
+    b = np.frombuffer(data, dtype=np.uint8)
+    token = b > 32
+    if not token.any():
+        return [np.zeros(0)] * N_FIELDS, header
+    # Keep tokens, newlines and the first space after a token (every space after a token is kept).
+    keep = b != 32
+    keep[1:] |= token[:-1]
+    text = b[keep]
+    options = _csv_options()
+    read = functools.partial(
+        pacsv.read_csv, read_options=options[0], parse_options=options[1], convert_options=options[2]
+    )
+    try:
+        table = read(pa.py_buffer(text))
+    except pa.ArrowInvalid:
+        # A kept space before a line end (trailing whitespace) is an empty field: drop it and retry.
+        drop = np.zeros(text.size, dtype=bool)
+        drop[:-1] = (text[:-1] == 32) & (text[1:] == 10)
+        drop[-1] = text[-1] == 32
+        if not drop.any():
+            return None  # a wrong field count or a token that is no number
         try:
-            values[i] = float(data[starts[i] : ends[i]])
-        except ValueError:
+            table = read(pa.py_buffer(text[~drop]))
+        except pa.ArrowInvalid:
             return None
-    return values.reshape(rows, N_FIELDS), header
+    if any(column.null_count for column in table.columns):
+        return None
+    return [column.to_numpy() for column in table.columns], header
 
 
-def _eight_digits(v: np.ndarray) -> np.ndarray:
-    """Σ nibble·10^(7−j) over the 8 bytes of each little-endian word, first byte most significant.
+def _drop_comments(data: bytes) -> tuple[bytes | None, list[str]]:
+    """``data`` without its comment lines, and those lines; ``None`` if a record holds a ';'."""
+    keep: list[bytes] = []
+    header: list[str] = []
+    done = 0
+    at = data.find(b";")
+    while at >= 0:
+        lo = data.rfind(b"\n", 0, at) + 1
+        hi = data.find(b"\n", at)
+        hi = len(data) if hi < 0 else hi
+        line = data[lo:hi].strip()
+        if not line.startswith(b";"):
+            return None, header
+        header.append(line.decode("utf-8", errors="replace"))
+        keep.append(data[done:lo])
+        done = hi
+        at = data.find(b";", hi)
+    keep.append(data[done:])
+    return b"".join(keep), header
 
-    SWAR as in simdjson; exact for any low nibbles (≤ 15), not only digits.
-    """
-    v = ((v & np.uint64(0x0F0F0F0F0F0F0F0F)) * np.uint64(2561)) >> np.uint64(8)
-    v = ((v & np.uint64(0x00FF00FF00FF00FF)) * np.uint64(6553601)) >> np.uint64(16)
-    return ((v & np.uint64(0x0000FFFF0000FFFF)) * np.uint64(42949672960001)) >> np.uint64(32)
+
+@functools.cache
+def _csv_options():
+    """pyarrow CSV options for the normalised text (imported on first use: start-up time)."""
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+
+    names = [str(i) for i in range(N_FIELDS)]
+    return (
+        pacsv.ReadOptions(column_names=names, use_threads=False, block_size=CHUNK + (CHUNK >> 1)),
+        pacsv.ParseOptions(
+            delimiter=" ", quote_char=False, double_quote=False, escape_char=False, ignore_empty_lines=True
+        ),
+        pacsv.ConvertOptions(
+            column_types=dict.fromkeys(names, pa.float64()), null_values=[], strings_can_be_null=False
+        ),
+    )
 
 
 def _check_values(data: np.ndarray, raw: bytes, linenos: np.ndarray | None) -> None:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from schedulers.core import swf
@@ -112,13 +112,52 @@ _token = st.one_of(
     st.integers(-1, 10**12).map(str),
     st.integers(0, 10**6).map(lambda i: f"{i / 100:.2f}"),
     st.sampled_from(
-        ["-1", "0", "007", "1e3", "-0", "nan", "inf", "-", ".", "1.", ".5", "1.2.3", "+4", "4-", "x", "-2"]
+        [
+            "-1",
+            "0",
+            "007",
+            "1e3",
+            "-0",
+            "nan",
+            "inf",
+            "-",
+            ".",
+            "1.",
+            ".5",
+            "1.2.3",
+            "+4",
+            "4-",
+            "x",
+            "-2",
+            "1e",
+            "e5",
+            "E5",
+            "+",
+            "+-1",
+            "--1",
+            "-+1",
+            "1E+3",
+            "1e-5",
+            "-.5",
+            "5.e2",
+            "1_0",
+            "0x1",
+            "1e309",
+            "4e-400",
+            "12345678901234567890123",
+            "0.1000000000000000055511151231257827",
+            "9007199254740993",
+            "1ee3",
+            "1e3.5",
+        ]
     ),
+    st.floats(allow_nan=False, allow_infinity=False).map(repr),
 )
 _line = st.one_of(
     st.lists(_token, min_size=18, max_size=18).map(" ".join),
     st.lists(_token, min_size=0, max_size=20).map("\t".join),
-    st.sampled_from(["", "; Version: 2.2", "  ; comment ; with ; semicolons", "1 2 3 ; 4"]),
+    st.lists(_token, min_size=18, max_size=18).map(lambda t: "\t " + " \x0b ".join(t) + " \x0c\t"),
+    st.sampled_from(["", "; Version: 2.2", "  ; comment ; with ; semicolons", "1 2 3 ; 4", " \t ", "\x00", ";"]),
 )
 
 
@@ -152,8 +191,12 @@ def test_the_vectorised_parser_agrees_with_the_line_reader(lines, newline):
         max_size=30,
     )
 )
+@example([["1e3", "-1", "2.5E-2", "+7"] + ["0"] * 14])
 def test_well_formed_numbers_take_the_vectorised_path(rows):
-    data = ("; Version: 2.2\n" + "".join("  " + "  ".join(r) + "\n" for r in rows)).encode()
+    blanks = ["  ", "\t", " ", "\r"]
+    data = ("; Version: 2.2\n" + "".join(
+        blanks[i % 4] + blanks[(i + 1) % 4].join(r) + blanks[(i + 2) % 4] + "\n" for i, r in enumerate(rows)
+    )).encode()  # fmt: skip
     fast = swf._parse_fast(data)
     assert fast is not None
     np.testing.assert_array_equal(fast[0], np.array([[float(t) for t in r] for r in rows]))
