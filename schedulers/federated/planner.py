@@ -314,12 +314,18 @@ class ArBook:
 
     def fits(self, c: int, start: float, w: int, duration: float, capacity: int) -> bool:
         end = start + duration
-        res = self.reserved[c].values()
+        res = list(self.reserved[c].values())
+        running = list(self.running[c].values())
         probes = [start] + [s for s, _, _ in res if start < s < end]
         for t in probes:
-            used = sum(v for e, v in self.running[c].values() if e > t)
-            used += sum(v for s, e, v in res if s <= t < e)
-            if used + w > capacity:
+            used = w  # VM counts: integers, in any order
+            for e, v in running:
+                if e > t:
+                    used += v
+            for s, e, v in res:
+                if s <= t < e:
+                    used += v
+            if used > capacity:
                 return False
         return True
 
@@ -376,7 +382,10 @@ class Planner:
         return arrival if c == self.home[app] else arrival + self.dataset_s
 
     def ready_est(self, t: int, c: int) -> float:
-        ready = max(self.data_ready(self.task_app[t], c), self.now)
+        app = self.task_app[t]
+        ready = self.arrival[app] if c == self.home[app] else self.arrival[app] + self.dataset_s  # data_ready
+        if self.now > ready:
+            ready = self.now
         cloud, est_fin, edge = self.cloud, self.est_fin, self.edge_s
         for p in self.preds[t]:
             fin = est_fin[p] + edge if cloud[p] != c else est_fin[p]

@@ -346,13 +346,16 @@ class Simulation:
         self.app_left[app] -= 1
         if self.app_left[app] == 0:
             self.app_finish[app] = now
+        preds_left, cloud, finish, edge_s = self.preds_left, planner.cloud, self.finish, inst.edge_s
         for s in self.succ[t]:
-            self.preds_left[s] -= 1
-            if self.preds_left[s] == 0:
-                cs = planner.cloud[s]
-                ready = max(planner.data_ready(app, cs), now)
+            preds_left[s] -= 1
+            if preds_left[s] == 0:
+                cs = cloud[s]
+                ready = planner.data_ready(app, cs)
+                if now > ready:  # max(data ready, now)
+                    ready = now
                 for p in self.preds[s]:
-                    fin = self.finish[p] + inst.edge_s if planner.cloud[p] != cs else self.finish[p]
+                    fin = finish[p] + edge_s if cloud[p] != cs else finish[p]
                     if fin > ready:
                         ready = fin
                 self.events.schedule(ready, "ready", s, READY)
