@@ -273,7 +273,14 @@ def _ar_queue_takes(ar: list[tuple[float, int]], fr: list[tuple[float, int]], no
                 break
         start = t if t > now else now
         push(ar, (start + duration, w))
-        heap_shift(fr, w, start, duration)
+        t, n = fr[0]
+        if n > w:  # heap_shift's one-run case, inline
+            replace(fr, (t, n - w))
+            push(fr, ((t if t > start else start) + duration, w))
+        elif n == w:
+            replace(fr, ((t if t > start else start) + duration, w))
+        else:
+            heap_shift(fr, w, start, duration)
 
 
 def heap_shift(heap: list[tuple[float, int]], w: int, start: float, duration: float) -> None:

@@ -168,6 +168,9 @@ class Simulation:
         self.events = EventQueue()
         self.changed: set[int] = set()  # clouds whose servers changed at the current instant
         self.slot_tables = cfg.params.slot_tables
+        # whether arrivals pull (rebuild the slot tables): only then is what the pull reads kept
+        # (each stint's estimated end, each queued task's work)
+        self._pulls = self.slot_tables == "current" and algorithm in _LIST_ALGORITHMS
         # VM-seconds of a queued task per cloud (what the tail of a long queue adds, :meth:`_pull`)
         self._queue_work = inst.task_vms[:, None] * (inst.image_s + np.where(np.isfinite(inst.etm), inst.etm, 0.0))
         self._synced = -np.inf  # the last instant the slot tables were rebuilt (:meth:`_pull`)
@@ -205,7 +208,8 @@ class Simulation:
         end = now + overhead + self.rem[t]
         event = self.events.schedule(end, "finish", t, FINISH)
         self.stint[t] = (now, overhead, servers, event)
-        self.clouds[c].running_est[t] = (now + overhead + self._estimated_rem(t), self.vms[t], self.planner.is_ar[t])
+        if self._pulls:
+            self.clouds[c].running_est[t] = (now + overhead + self._estimated_rem(t), self.vms[t], self.planner.is_ar[t])
         if self.planner.is_ar[t]:
             self.planner.book.start(c, t, end, self.vms[t])
         else:
@@ -214,7 +218,7 @@ class Simulation:
     def _end_stint(self, c: int, t: int, now: float, reason: str) -> None:
         start, overhead, servers, _ = self.stint.pop(t)
         cl = self.clouds[c]
-        del cl.running_est[t]
+        cl.running_est.pop(t, None)
         self._account(c, now)
         w = self.vms[t]
         if len(servers) > 8:  # one vectorised update (servers are distinct within a stint)
@@ -284,7 +288,7 @@ class Simulation:
 
     def _arrival(self, app: int, now: float, dirty: set[int]) -> None:
         inst, planner = self.inst, self.planner
-        if self.slot_tables == "current" and now != self._synced and self.algorithm in _LIST_ALGORITHMS:
+        if self._pulls and now != self._synced:
             self._pull(now)
         planner.now = now
         if not assign_app(self.algorithm, planner, app):
@@ -305,10 +309,12 @@ class Simulation:
         cl = self.clouds[c]
         item = (t, self.vms[t], self.inst.image_s + self.etm[t][c])
         if self.planner.is_ar[t]:
-            cl.ar_queue_work[cl.ar_queue_head + len(cl.ar_queue)] = self._queue_work[t, c]
+            if self._pulls:
+                cl.ar_queue_work[cl.ar_queue_head + len(cl.ar_queue)] = self._queue_work[t, c]
             cl.ar_queue.append(item)
         else:
-            cl.queue_work[cl.queue_head + len(cl.queue)] = self._queue_work[t, c]
+            if self._pulls:
+                cl.queue_work[cl.queue_head + len(cl.queue)] = self._queue_work[t, c]
             cl.queue.append(item)
         dirty.add(c)
 
