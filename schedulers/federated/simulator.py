@@ -209,7 +209,11 @@ class Simulation:
         event = self.events.schedule(end, "finish", t, FINISH)
         self.stint[t] = (now, overhead, servers, event)
         if self._pulls:
-            self.clouds[c].running_est[t] = (now + overhead + self._estimated_rem(t), self.vms[t], self.planner.is_ar[t])
+            self.clouds[c].running_est[t] = (
+                now + overhead + self._estimated_rem(t),
+                self.vms[t],
+                self.planner.is_ar[t],
+            )
         if self.planner.is_ar[t]:
             self.planner.book.start(c, t, end, self.vms[t])
         else:
