@@ -9,7 +9,7 @@ real log grouped into applications, three clouds of Table 2) in ≤ 8 s (it was 
 quiet machine; issue 6 asked for ≤ 60 s). Timed: ``simulate`` (assignment, event loop,
 metrics; segments off); ``prepare`` (reading the log, grouping, random DAGs) is reported
 separately. The machine may be shared: CPU time (``time.process_time``) is the primary
-figure, wall time and the load average at start are printed beside it. Not part of the
+figure, wall time and the load average (at start, and after each run) are printed beside it. Not part of the
 test suite.
 """
 
@@ -71,7 +71,7 @@ def targets(reps: int) -> None:
         )
         print(
             f"{'algorithm':<12} {'CPU s':>7} {'wall s':>7} {'target':>7} {'ok':>3} {'tasks/CPU s':>11} "
-            f"{'avg app exec s':>15} {'energy kWh':>11} {'preempt':>8}"
+            f"{'avg app exec s':>15} {'energy kWh':>11} {'preempt':>8} {'load':>5}"
         )
         for alg in ALGORITHMS:
             runs = [_run(cfg, inst, alg) for _ in range(reps)]
@@ -81,7 +81,7 @@ def targets(reps: int) -> None:
             print(
                 f"{alg:<12} {cpu:7.2f} {wall:7.2f} {TARGET_S:7.0f} {'yes' if cpu <= TARGET_S else 'NO':>3} "
                 f"{inst.n_tasks / cpu:11.0f} {m['avg_app_execution_time_s']:15.0f} {m['energy_kwh']:11.0f} "
-                f"{m['preemptions']:8d}"
+                f"{m['preemptions']:8d} {os.getloadavg()[0]:5.1f}"
             )
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"\npeak RSS {peak_mb:.0f} MB")

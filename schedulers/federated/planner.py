@@ -48,6 +48,8 @@ from __future__ import annotations
 
 import heapq
 from bisect import bisect_left
+from collections.abc import Iterable
+from heapq import heappop, heappush, heapreplace
 
 import numpy as np
 
@@ -92,28 +94,30 @@ class Frontier:
         """
         if not tasks:
             return
-        prev = 0
-        heap = []
+        heap = self.heap()
+        _fifo_takes(heap, now, ((None, w, duration) for w, duration in tasks))
+        self._set_heap(heap)
+
+    def heap(self) -> list[tuple[float, int]]:
+        """The table as ``(time, VMs)`` runs, a valid :mod:`heapq` heap (they are in ascending order)."""
+        heap, prev = [], 0
         for t, c in zip(self._times, self._cum, strict=True):
             heap.append((t, c - prev))
             prev = c
-        # the runs are in ascending time order: already a valid heap
-        pop, push = heapq.heappop, heapq.heappush
-        for w, duration in tasks:
-            need = w
-            while True:
-                t, n = pop(heap)
-                if n > need:
-                    push(heap, (t, n - need))
-                    break
-                need -= n
-                if need == 0:
-                    break
-            push(heap, ((t if t > now else now) + duration, w))
+        return heap
+
+    def _set_heap(self, heap: list[tuple[float, int]]) -> None:
+        """The table from ``(time, VMs)`` runs in any order, equal times merged."""
         free_at: dict[float, int] = {}
         for t, n in heap:
             free_at[t] = free_at.get(t, 0) + n
         self._set_runs(free_at)
+
+    @classmethod
+    def from_heap(cls, heap: list[tuple[float, int]]) -> Frontier:
+        f = cls.__new__(cls)
+        f._set_heap(heap)
+        return f
 
     def water_fill(self, work: float) -> None:
         """Spread ``work`` VM-seconds over the earliest free VMs, raising them to one level.
@@ -209,6 +213,105 @@ class Frontier:
         self._times, self._cum = out_t, out_c
 
 
+def busy_heap(vms: int, now: float, running: list[tuple[float, int, bool]], ar_only: bool) -> list[tuple[float, int]]:
+    """The VMs' free times as runs ``(time, VMs)`` in a heap: ``running`` stints ``(end, VMs, is AR)``
+    (only the AR ones if ``ar_only``) free theirs at ``max(end, now)``, the rest are free at ``now``.
+
+    ``Frontier(vms, now, busy).heap()`` without the sorting: equal times are not merged (a
+    multiset of VMs either way, see :meth:`Frontier._set_heap`), and a run of no VMs is left
+    out (it changes no ``kth`` and no :meth:`Frontier.water_fill` level).
+    """
+    free = int(vms)
+    heap = []
+    for t, w, is_ar in running:
+        if is_ar or not ar_only:
+            heap.append((t if t > now else now, w))
+            free -= w
+    if free:
+        heap.append((now, free))
+    heapq.heapify(heap)
+    return heap
+
+
+def _fifo_takes(heap: list[tuple[float, int]], now: float, queue) -> None:
+    """``Frontier.take(w, max(now, kth(w)), duration, shift=False)`` on a run heap for each
+    ``(task, w, duration)`` of ``queue`` in turn: the ``w`` earliest VMs (popped run by run, the
+    last one split) become one run at ``max(now, kth(w)) + duration``."""
+    pop, push, replace = heappop, heappush, heapreplace
+    for _, w, duration in queue:
+        need = w
+        while True:
+            t, n = heap[0]
+            if n > need:
+                replace(heap, (t, n - need))
+                break
+            pop(heap)
+            need -= n
+            if need == 0:
+                break
+        push(heap, ((t if t > now else now) + duration, w))  # t = kth(w)
+
+
+def _ar_queue_takes(ar: list[tuple[float, int]], fr: list[tuple[float, int]], now: float, queue) -> None:
+    """The waiting zero-notice AR tasks ``(task, w, duration)``, in turn: each starts at
+    ``max(now, kth(w))`` of the AR table and shifts the best-effort table (:func:`heap_shift`).
+
+    On the AR table ``max(now, kth(w))`` is past the ``w`` earliest VMs, so the shift there is a
+    plain take (:func:`_fifo_takes`).
+    """
+    pop, push, replace = heappop, heappush, heapreplace
+    for _, w, duration in queue:
+        need = w
+        while True:
+            t, n = ar[0]
+            if n > need:
+                replace(ar, (t, n - need))
+                break
+            pop(ar)
+            need -= n
+            if need == 0:
+                break
+        start = t if t > now else now
+        push(ar, (start + duration, w))
+        t, n = fr[0]
+        if n > w:  # heap_shift's one-run case, inline
+            replace(fr, (t, n - w))
+            push(fr, ((t if t > start else start) + duration, w))
+        elif n == w:
+            replace(fr, ((t if t > start else start) + duration, w))
+        else:
+            heap_shift(fr, w, start, duration)
+
+
+def heap_shift(heap: list[tuple[float, int]], w: int, start: float, duration: float) -> None:
+    """``Frontier.take(w, start, duration, shift=True)`` on a run heap (AR: the ``w`` earliest VMs
+    become free at ``max(free time, start) + duration``, :meth:`Frontier._take_shift`)."""
+    t, n = heap[0]
+    if n >= w:  # one run holds them
+        if n > w:
+            heapreplace(heap, (t, n - w))
+            heappush(heap, ((t if t > start else start) + duration, w))
+        else:
+            heapreplace(heap, ((t if t > start else start) + duration, w))
+        return
+    pop = heappop
+    taken = []  # popped first, pushed back shifted after: a shifted run must not be taken again
+    need = w
+    while True:
+        t, n = heap[0]
+        if n > need:
+            heapreplace(heap, (t, n - need))
+            taken.append((t, need))
+            break
+        pop(heap)
+        taken.append((t, n))
+        need -= n
+        if need == 0:
+            break
+    for t, n in taken:
+        heappush(heap, ((t if t > start else start) + duration, n))
+
+
 class ArBook:
     """AR reservations and running AR tasks of every cloud (admission control)."""
 
@@ -218,12 +321,18 @@ class ArBook:
 
     def fits(self, c: int, start: float, w: int, duration: float, capacity: int) -> bool:
         end = start + duration
-        res = self.reserved[c].values()
+        res = list(self.reserved[c].values())
+        running = list(self.running[c].values())
         probes = [start] + [s for s, _, _ in res if start < s < end]
         for t in probes:
-            used = sum(v for e, v in self.running[c].values() if e > t)
-            used += sum(v for s, e, v in res if s <= t < e)
-            if used + w > capacity:
+            used = w  # VM counts: integers, in any order
+            for e, v in running:
+                if e > t:
+                    used += v
+            for s, e, v in res:
+                if s <= t < e:
+                    used += v
+            if used > capacity:
                 return False
         return True
 
@@ -280,7 +389,10 @@ class Planner:
         return arrival if c == self.home[app] else arrival + self.dataset_s
 
     def ready_est(self, t: int, c: int) -> float:
-        ready = max(self.data_ready(self.task_app[t], c), self.now)
+        app = self.task_app[t]
+        ready = self.arrival[app] if c == self.home[app] else self.arrival[app] + self.dataset_s  # data_ready
+        if self.now > ready:
+            ready = self.now
         cloud, est_fin, edge = self.cloud, self.est_fin, self.edge_s
         for p in self.preds[t]:
             fin = est_fin[p] + edge if cloud[p] != c else est_fin[p]
@@ -322,8 +434,8 @@ class Planner:
         c: int,
         now: float,
         running: list[tuple[float, int, bool]],
-        ar_queue: list[tuple[int, float]],
-        be_queue: list[tuple[int, float]],
+        ar_queue: Iterable[tuple[int, int, float]],
+        be_queue: Iterable[tuple[int, int, float]],
         ar_tail: float = 0.0,
         be_tail: float = 0.0,
     ) -> None:
@@ -337,28 +449,31 @@ class Planner:
         stints ``(estimated end, VMs, is AR)`` (estimated: the managers do not see hidden
         contention or estimate errors), the AR reservations of :attr:`book`, the waiting
         zero-notice AR tasks and the best-effort queue (preempted tasks first), each
-        ``(task, estimated remaining duration)`` in dispatch order. Tasks assigned but not
+        ``(task, VMs, estimated remaining duration)`` in dispatch order. Tasks assigned but not
         yet ready (inputs or dataset on their way) are not in a queue yet and are left out.
         A queue longer than :data:`EXACT_QUEUE` is given as its first tasks and the VM-seconds
         of the rest (``ar_tail``, ``be_tail``), spread by :meth:`Frontier.water_fill`: a pull
         then costs O(running + EXACT_QUEUE), not O(backlog).
         """
         vms = int(self.inst.cloud_vms[c])
-        fr = Frontier(vms, now, [(e, w) for e, w, _ in running])
-        ar = Frontier(vms, now, [(e, w) for e, w, is_ar in running if is_ar])
+        # Both tables are built as run heaps (O(log n) per step; :func:`heap_shift`), sorted once
+        # at the end: the same multisets, step for step, as ``Frontier.take`` on sorted runs.
+        fr = busy_heap(vms, now, running, ar_only=False)
+        ar = busy_heap(vms, now, running, ar_only=True)
         for start, end, w in sorted(self.book.reserved[c].values()):
-            ar.take(w, start, end - start, shift=True)
-            fr.take(w, start, end - start, shift=True)
-        for t, dur in ar_queue:
-            w = self.vms[t]
-            start = max(now, ar.kth(w))
-            ar.take(w, start, dur, shift=True)
-            fr.take(w, start, dur, shift=True)
-        ar.water_fill(ar_tail)
-        fr.water_fill(ar_tail)
-        fr.take_fifo(now, [(self.vms[t], dur) for t, dur in be_queue])
-        fr.water_fill(be_tail)
-        self.frontiers[c], self.ar_frontiers[c] = fr, ar
+            heap_shift(ar, w, start, end - start)
+            heap_shift(fr, w, start, end - start)
+        _ar_queue_takes(ar, fr, now, ar_queue)
+        ar_table = Frontier.from_heap(ar)
+        ar_table.water_fill(ar_tail)
+        if ar_tail > 0:  # water_fill needs the sorted runs
+            table = Frontier.from_heap(fr)
+            table.water_fill(ar_tail)
+            fr = table.heap()
+        _fifo_takes(fr, now, be_queue)
+        table = Frontier.from_heap(fr)
+        table.water_fill(be_tail)
+        self.frontiers[c], self.ar_frontiers[c] = table, ar_table
 
     # --- eqs. 6-7 ------------------------------------------------------------------------
     def observe(self, t: int, finish: float) -> None:

@@ -36,7 +36,7 @@ from __future__ import annotations
 
 from array import array
 from collections import deque
-from itertools import islice
+from itertools import chain, islice
 
 import numpy as np
 
@@ -81,19 +81,38 @@ def choose_victims(running_be: dict[int, int], short: int) -> list[int]:
 
 
 class _Cloud:
-    def __init__(self, spec, vms: int, origin: float):
+    def __init__(self, spec, vms: int, origin: float, n_tasks: int):
         self.capacity = int(spec.server_capacity)
         self.free = np.full(spec.servers, self.capacity, dtype=np.int64)
         self.total_free = int(vms)
         self.vms = int(vms)
-        self.ar_queue: deque[int] = deque()
-        self.resume: deque[int] = deque()
-        self.queue: deque[int] = deque()
+        # queues of (task, VMs, estimated duration here: image load + ETM, or the remaining work)
+        self.ar_queue: deque[tuple[int, int, float]] = deque()
+        self.resume: deque[tuple[int, int, float]] = deque()
+        self.queue: deque[tuple[int, int, float]] = deque()
         self.running_be: dict[int, int] = {}
+        # what the managers know of each running stint: task -> (estimated end, VMs, is AR) (:meth:`Simulation._pull`)
+        self.running_est: dict[int, tuple[float, int, bool]] = {}
+        # VM-seconds of each task queued here, in queue order (a task enters a queue at most once):
+        # ``work[head : head + len(queue)]`` is the queue's work, summed by numpy as a slice (:func:`_tail_work`)
+        self.queue_work, self.ar_queue_work = np.empty(n_tasks), np.empty(n_tasks)
+        self.queue_head = self.ar_queue_head = 0
         self.active = 0
         self.active_s = 0.0  # server-seconds active
         self.busy_vm_s = 0.0
         self.last_t = origin
+
+
+def _tail_work(work: np.ndarray, head: int, length: int, skip: int) -> float:
+    """VM-seconds (image load + ETM) of a queue's tasks after its first ``skip``.
+
+    ``work[head : head + length]`` holds the queue's tasks' work in order: a contiguous slice,
+    summed by numpy exactly as the array of the same values gathered by task index would be
+    (the same pairwise summation), without walking the queue in Python.
+    """
+    if length <= skip:
+        return 0.0
+    return float(work[head + skip : head + length].sum())
 
 
 class Simulation:
@@ -112,7 +131,8 @@ class Simulation:
         )
         origin = inst.origin
         self.clouds = [
-            _Cloud(spec, int(v), origin) for spec, v in zip(cfg.datacenter.clouds, inst.cloud_vms, strict=True)
+            _Cloud(spec, int(v), origin, inst.n_tasks)
+            for spec, v in zip(cfg.datacenter.clouds, inst.cloud_vms, strict=True)
         ]
         self.p_idle = np.array([c.p_idle_w for c in cfg.datacenter.clouds])
         self.p_gap = np.array([c.p_active_w - c.p_idle_w for c in cfg.datacenter.clouds])
@@ -148,6 +168,9 @@ class Simulation:
         self.events = EventQueue()
         self.changed: set[int] = set()  # clouds whose servers changed at the current instant
         self.slot_tables = cfg.params.slot_tables
+        # whether arrivals pull (rebuild the slot tables): only then is what the pull reads kept
+        # (each stint's estimated end, each queued task's work)
+        self._pulls = self.slot_tables == "current" and algorithm in _LIST_ALGORITHMS
         # VM-seconds of a queued task per cloud (what the tail of a long queue adds, :meth:`_pull`)
         self._queue_work = inst.task_vms[:, None] * (inst.image_s + np.where(np.isfinite(inst.etm), inst.etm, 0.0))
         self._synced = -np.inf  # the last instant the slot tables were rebuilt (:meth:`_pull`)
@@ -185,6 +208,12 @@ class Simulation:
         end = now + overhead + self.rem[t]
         event = self.events.schedule(end, "finish", t, FINISH)
         self.stint[t] = (now, overhead, servers, event)
+        if self._pulls:
+            self.clouds[c].running_est[t] = (
+                now + overhead + self._estimated_rem(t),
+                self.vms[t],
+                self.planner.is_ar[t],
+            )
         if self.planner.is_ar[t]:
             self.planner.book.start(c, t, end, self.vms[t])
         else:
@@ -193,6 +222,7 @@ class Simulation:
     def _end_stint(self, c: int, t: int, now: float, reason: str) -> None:
         start, overhead, servers, _ = self.stint.pop(t)
         cl = self.clouds[c]
+        cl.running_est.pop(t, None)
         self._account(c, now)
         w = self.vms[t]
         if len(servers) > 8:  # one vectorised update (servers are distinct within a stint)
@@ -237,37 +267,22 @@ class Simulation:
 
         Once per instant, before the first assignment of that instant: assignments of the
         same instant then see each other through the tables. Running stints end, as far as
-        the managers know, at start + overhead + the estimated remaining work.
+        the managers know, at start + overhead + the estimated remaining work (computed when
+        the stint starts, :attr:`_Cloud.running_est`).
         """
         self._synced = now
-        planner, inst = self.planner, self.inst
-        running: list[list[tuple[float, int, bool]]] = [[] for _ in self.clouds]
-        est = self._estimated_rem
-        for t, (start, overhead, _, _) in self.stint.items():
-            running[planner.cloud[t]].append((start + overhead + est(t), self.vms[t], planner.is_ar[t]))
-        k = EXACT_QUEUE
+        planner, k = self.planner, EXACT_QUEUE
         for c, cl in enumerate(self.clouds):
-            ar_queue = [(t, inst.image_s + self.etm[t][c]) for t in islice(cl.ar_queue, k)]
-            be_queue = [(t, inst.image_s + est(t)) for t in cl.resume]
-            room = max(0, k - len(be_queue))
-            be_queue += [(t, inst.image_s + self.etm[t][c]) for t in islice(cl.queue, room)]
+            room = max(0, k - len(cl.resume))
             planner.resync(
                 c,
                 now,
-                running[c],
-                ar_queue,
-                be_queue,
-                self._tail_work(cl.ar_queue, k, c),
-                self._tail_work(cl.queue, room, c),
+                list(cl.running_est.values()),
+                islice(cl.ar_queue, k),
+                chain(cl.resume, islice(cl.queue, room)),
+                _tail_work(cl.ar_queue_work, cl.ar_queue_head, len(cl.ar_queue), k),
+                _tail_work(cl.queue_work, cl.queue_head, len(cl.queue), room),
             )
-
-    def _tail_work(self, queue: deque[int], skip: int, c: int) -> float:
-        """VM-seconds (image load + ETM) of the tasks of ``queue`` after its first ``skip``."""
-        n = len(queue) - skip
-        if n <= 0:
-            return 0.0
-        idx = np.fromiter(islice(queue, skip, None), dtype=np.int64, count=n)
-        return float(self._queue_work[idx, c].sum())
 
     def _estimated_rem(self, t: int) -> float:
         """Remaining work of ``t`` as its ETM says (what the managers know)."""
@@ -277,7 +292,7 @@ class Simulation:
 
     def _arrival(self, app: int, now: float, dirty: set[int]) -> None:
         inst, planner = self.inst, self.planner
-        if self.slot_tables == "current" and now != self._synced and self.algorithm in _LIST_ALGORITHMS:
+        if self._pulls and now != self._synced:
             self._pull(now)
         planner.now = now
         if not assign_app(self.algorithm, planner, app):
@@ -296,7 +311,15 @@ class Simulation:
     def _ready(self, t: int, dirty: set[int]) -> None:
         c = self.planner.cloud[t]
         cl = self.clouds[c]
-        (cl.ar_queue if self.planner.is_ar[t] else cl.queue).append(t)
+        item = (t, self.vms[t], self.inst.image_s + self.etm[t][c])
+        if self.planner.is_ar[t]:
+            if self._pulls:
+                cl.ar_queue_work[cl.ar_queue_head + len(cl.ar_queue)] = self._queue_work[t, c]
+            cl.ar_queue.append(item)
+        else:
+            if self._pulls:
+                cl.queue_work[cl.queue_head + len(cl.queue)] = self._queue_work[t, c]
+            cl.queue.append(item)
         dirty.add(c)
 
     def _start_ar(self, c: int, t: int, now: float) -> None:
@@ -308,7 +331,7 @@ class Simulation:
             lost = self.stint[victim][0] < now  # a lease started at ``now`` loses nothing
             self.events.cancel(self.stint[victim][3])
             self._end_stint(c, victim, now, "preempted")
-            cl.resume.append(victim)
+            cl.resume.append((victim, self.vms[victim], self.inst.image_s + self._estimated_rem(victim)))
             if lost:
                 self.preemptions += 1
                 preempted = True
@@ -333,13 +356,16 @@ class Simulation:
         self.app_left[app] -= 1
         if self.app_left[app] == 0:
             self.app_finish[app] = now
+        preds_left, cloud, finish, edge_s = self.preds_left, planner.cloud, self.finish, inst.edge_s
         for s in self.succ[t]:
-            self.preds_left[s] -= 1
-            if self.preds_left[s] == 0:
-                cs = planner.cloud[s]
-                ready = max(planner.data_ready(app, cs), now)
+            preds_left[s] -= 1
+            if preds_left[s] == 0:
+                cs = cloud[s]
+                ready = planner.data_ready(app, cs)
+                if now > ready:  # max(data ready, now)
+                    ready = now
                 for p in self.preds[s]:
-                    fin = self.finish[p] + inst.edge_s if planner.cloud[p] != cs else self.finish[p]
+                    fin = finish[p] + edge_s if cloud[p] != cs else finish[p]
                     if fin > ready:
                         ready = fin
                 self.events.schedule(ready, "ready", s, READY)
@@ -348,21 +374,24 @@ class Simulation:
         inst, book = self.inst, self.planner.book
         cl = self.clouds[c]
         while cl.ar_queue:
-            t = cl.ar_queue[0]
+            t, w, _ = cl.ar_queue[0]
             duration = 2 * inst.image_s + self.etm[t][c]
-            if not book.fits(c, now, self.vms[t], duration, cl.vms):
+            if not book.fits(c, now, w, duration, cl.vms):
                 break
             cl.ar_queue.popleft()
+            cl.ar_queue_head += 1
             self._start_ar(c, t, now)
         batch: list[tuple[int, int]] = []
         room = cl.total_free
         while True:
             q = cl.resume if cl.resume else cl.queue
-            if not q or self.vms[q[0]] > room:
+            if not q or q[0][1] > room:
                 break
-            t = q.popleft()
-            batch.append((t, self.vms[t]))
-            room -= batch[-1][1]
+            t, w, _ = q.popleft()
+            if q is cl.queue:
+                cl.queue_head += 1
+            batch.append((t, w))
+            room -= w
         if not batch:
             return
         self._account(c, now)
