@@ -308,24 +308,27 @@ def _stretch_file(first: pa.Table, starts: np.ndarray, codes: pa.Array, labels: 
 
 
 def _expand(table: pa.Table, labels: pa.Array) -> pa.Table:
-    """The segments of a table of stretches (inverse of :func:`_stretch_file`), in order."""
+    """The segments of a table of stretches (inverse of :func:`_stretch_file`), in order; numbers are
+    repeated in numpy (no index array of n rows unless a text or nullable column needs one)."""
     lists = table["resource"].combine_chunks() if table["resource"].num_chunks != 1 else table["resource"].chunk(0)
-    lengths = pc.list_value_length(lists).to_numpy(zero_copy_only=False)
-    codes = pc.list_flatten(lists)
-    parent = pc.list_parent_indices(lists)
+    lengths = np.diff(lists.offsets.to_numpy())
+    codes = lists.flatten()
     n = len(codes)
+    parent = None
     arrays = []
     for name in table.column_names:
         col = table[name]
         if name == "resource":
             arrays.append(pa.DictionaryArray.from_arrays(codes, labels))
         elif name == "task_k":  # the first k, counting up along the stretch
-            first = np.cumsum(lengths) - lengths
-            k = np.repeat(col.to_numpy() - first, lengths) + np.arange(n)
-            arrays.append(pa.array(k.astype(np.int32)))
+            k = np.repeat(col.to_numpy().astype(np.int32) - (np.cumsum(lengths) - lengths).astype(np.int32), lengths)
+            k += np.arange(n, dtype=np.int32)
+            arrays.append(pa.array(k))
         elif not col.null_count and (pa.types.is_floating(col.type) or pa.types.is_integer(col.type)):
             arrays.append(pa.array(np.repeat(col.to_numpy(), lengths)))
         else:
+            if parent is None:
+                parent = pa.array(np.repeat(np.arange(len(lists), dtype=np.int32), lengths))
             arrays.append(col.take(parent))
     return pa.Table.from_arrays(arrays, schema=_logical(table.schema))
 
@@ -382,24 +385,25 @@ def series_table(series: dict[str, list]) -> tuple[pa.Table, dict[str, list]]:
     return pa.table({k: _column(v, pa.float64()) for k, v in aligned.items()}), rest
 
 
-def _write(name: str, table: pa.Table) -> str:
-    """One Parquet file. zstd level 1 (level 6 cost more CPU for ≈ 4 % smaller files); min/max statistics
-    only for ``start`` and ``end``, the columns a window filters on (the rest cost a quarter of the
-    encoding and nothing reads them); Parquet's dictionary encoding only on the columns where it wins
-    (text; for numbers zstd alone is smaller and faster). Measurements: docs/results.md."""
-    stretches = STRETCH in (table.schema.metadata or {})
-    names = table.column_names
-    text = [n for n in names if _is_text(table.schema.field(n).type)]
+def _write(name: str, table: pa.Table, kind: str = "segments") -> str:
+    """One Parquet file, settings measured on the 54 M-segment backfill result (docs/results.md):
+    zstd level 1 (level 6: twice the CPU for 7 % less); min/max statistics only for a segment
+    file's ``start`` and ``end``, the columns a window filters on (nothing reads the others';
+    they were a quarter of the encoding); Parquet's dictionary encoding only for columns Arrow
+    already holds as a dictionary (``resource`` of a segment-per-row file: zstd alone is smaller
+    and faster for the rest); byte-stream-split floats in job and series files (13-21 % smaller)."""
+    fields = table.schema
+    dictionary = [f.name for f in fields if pa.types.is_dictionary(f.type)]
+    floats = [f.name for f in fields if f.type in (pa.float32(), pa.float64())] if kind != "segments" else []
+    stats = [c for c in ("start", "end") if c in fields.names] if kind == "segments" else []
+    stretches = STRETCH in (fields.metadata or {})
     with tempfile.TemporaryFile() as tmp:
         pq.write_table(table, tmp, row_group_size=STRETCH_GROUP if stretches else ROW_GROUP, compression="zstd",
-                       compression_level=1, use_dictionary=text or False,
-                       write_statistics=[n for n in ("start", "end") if n in names] or False)  # fmt: skip
+                       compression_level=1, use_dictionary=dictionary or False,
+                       write_statistics=stats or False,
+                       column_encoding=dict.fromkeys(floats, "BYTE_STREAM_SPLIT") or None)  # fmt: skip
         tmp.seek(0)
         return default_storage.save(name, File(tmp))
-
-
-def _is_text(typ: pa.DataType) -> bool:
-    return pa.types.is_string(typ) or pa.types.is_large_string(typ) or pa.types.is_dictionary(typ)
 
 
 class _Writer:
@@ -412,7 +416,7 @@ class _Writer:
 
     def submit(self, files: dict, kind: str, name: str, table: pa.Table) -> None:
         self.wait()
-        self.pending = (files, kind, self.pool.submit(_write, name, table))
+        self.pending = (files, kind, self.pool.submit(_write, name, table, kind))
 
     def wait(self) -> None:
         if self.pending is not None:
