@@ -8,7 +8,8 @@ A result document (DESIGN.md "Result") is split when the worker stores it:
 - the heavy parts of every run ``i`` become typed columns in Parquet files kept through
   Django's storage API (``MEDIA_ROOT`` by default; any django-storages backend when
   workers run on other machines): ``r{i}-segments.parquet`` (sorted by start, in row
-  groups whose min/max statistics let a time window skip the rest of the file),
+  groups whose min/max statistics let a time window skip the rest of the file; one row per
+  segment, or per *stretch* of segments alike but for their resource, expanded on reading),
   ``r{i}-jobs.parquet`` and ``r{i}-series.parquet`` (the series' shared time axis ``t``
   and one column per series).
 
