@@ -1,12 +1,14 @@
 """Segments stored as stretches (runs.store, format 2): every reader gives what the segment-per-row
 layout (format 1, what older files hold) gives — same rows, order, types and counts."""
 
+import io
 import json
 import math
 
 import numpy as np
 import pyarrow.parquet as pq
 import pytest
+from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 
 import schedulers
@@ -147,3 +149,18 @@ def test_a_window_reads_only_the_row_groups_of_stretches_it_needs(monkeypatch):
     window = stored.window(50.2, 55.0, ["task", "resource"])
     assert window["task"].to_pylist() == [f"{i}.{k}" for i in range(49, 55) for k in range(3)]
     assert window["resource"].to_pylist() == [f"m{(3 * i + k) % 8}" for i in range(49, 55) for k in range(3)]
+
+
+def test_files_written_before_stretches_read_as_the_new_ones(monkeypatch):
+    """A version-1 file as the old writer made it (zstd 6, statistics and dictionaries everywhere)."""
+    result = _backfill(150, seed=7)
+    _, manifest = store.save(0, "v2", result)
+    run = result["runs"][2]
+    buf = io.BytesIO()
+    pq.write_table(store.segments_table(run["schedule"]), buf, row_group_size=65_536, compression="zstd",
+                   compression_level=6)  # fmt: skip
+    name = default_storage.save("results/0/v1/r2-segments.parquet", ContentFile(buf.getvalue()))
+    info = manifest["runs"][2]
+    old = {**info, "files": {**info["files"], "segments": name}}
+    assert store.STRETCH not in _segments_file(old).schema_arrow.metadata
+    _assert_same_readers(info, old)
