@@ -119,6 +119,10 @@ def main():
     from django.core.files.storage import default_storage
 
     parquet = sum(default_storage.size(f) for f in files)
+    by_kind = {}
+    for info in run.result_files["runs"]:
+        for kind, name in info["files"].items():
+            by_kind[kind] = by_kind.get(kind, 0) + default_storage.size(name)
     beyond = store_s + page_s
     lengths = [info.get("series_length", 0) for info in run.result_files["runs"]]
     print(f"series change points stored per run {lengths} (every one: ∫ power = energy; pages downsample)")
@@ -128,7 +132,8 @@ def main():
     )
     print(f"store_result {store_s:.2f} s + page.summarize {page_s:.2f} s = {beyond:.2f} s beyond the simulation "
           f"({'ok' if beyond < 5 else 'SLOW'}, target < 5 s) | Parquet {parquet / 1e6:.1f} MB "
-          f"(+ header {len(run.result_blob) / 1e3:.0f} kB) | CPU time (all threads) store {store_cpu:.2f} s, "
+          f"({', '.join(f'{k} {v / 1e6:.1f}' for k, v in by_kind.items())}; "
+          f"+ header {len(run.result_blob) / 1e3:.0f} kB) | CPU time (all threads) store {store_cpu:.2f} s, "
           f"checks {page_cpu:.2f} s; load average now {os.getloadavg()[0]:.1f}")  # fmt: skip
     print(f"worker peak RSS: {rss_sim:.0f} MB after the simulation, {rss_store:.0f} MB after storing, "
           f"{rss_page:.0f} MB after the checks")  # fmt: skip
