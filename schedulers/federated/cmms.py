@@ -85,7 +85,9 @@ def cmms_assign(planner: Planner, app: int) -> None:
         be_table, ar_table = planner.frontiers[best_c], planner.ar_frontiers[best_c]
         for t, row in cache.items():  # only the chosen cloud's slot tables changed
             ready, cost = fixed[t]
-            if cost[best_c] == np.inf or (is_ar[t] and not ar_changed):
+            # the chosen cloud cannot run t at all (ETM ∞; its cost may be -∞ or NaN under a
+            # negative feedback factor below -1, so the ETM is what is tested)
+            if planner.etm[t][best_c] == np.inf or (is_ar[t] and not ar_changed):
                 continue
             free = (ar_table if is_ar[t] else be_table).kth(vms[t])
             erat = ready[best_c]

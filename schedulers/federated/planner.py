@@ -47,6 +47,7 @@ Readings where the paper is silent:
 from __future__ import annotations
 
 import heapq
+import math
 from bisect import bisect_left
 from collections.abc import Iterable
 from heapq import heappop, heappush, heapreplace
@@ -476,12 +477,21 @@ class Planner:
         self.frontiers[c], self.ar_frontiers[c] = table, ar_table
 
     # --- eqs. 6-7 ------------------------------------------------------------------------
-    def observe(self, t: int, finish: float) -> None:
-        """Push from the executing cloud: update the origin's feedback factor (eqs. 6-7)."""
+    def observe(self, t: int, finish: float, inputs_at: float = -math.inf) -> None:
+        """Push from the executing cloud: update the origin's feedback factor (eqs. 6-7).
+
+        Eq. 6's ``Δτ = T_act_fin − ERAT`` is taken from ``max(ERAT, inputs_at)``, the moment the
+        task's inputs were actually on cloud ``j``: ``fd_j`` is "the feedback factor of cloud j",
+        and a task whose predecessors finished late elsewhere says nothing about ``j``. Measured
+        from the estimated ERAT alone, a 3 s task whose inputs came 84,459 s late gave a factor of
+        29,635 and sent DCMMS to the slowest cloud (docs/federated.md, "Readings";
+        tests/schedulers/federated/test_science_findings.py).
+        """
         if not self.feedback:
             return
         c = self.cloud[t]
-        fd = feedback_factor(self.alpha, finish, self.erat[t], self.image_s, self.etm[t][c])
+        erat = self.erat[t] if self.erat[t] >= inputs_at else inputs_at
+        fd = feedback_factor(self.alpha, finish, erat, self.image_s, self.etm[t][c])
         self.fd[self.task_home[t]][c] = max(fd, self.fd_floor)
 
 

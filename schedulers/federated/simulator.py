@@ -151,6 +151,9 @@ class Simulation:
                 self.succ[p].append(t)
         self.rem = [0.0] * n
         self.finish = [np.nan] * n
+        # when each task's inputs were actually there (its "ready" event): eq. 6's Δτ counts from
+        # no earlier than this, so a cloud is not charged for the lateness of its inputs
+        self.inputs_at = [-np.inf] * n
         self.stint: dict[int, tuple] = {}  # task -> (start, overhead, servers, event)
         self.app_left = np.diff(inst.app_ptr).astype(np.int64).tolist()
         self.app_finish = np.full(inst.n_apps, np.nan)
@@ -306,7 +309,8 @@ class Simulation:
             if planner.is_ar[t]:
                 self.events.schedule(float(inst.app_start[app]), "ar_start", t, AR_START)
             else:
-                self.events.schedule(max(now, planner.data_ready(app, c)), "ready", t, READY)
+                self.inputs_at[t] = max(now, planner.data_ready(app, c))
+                self.events.schedule(self.inputs_at[t], "ready", t, READY)
 
     def _ready(self, t: int, dirty: set[int]) -> None:
         c = self.planner.cloud[t]
@@ -349,7 +353,7 @@ class Simulation:
         c = planner.cloud[t]
         self._end_stint(c, t, now, "finish")
         self.finish[t] = now
-        planner.observe(t, now)
+        planner.observe(t, now, self.inputs_at[t])
         self.changed.add(c)
         dirty.add(c)
         app = planner.task_app[t]
@@ -368,6 +372,7 @@ class Simulation:
                     fin = finish[p] + edge_s if cloud[p] != cs else finish[p]
                     if fin > ready:
                         ready = fin
+                self.inputs_at[s] = ready
                 self.events.schedule(ready, "ready", s, READY)
 
     def _dispatch(self, c: int, now: float) -> None:

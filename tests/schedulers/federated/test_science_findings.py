@@ -1,12 +1,11 @@
-"""Findings of the issue-15 science review of the federated family (paper 004) that need a change
-in files this review may not edit (simulator.py, planner.py): each is a minimal case, marked
-``xfail(strict=True)`` until the lead applies the fix described in its reason.
+"""Findings of the issue-15 science review of the federated family (paper 004), each a minimal case.
 
 Eq. 6 measures ``Δτ = T_act_fin − ERAT`` and eq. 7 turns ``Δτ − S_l/b − ETM`` into the feedback
 factor ``fd_j`` *of the executing cloud j*. Our ERAT already contains the inputs' *estimated*
 ready time (predecessors' eq. 8 finish + edge transfer), but when a predecessor finishes late,
 on any cloud, the successor's cloud is charged for that lateness although it ran the task in
-exactly ``S_l/b + ETM`` from the moment its inputs were there. On the small LLNL-Atlas run
+exactly ``S_l/b + ETM`` from the moment its inputs were there. Fixed: Δτ counts from
+``max(ERAT, inputs' actual ready time)`` (``Planner.observe``). Before the fix, on the small LLNL-Atlas run
 (Fig. 7, α = 1) this gives factors of up to 29,635 (a 3 s task whose inputs came 84,459 s late),
 so Thunder and Atlas look tens of times slower than uBGL, whose few tasks were on time, and
 DCMMS sends 55 tasks to uBGL (162,889 s against 103,824 s at α = 0; docs/federated.md).
@@ -72,14 +71,6 @@ def test_the_case_t0_late_on_a_t1_on_time_on_b():
     assert s["0.1"] == [(302.0, 354.0, 2.0, "finish", "b")]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="eq. 6 charges cloud b with t0's lateness on cloud a: fd_b = (354 − 102 − 52) / 52 = 3.85 although "
-    "b ran t1 in exactly S/b + ETM from when its input arrived. Fix (planner.observe / simulator._finish): "
-    "measure Δτ from max(ERAT, the task's actual input-ready time), which _finish already computes for "
-    "successors (data_ready(app, c) and each predecessor's finish + edge transfer when on another cloud); "
-    "then fd_b = 0 and app 1 goes to b (τ_b = 1000 + 52 < τ_a = 1000 + (1 + 200/102) · 62).",
-)
 def test_the_executing_cloud_is_not_charged_for_its_inputs_lateness():
     sim, _ = simulate(_scenario(), "dcls")
     assert sim.planner.fd[0][1] == pytest.approx(0.0)
