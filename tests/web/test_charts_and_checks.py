@@ -1,5 +1,6 @@
 """Pure payload builders and schedule checks, on hand-made results."""
 
+import numpy as np
 import pytest
 
 from cloudsched_web.runs import charts, checks, timeline
@@ -378,3 +379,20 @@ def test_the_row_events_merge_equals_a_full_sort():
         assert got_rows.tolist() == rows[order].tolist(), trial
         for r in range(n_rows):  # the running count inside each row, step by step
             assert np.cumsum(got_step[got_rows == r]).tolist() == np.cumsum(step[order][rows[order] == r]).tolist()
+
+
+@pytest.mark.parametrize(
+    ("start", "end", "bad"),
+    [([0.0, 1.0], [1.0, 2.0], 0), ([0.0, 5.0], [1.0, 4.0], 1), ([-1.0, 0.0], [1.0, 1.0], 1),
+     ([0.0, float("nan")], [1.0, 2.0], 1), ([0.0, 1.0], [1.0, float("inf")], 1), ([0.0, 1.0], [float("nan")] * 2, 2)],
+)
+def test_well_formed_counts_every_bad_segment_from_columns_and_lists(start, end, bad):
+    from schedulers.core.columns import Columns, coded
+
+    cols = Columns({"start": np.array(start), "end": np.array(end), "job": coded([0, -1], ["a"])})
+    for schedule in (cols, [dict(zip(("start", "end"), p, strict=True)) for p in zip(start, end, strict=True)]):
+        check = checks.well_formed({"schedule": schedule})
+        assert check["status"] == ("pass" if bad == 0 else "fail")
+        assert f", {bad} with end < start" in check["detail"]
+    assert checks._labels(cols, "job") == {"a", "None"}
+    assert checks._labels(Columns({"job": coded([0, 0], ["a", "b"])}), "job") == {"a"}
