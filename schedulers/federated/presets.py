@@ -367,7 +367,7 @@ _FIG_NOTES = {
         "the reason of Fig. 7's Thunder runs), and 960-1,024-VM tasks of apps 1, 2 and 4 head Thunder's FIFO "
         "queue for thousands of seconds (app 1's t8 from 18,442 to 25,376 s, its t10 to 33,014 s) with up to "
         "89 tasks behind them; Thunder's mean queue wait is 1,932 s (DCLS 652 s). Atlas: FCFS (919,728 s) is "
-        "best, DCLS (1,130,767-1,178,419 s) and DCMMS (1,101,077-1,142,640 s) take 1.20-1.28× as long, 1.25× "
+        "best, DCLS (1,130,767-1,178,419 s) and DCMMS (1,101,077-1,142,640 s) take 1.20-1.28× as long, 1.24-1.25× "
         "already at α = 0 (no feedback): they move 555 and 589 of the 957 tasks to Thunder, where the queue "
         "wait averages 97,159-114,169 s (Atlas 18,639-23,186 s). The 31 applications arrive within 12,486 s and "
         "the dataset needs 8,000 s, and the slot table rebuilt from the current status leaves out tasks not "
