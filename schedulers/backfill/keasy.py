@@ -51,11 +51,11 @@ INCREMENTAL = True  # arrivals alone take arrival_pass (False: always the full S
 def _deploy_runtime(sim: TwoTier, j: int, now: float, mode: str) -> float | None:
     """t_r of Alg. 1 line 27 for j if deployed now; None if Deploy would fail."""
     if sim.tier[j] == WAITING:
-        return float(sim.est[j])
+        return sim.est_l[j]
     if sim.own_fg_idle(j):
         return sim.est_remaining(j, now)
     if mode == "K":
-        return float(sim.est[j])
+        return sim.est_l[j]
     if mode == "M":
         return sim.est_remaining(j, now) + sim.cost
     return None
@@ -97,8 +97,8 @@ def _reservation(sim: TwoTier, h: int, now: float, mode: str) -> tuple[float, in
     """(shadow time T_S, extra fg VMs N_E) for head job h (Alg. 1 lines 14–21, Alg. 3 lines 3–17)."""
     need = sim.size_l[h]
     if mode == "R" and sim.tier[h] == BG:
-        f = sim.fg[sim.procs[h]]
-        jobs = sorted(set(f[f >= 0].tolist()))
+        fgj = sim.fgj
+        jobs = sorted({fgj[p] for p in sim.procs[h]} - {-1})
         total = sum(sim.size_l[k] for k in jobs)
         shadow = max([sim.fg_key[k][0] for k in jobs], default=now)
         return max(shadow, now), sim.idle_fg + total - need
@@ -192,14 +192,13 @@ def background_pass(sim: TwoTier, now: float, na: int) -> None:
     if sim.n_waiting == 0 or free == 0 or (not sim.arrived and free <= sim.bg_left):
         return
     sim.arrived = False
-    eligible = sim.bg_eligible()
-    lo = _advance(sim, na)
-    q = lo + ((sim.tier[lo:na] == WAITING) & (sim.size[lo:na] <= free)).nonzero()[0]
     sim.bg_left = free
-    if q.size == 0:
+    if sim.wsz[0] > free:  # the smallest waiting job does not fit: nothing to scan
         return
+    lo = _advance(sim, na)
+    q = lo + ((sim.tier_np[lo:na] == WAITING) & (sim.size[lo:na] <= free)).nonzero()[0]
     q = q[np.argsort(sim.est[q], kind="stable")]
-    cand = sim.bg_candidates(eligible)
+    cand = sim.bg_candidates()
     used = 0
     for j in q.tolist():
         sj = sim.size_l[j]

@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import bisect
 import heapq
-from collections import Counter
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -58,13 +57,54 @@ class TwoTierResult:
     series_queue: list[int] = field(default_factory=list)
 
 
-def _count(jobs: np.ndarray) -> dict[int, int]:
-    """{job: processes} of a small job-id array, in first-seen order (deterministic)."""
-    return Counter(jobs.tolist())
+_BIT = [1 << p for p in range(4096)]  # the mask of one processor (larger ones are computed)
+_BYTE_AT: list[list[tuple[int, ...]]] = []  # [byte position][byte value]: its processors (grown on demand)
+_MAX_BYTES = 512  # tables up to 4096 processors
+
+
+def _grow_tables(processors: int) -> None:
+    for pos in range(len(_BYTE_AT), min(_MAX_BYTES, (processors + 7) // 8)):
+        _BYTE_AT.append([tuple(8 * pos + i for i in range(8) if b >> i & 1) for b in range(256)])
+
+
+def _bits(m: int, k: int) -> list[int]:
+    """The first ``k`` processors (set bits) of the mask ``m``, ascending; all of them if it has fewer."""
+    if k <= 8:  # a few: peel the lowest bit
+        return _bits_peel(m, k)
+    out: list[int] = []
+    nb = (m.bit_length() + 7) // 8
+    if nb > len(_BYTE_AT):  # a machine of more than 4096 processors: peel every bit
+        return _bits_peel(m, k)
+    for table, b in zip(_BYTE_AT, m.to_bytes(nb, "little"), strict=False):  # many: the processors of each byte from a table
+        if b:
+            out.extend(table[b])
+            if len(out) >= k:
+                return out[:k]
+    return out
+
+
+def _bits_peel(m: int, k: int) -> list[int]:
+    out: list[int] = []
+    while m and len(out) < k:
+        low = m & -m
+        out.append(low.bit_length() - 1)
+        m ^= low
+    return out
 
 
 class TwoTier:
-    """State and mechanics of the two-tier machine; the policy lives in keasy.py."""
+    """State and mechanics of the two-tier machine; the policy lives in keasy.py.
+
+    The VM sets that Dispatch and Step 3 read are kept as bit masks over the processors, updated in O(1) big-int
+    operations by the four placement/removal paths instead of rebuilt by a scan of all processors on every pass
+    (issue 17): ``F`` busy fg VMs, ``B`` busy bg VMs, ``H`` fg VMs whose process uses ≥ the threshold of CPU
+    (known CPU use only); ``jm[j]`` the processors of job j. From them: the idle fg VMs ``~F``; the calm ones
+    ``~F & ~B`` (Dispatch(FG), Alg. 2 line 20, takes these first); the eligible bg VMs ``~B & ~H`` (Section
+    2.2.1 point 3; Dispatch(BG), Alg. 2 line 24); a fg job shares a processor with bg work iff ``B & jm[j]``.
+    Per-processor job ids and CPU use stay in Python lists (a job holds 4 processors at the median). ``wsz``
+    holds the sizes of the waiting jobs J_q, sorted: Step 3 places nothing while the smallest exceeds the
+    eligible count.
+    """
 
     def __init__(self, inst, params, record: bool = True):
         n, P = len(inst), inst.processors
@@ -72,8 +112,8 @@ class TwoTier:
         self.size = inst.size
         self.size_l = inst.size.tolist()
         self.est = inst.estimate
-        self.slack_np = inst.estimate - inst.runtime
-        self.slack = self.slack_np.tolist()  # est − run: est remaining = work left + slack
+        self.est_l = inst.estimate.tolist()
+        self.slack = (inst.estimate - inst.runtime).tolist()  # est − run: est remaining = work left + slack
         self.run_l = inst.runtime.tolist()
         self.cpu = inst.cpu.tolist()
         self.eff = inst.eff.tolist()
@@ -81,18 +121,24 @@ class TwoTier:
         self.cpu_known = params.cpu_info == "exact"
         self.threshold = params.bg_threshold
         self.cost = params.migration_cost_s
-        self.fg = np.full(P, -1, dtype=np.int64)
-        self.bg = np.full(P, -1, dtype=np.int64)
-        self.fg_cpu = np.zeros(P)  # actual CPU usage of the fg process (0 = idle)
-        self.bg_cpu = np.zeros(P)
+        self.fgj = [-1] * P  # job of each fg VM, -1 idle
+        self.bgj = [-1] * P
+        self.fgc = [0.0] * P  # actual CPU usage of the fg process (0 exactly = idle; every job's usage is > 0)
+        self.bgc = [0.0] * P
+        self.ALL = (1 << P) - 1
+        self.bit = _BIT if len(_BIT) >= P else None
+        _grow_tables(P)
+        self.F = self.B = self.H = 0
+        self.jm = [0] * n
         self.idle_fg = P
         self.busy_bg = 0
-        self.n_elig = P  # bg VMs that may take work now: idle, above a fg VM using < threshold CPU (if known)
+        self.wsz: list[int] = []
         # Step 3 can place nothing while no job arrives and n_elig ≤ bg_left: every job still waiting is
         # larger than the eligible VMs the last pass left (the queue only shrinks between arrivals)
         self.bg_left = -1
         self.arrived = False
-        self.tier = np.zeros(n, dtype=np.int8)
+        self.tier = bytearray(n)  # WAITING / BG / FG / DONE (0: not arrived); tier_np is a numpy view of it
+        self.tier_np = np.frombuffer(self.tier, dtype=np.int8)
         self.unfg = bytearray(n)  # waiting or background: the list J_q ∪ J_bg of Alg. 1
         self.size_u = np.full(n, P + 1, dtype=np.int64)  # size of a job in J_q ∪ J_bg, P + 1 otherwise
         # per-job scalars live in Python lists: element access and arithmetic on numpy scalars cost 3–5× more
@@ -100,13 +146,12 @@ class TwoTier:
         self.rate = [0.0] * n
         self.tupd = [0.0] * n
         self.version = [0] * n
-        self.nbusy = [0] * n  # fg job: how many of its processors have a busy bg VM
-        self.procs: list[np.ndarray | None] = [None] * n
+        self.procs: list[list[int] | None] = [None] * n
         self.fg_key: list[tuple[float, int] | None] = [None] * n
         self.fg_sorted: list[tuple[float, int]] = []  # (estimated termination, job) of fg jobs
         self.seg_start = [0.0] * n
-        self.first_start = np.full(n, np.nan)
-        self.end = np.zeros(n)
+        self.first_start = [float("nan")] * n
+        self.end = [0.0] * n
         self.heap: list[tuple[float, int, int]] = []
         self.record = record
         self.stretches = Stretches()
@@ -116,16 +161,24 @@ class TwoTier:
         self.fg_cache: tuple | None = None  # (head, shadow, N_E left) after the last Steps 1–2 (keasy.py)
         self.reservations: dict | None = None  # {head job: (first shadow time, its tier then)}, for tests
 
+    def elig_mask(self) -> int:
+        """Bg VMs that may take work now: idle, above a fg VM using < threshold CPU if the use is known."""
+        return self.ALL & ~(self.B | self.H) if self.cpu_known else self.ALL & ~self.B
+
+    @property
+    def n_elig(self) -> int:
+        return self.elig_mask().bit_count()
+
     # -- rates -------------------------------------------------------------------------------
     def est_remaining(self, j: int, now: float) -> float:
         return (self.wl[j] - self.rate[j] * (now - self.tupd[j])) + self.slack[j]
 
     def _bg_rate(self, j: int) -> float:
-        """Eq. 3.2 for the slowest process: the busiest fg VM above j (fg_cpu is 0 exactly on an idle fg VM
+        """Eq. 3.2 for the slowest process: the busiest fg VM above j (fgc is 0 exactly on an idle fg VM
         and > 0 on a busy one; eff · CPU_idle / CPU_req is monotone in CPU_idle, also in floating point)."""
-        m = float(self.fg_cpu[self.procs[j]].max())
-        if m == 0.0:
+        if not self.F & self.jm[j]:
             return 1.0
+        m = max(map(self.fgc.__getitem__, self.procs[j]))
         eff = self.eff[j]
         return min(eff, eff * (1.0 - m) / self.cpu[j])
 
@@ -135,122 +188,149 @@ class TwoTier:
             return
         self.wl[j] -= old * (now - self.tupd[j])
         self.tupd[j] = now
-        self._close(j, now)
+        if self.record:
+            self._close(j, now)
         self.rate[j] = r
         self.version[j] += 1
         if r > 0:
             heapq.heappush(self.heap, (now + max(self.wl[j], 0.0) / r, self.version[j], j))
 
     def _refresh(self, jobs, now: float) -> None:
+        """New rates (eqs. 3.1–3.2) for ``jobs`` after a change on their processors."""
         for j in jobs:
             if self.tier[j] == BG:
                 self._set_rate(j, self._bg_rate(j), now)
             else:
-                self._set_rate(j, 1.0 if self.nbusy[j] == 0 else 1.0 - self.loss[j], now)
+                self._set_rate(j, 1.0 if not self.B & self.jm[j] else 1.0 - self.loss[j], now)
 
     def _close(self, j: int, now: float) -> None:
-        if self.record and self.tier[j] in _TIER:
-            self.stretches.add(j, self.seg_start[j], now, _TIER[self.tier[j]], self.rate[j], self.procs[j])
+        t = self.tier[j]
+        if t in _TIER:
+            self.stretches.add(j, self.seg_start[j], now, _TIER[t], self.rate[j], self.procs[j])
         self.seg_start[j] = now
 
     # -- placement ---------------------------------------------------------------------------
-    def place_fg(self, j: int, pr: np.ndarray, now: float) -> None:
+    def place_fg(self, j: int, pr: list[int], now: float) -> None:
         self._leave_queue(j, now)
-        self.fg[pr] = j
-        self.fg_cpu[pr] = self.cpu[j]
-        self.idle_fg -= pr.size
-        b = self.bg[pr]
-        b = b[b >= 0]
-        self.nbusy[j] = int(b.size)
-        if self.cpu_known and self.cpu[j] >= self.threshold:
-            self.n_elig -= pr.size - b.size
-        self.tier[j], self.procs[j] = FG, pr
+        fgj, fgc = self.fgj, self.fgc
+        c = self.cpu[j]
+        for p in pr:
+            fgj[p] = j
+            fgc[p] = c
+        m = self._mask(pr)
+        self.jm[j] = m
+        self.F |= m
+        self.idle_fg -= len(pr)
+        if self.cpu_known and c >= self.threshold:  # the bg VMs above it stop being eligible
+            self.H |= m
+        self.tier[j] = FG
+        self.procs[j] = pr
         self.seg_start[j] = now
         key = (now + self.est_remaining(j, now), j)
         self.fg_key[j] = key
         bisect.insort(self.fg_sorted, key)
-        self._set_rate(j, 1.0 if b.size == 0 else 1.0 - self.loss[j], now, force=True)
-        if b.size:
-            self._refresh(sorted(set(b.tolist())), now)
+        shared = self.B & m
+        self._set_rate(j, 1.0 if not shared else 1.0 - self.loss[j], now, force=True)
+        if shared:
+            bgj = self.bgj
+            self._refresh(sorted({bgj[p] for p in pr} - {-1}), now)
 
-    def place_bg(self, j: int, pr: np.ndarray, now: float) -> None:
+    def place_bg(self, j: int, pr: list[int], now: float) -> None:
         self._leave_queue(j, now)
-        self.bg[pr] = j
-        self.bg_cpu[pr] = self.cpu[j]
-        self.busy_bg += pr.size
-        self.n_elig -= pr.size  # placed on eligible VMs only (Step 3)
-        self.tier[j], self.procs[j] = BG, pr
+        bgj, bgc = self.bgj, self.bgc
+        c = self.cpu[j]
+        for p in pr:
+            bgj[p] = j
+            bgc[p] = c
+        m = self._mask(pr)
+        self.jm[j] = m
+        self.B |= m  # placed on eligible VMs only (Step 3)
+        self.busy_bg += len(pr)
+        self.tier[j] = BG
+        self.procs[j] = pr
         self.seg_start[j] = now
-        f = self.fg[pr]
-        f = f[f >= 0]
-        if f.size:
-            counts = _count(f)
-            for k, c in counts.items():
-                self.nbusy[k] += c
-            self._refresh(counts, now)
+        if self.F & m:
+            self._refresh(self._over(pr), now)
         self._set_rate(j, self._bg_rate(j), now, force=True)
+
+    def _mask(self, pr: list[int]) -> int:
+        """The bit mask of processors ``pr``."""
+        return sum(map(self.bit.__getitem__, pr)) if self.bit is not None else sum(map((1).__lshift__, pr))
+
+    def _over(self, pr: list[int]) -> dict[int, None]:
+        """The fg jobs above processors ``pr``, in first-seen order (deterministic)."""
+        return dict.fromkeys([f for f in map(self.fgj.__getitem__, pr) if f >= 0])
 
     def _leave_queue(self, j: int, now: float) -> None:
         if self.tier[j] == WAITING:
             self.n_waiting -= 1
+            wsz = self.wsz
+            del wsz[bisect.bisect_left(wsz, self.size_l[j])]
             self.first_start[j] = now
             self.tupd[j] = now
 
-    def remove(self, j: int, now: float) -> np.ndarray:
+    def arrive(self, j: int) -> None:
+        """j joins J_q."""
+        self.tier[j] = WAITING
+        self.unfg[j] = 1
+        s = self.size_l[j]
+        self.size_u[j] = s
+        bisect.insort(self.wsz, s)
+        self.n_waiting += 1
+        self.arrived = True
+
+    def remove(self, j: int, now: float) -> list[int]:
         """Take j off its VMs (its work is settled); returns its processors."""
         self._set_rate(j, 0.0, now, force=True)
         pr = self.procs[j]
+        m = self.jm[j]
         if self.tier[j] == FG:
-            self.fg[pr] = -1
-            self.fg_cpu[pr] = 0.0
-            self.idle_fg += pr.size
+            fgj, fgc = self.fgj, self.fgc
+            for p in pr:
+                fgj[p] = -1
+                fgc[p] = 0.0
+            self.F &= ~m
+            self.H &= ~m
+            self.idle_fg += len(pr)
             del self.fg_sorted[bisect.bisect_left(self.fg_sorted, self.fg_key[j])]
-            b = self.bg[pr]
-            b = b[b >= 0]
-            if self.cpu_known and self.cpu[j] >= self.threshold:
-                self.n_elig += pr.size - b.size
-            if b.size:
-                self._refresh(sorted(set(b.tolist())), now)
+            if self.B & m:
+                bgj = self.bgj
+                self._refresh(sorted({bgj[p] for p in pr} - {-1}), now)
         else:
-            self.bg[pr] = -1
-            self.bg_cpu[pr] = 0.0
-            self.busy_bg -= pr.size
-            self.n_elig += int(np.count_nonzero(self.fg_cpu[pr] < self.threshold)) if self.cpu_known else pr.size
-            f = self.fg[pr]
-            f = f[f >= 0]
-            if f.size:
-                counts = _count(f)
-                for k, c in counts.items():
-                    self.nbusy[k] -= c
-                self._refresh(counts, now)
+            bgj, bgc = self.bgj, self.bgc
+            for p in pr:
+                bgj[p] = -1
+                bgc[p] = 0.0
+            self.B &= ~m
+            self.busy_bg -= len(pr)
+            if self.F & m:
+                self._refresh(self._over(pr), now)
         return pr
 
     # -- Alg. 2 Dispatch ------------------------------------------------------------------------
-    def fg_candidates(self, need: int) -> np.ndarray:
+    def fg_candidates(self, need: int) -> list[int]:
         """The first ``need`` idle fg VMs, least-loaded bg first (Dispatch(FG), Alg. 2 line 20), ties by index.
 
-        bg_cpu is 0 exactly on an idle bg VM and > 0 on a busy one, so when enough idle fg VMs have an idle bg
-        VM they are the first ``need`` of those in index order — what the stable sort would give, without it.
+        bgc is 0 exactly on an idle bg VM and > 0 on a busy one, so the calm VMs (idle fg and bg) come first in
+        index order, then the other idle fg VMs by (bg load, index) — a stable sort by load, without sorting all.
         """
-        idle = (self.fg < 0).nonzero()[0]
+        idle = self.ALL & ~self.F
         if not self.cpu_known:
-            return idle[:need]
-        load = self.bg_cpu[idle]
-        calm = idle[load == 0.0]
-        if calm.size >= need:
-            return calm[:need]
-        return idle[np.argsort(load, kind="stable")[:need]]
+            return _bits(idle, need)
+        calm = idle & ~self.B
+        nc = calm.bit_count()
+        if nc >= need:
+            return _bits(calm, need)
+        rest = _bits(idle & self.B, self.P)
+        rest.sort(key=self.bgc.__getitem__)  # stable: ties keep index order
+        return _bits(calm, nc) + rest[: need - nc]
 
-    def bg_eligible(self) -> np.ndarray:
-        """Mask of idle bg VMs that may host work (fg CPU use below the threshold, Section 2.2.1 point 3)."""
-        if not self.cpu_known:
-            return self.bg < 0
-        return (self.bg < 0) & (self.fg_cpu < self.threshold)
-
-    def bg_candidates(self, eligible: np.ndarray) -> np.ndarray:
-        """The eligible bg VMs, least-loaded fg first (Dispatch(BG), Alg. 2 line 24)."""
-        ok = eligible.nonzero()[0]
-        return ok[np.argsort(self.fg_cpu[ok], kind="stable")] if self.cpu_known else ok
+    def bg_candidates(self) -> list[int]:
+        """The eligible bg VMs, least-loaded fg first (Dispatch(BG), Alg. 2 line 24), ties by index."""
+        ok = _bits(self.elig_mask(), self.P)
+        if self.cpu_known:
+            ok.sort(key=self.fgc.__getitem__)
+        return ok
 
     def join_unfg(self, j: int) -> None:
         self.unfg[j] = 1
@@ -261,7 +341,7 @@ class TwoTier:
         self.size_u[j] = self.P + 1
 
     def own_fg_idle(self, j: int) -> bool:
-        return not (self.fg[self.procs[j]] >= 0).any()
+        return not self.F & self.jm[j]
 
 
 def simulate_two_tier(inst, algorithm: str, params, progress=None, reservations: dict | None = None) -> TwoTierResult:
@@ -313,10 +393,7 @@ def simulate_two_tier(inst, algorithm: str, params, progress=None, reservations:
             if progress is not None and done % step == 0:
                 progress(done / n)
         while na < n and submit[na] <= now:
-            sim.tier[na] = WAITING
-            sim.join_unfg(na)
-            sim.n_waiting += 1
-            sim.arrived = True
+            sim.arrive(na)
             na += 1
         if full:
             foreground_pass(sim, now, na, mode)
@@ -327,4 +404,4 @@ def simulate_two_tier(inst, algorithm: str, params, progress=None, reservations:
         s_fg.append(sim.P - sim.idle_fg)
         s_bg.append(sim.busy_bg)
         s_q.append(sim.n_waiting)
-    return TwoTierResult(sim.first_start, sim.end, sim.stretches, sim.counters, ts, s_fg, s_bg, s_q)
+    return TwoTierResult(np.array(sim.first_start), np.array(sim.end), sim.stretches, sim.counters, ts, s_fg, s_bg, s_q)
