@@ -188,8 +188,10 @@ def _advance(sim: TwoTier, na: int) -> int:
 
 def background_pass(sim: TwoTier, now: float, na: int) -> None:
     """Alg. 1 Step 3: SJF (by estimate) over the queue into the background tier."""
+    if sim.n_waiting == 0:
+        return
     free = sim.n_elig
-    if sim.n_waiting == 0 or free == 0 or (not sim.arrived and free <= sim.bg_left):
+    if free == 0 or (not sim.arrived and free <= sim.bg_left):
         return
     sim.arrived = False
     sim.bg_left = free

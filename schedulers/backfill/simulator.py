@@ -97,13 +97,13 @@ class TwoTier:
 
     The VM sets that Dispatch and Step 3 read are kept as bit masks over the processors, updated in O(1) big-int
     operations by the four placement/removal paths instead of rebuilt by a scan of all processors on every pass
-    (issue 17): ``F`` busy fg VMs, ``B`` busy bg VMs, ``H`` fg VMs whose process uses ≥ the threshold of CPU
-    (known CPU use only); ``jm[j]`` the processors of job j. From them: the idle fg VMs ``~F``; the calm ones
-    ``~F & ~B`` (Dispatch(FG), Alg. 2 line 20, takes these first); the eligible bg VMs ``~B & ~H`` (Section
-    2.2.1 point 3; Dispatch(BG), Alg. 2 line 24); a fg job shares a processor with bg work iff ``B & jm[j]``.
-    Per-processor job ids and CPU use stay in Python lists (a job holds 4 processors at the median). ``wsz``
-    holds the sizes of the waiting jobs J_q, sorted: Step 3 places nothing while the smallest exceeds the
-    eligible count.
+    (issue 17): ``fgm`` busy fg VMs, ``bgm`` busy bg VMs, ``hotm`` fg VMs whose process uses ≥ the threshold of
+    CPU (known CPU use only); ``jm[j]`` the processors of job j; ``bg_run`` the jobs in the bg tier. From them:
+    the idle fg VMs ``~fgm``; the calm ones ``~fgm & ~bgm`` (Dispatch(FG), Alg. 2 line 20, takes these first);
+    the eligible bg VMs ``~bgm & ~hotm`` (Section 2.2.1 point 3; Dispatch(BG), Alg. 2 line 24); a fg job shares
+    a processor with bg work iff ``bgm & jm[j]`` (eq. 3.1's loss). Per-processor job ids and CPU use stay in
+    Python lists (a job holds 4 processors at the median). ``wsz`` holds the sizes of the waiting jobs J_q,
+    sorted: Step 3 places nothing while the smallest exceeds the eligible count.
     """
 
     def __init__(self, inst, params, record: bool = True):
@@ -128,8 +128,9 @@ class TwoTier:
         self.ALL = (1 << P) - 1
         self.bit = _BIT if len(_BIT) >= P else None
         _grow_tables(P)
-        self.F = self.B = self.H = 0
+        self.fgm = self.bgm = self.hotm = 0
         self.jm = [0] * n
+        self.bg_run: set[int] = set()  # jobs in the bg tier
         self.idle_fg = P
         self.busy_bg = 0
         self.wsz: list[int] = []
@@ -163,7 +164,7 @@ class TwoTier:
 
     def elig_mask(self) -> int:
         """Bg VMs that may take work now: idle, above a fg VM using < threshold CPU if the use is known."""
-        return self.ALL & ~(self.B | self.H) if self.cpu_known else self.ALL & ~self.B
+        return self.ALL & ~(self.bgm | self.hotm) if self.cpu_known else self.ALL & ~self.bgm
 
     @property
     def n_elig(self) -> int:
@@ -176,7 +177,7 @@ class TwoTier:
     def _bg_rate(self, j: int) -> float:
         """Eq. 3.2 for the slowest process: the busiest fg VM above j (fgc is 0 exactly on an idle fg VM
         and > 0 on a busy one; eff · CPU_idle / CPU_req is monotone in CPU_idle, also in floating point)."""
-        if not self.F & self.jm[j]:
+        if not self.fgm & self.jm[j]:
             return 1.0
         m = max(map(self.fgc.__getitem__, self.procs[j]))
         eff = self.eff[j]
@@ -201,7 +202,7 @@ class TwoTier:
             if self.tier[j] == BG:
                 self._set_rate(j, self._bg_rate(j), now)
             else:
-                self._set_rate(j, 1.0 if not self.B & self.jm[j] else 1.0 - self.loss[j], now)
+                self._set_rate(j, 1.0 if not self.bgm & self.jm[j] else 1.0 - self.loss[j], now)
 
     def _close(self, j: int, now: float) -> None:
         t = self.tier[j]
@@ -219,17 +220,17 @@ class TwoTier:
             fgc[p] = c
         m = self._mask(pr)
         self.jm[j] = m
-        self.F |= m
+        self.fgm |= m
         self.idle_fg -= len(pr)
         if self.cpu_known and c >= self.threshold:  # the bg VMs above it stop being eligible
-            self.H |= m
+            self.hotm |= m
         self.tier[j] = FG
         self.procs[j] = pr
         self.seg_start[j] = now
         key = (now + self.est_remaining(j, now), j)
         self.fg_key[j] = key
         bisect.insort(self.fg_sorted, key)
-        shared = self.B & m
+        shared = self.bgm & m
         self._set_rate(j, 1.0 if not shared else 1.0 - self.loss[j], now, force=True)
         if shared:
             bgj = self.bgj
@@ -244,12 +245,13 @@ class TwoTier:
             bgc[p] = c
         m = self._mask(pr)
         self.jm[j] = m
-        self.B |= m  # placed on eligible VMs only (Step 3)
+        self.bgm |= m  # placed on eligible VMs only (Step 3)
+        self.bg_run.add(j)
         self.busy_bg += len(pr)
         self.tier[j] = BG
         self.procs[j] = pr
         self.seg_start[j] = now
-        if self.F & m:
+        if self.fgm & m:
             self._refresh(self._over(pr), now)
         self._set_rate(j, self._bg_rate(j), now, force=True)
 
@@ -289,11 +291,11 @@ class TwoTier:
             for p in pr:
                 fgj[p] = -1
                 fgc[p] = 0.0
-            self.F &= ~m
-            self.H &= ~m
+            self.fgm &= ~m
+            self.hotm &= ~m
             self.idle_fg += len(pr)
             del self.fg_sorted[bisect.bisect_left(self.fg_sorted, self.fg_key[j])]
-            if self.B & m:
+            if self.bgm & m:
                 bgj = self.bgj
                 self._refresh(sorted({bgj[p] for p in pr} - {-1}), now)
         else:
@@ -301,9 +303,10 @@ class TwoTier:
             for p in pr:
                 bgj[p] = -1
                 bgc[p] = 0.0
-            self.B &= ~m
+            self.bgm &= ~m
+            self.bg_run.discard(j)
             self.busy_bg -= len(pr)
-            if self.F & m:
+            if self.fgm & m:
                 self._refresh(self._over(pr), now)
         return pr
 
@@ -314,16 +317,28 @@ class TwoTier:
         bgc is 0 exactly on an idle bg VM and > 0 on a busy one, so the calm VMs (idle fg and bg) come first in
         index order, then the other idle fg VMs by (bg load, index) — a stable sort by load, without sorting all.
         """
-        idle = self.ALL & ~self.F
+        idle = self.ALL & ~self.fgm
         if not self.cpu_known:
             return _bits(idle, need)
-        calm = idle & ~self.B
+        calm = idle & ~self.bgm
         nc = calm.bit_count()
         if nc >= need:
             return _bits(calm, need)
-        rest = _bits(idle & self.B, self.P)
-        rest.sort(key=self.bgc.__getitem__)  # stable: ties keep index order
-        return _bits(calm, nc) + rest[: need - nc]
+        # the rest by (bg load, index): the idle fg VMs above each bg job, grouped by its CPU use (the load of
+        # all its VMs), lowest first, each group in index order; only as many as needed are taken out
+        out = _bits(calm, nc)
+        groups: dict[float, int] = {}
+        jm, cpu = self.jm, self.cpu
+        for k in self.bg_run:
+            x = jm[k] & idle
+            if x:
+                c = cpu[k]
+                groups[c] = groups.get(c, 0) | x
+        for c in sorted(groups):
+            out += _bits(groups[c], need - len(out))
+            if len(out) >= need:
+                break
+        return out
 
     def bg_candidates(self) -> list[int]:
         """The eligible bg VMs, least-loaded fg first (Dispatch(BG), Alg. 2 line 24), ties by index."""
@@ -341,7 +356,7 @@ class TwoTier:
         self.size_u[j] = self.P + 1
 
     def own_fg_idle(self, j: int) -> bool:
-        return not self.F & self.jm[j]
+        return not self.fgm & self.jm[j]
 
 
 def simulate_two_tier(inst, algorithm: str, params, progress=None, reservations: dict | None = None) -> TwoTierResult:
