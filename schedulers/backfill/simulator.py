@@ -342,10 +342,12 @@ class TwoTier:
 
     def bg_candidates(self) -> list[int]:
         """The eligible bg VMs, least-loaded fg first (Dispatch(BG), Alg. 2 line 24), ties by index."""
-        ok = _bits(self.elig_mask(), self.P)
-        if self.cpu_known:
-            ok.sort(key=self.fgc.__getitem__)
-        return ok
+        elig = self.elig_mask()
+        if not self.cpu_known:
+            return _bits(elig, self.P)
+        busy = _bits(elig & self.fgm, self.P)  # under a busy fg VM: by its CPU use; under an idle one (0) first
+        busy.sort(key=self.fgc.__getitem__)
+        return _bits(elig & ~self.fgm, self.P) + busy
 
     def join_unfg(self, j: int) -> None:
         self.unfg[j] = 1
