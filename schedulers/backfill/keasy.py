@@ -65,9 +65,9 @@ def deploy(sim: TwoTier, j: int, now: float, mode: str) -> bool:
     """Deploy(j, BackfillType) of Alg. 2 ('K' kill, 'M' migrate, 'R' reservation only)."""
     if sim.tier[j] == BG:
         if sim.own_fg_idle(j):
-            pr = sim.remove(j, now)
+            m, pr = sim.remove(j, now)
             sim.counters["swaps"] += 1
-            sim.place_fg(j, pr, now)
+            sim.place_fg(j, m, pr, now)
             sim.leave_unfg(j)
             return True
         if mode == "R":
@@ -82,8 +82,8 @@ def deploy(sim: TwoTier, j: int, now: float, mode: str) -> bool:
         else:
             sim.counters["migrations"] += 1
             sim.wl[j] += sim.cost
-    pr = sim.fg_candidates(sim.size_l[j])
-    sim.place_fg(j, pr, now)
+    m, pr = sim.fg_candidates(sim.size_l[j])
+    sim.place_fg(j, m, pr, now)
     sim.leave_unfg(j)
     return True
 
@@ -97,8 +97,7 @@ def _reservation(sim: TwoTier, h: int, now: float, mode: str) -> tuple[float, in
     """(shadow time T_S, extra fg VMs N_E) for head job h (Alg. 1 lines 14–21, Alg. 3 lines 3–17)."""
     need = sim.size_l[h]
     if mode == "R" and sim.tier[h] == BG:
-        fgj = sim.fgj
-        jobs = sorted({fgj[p] for p in sim.procs[h]} - {-1})
+        jobs = sim.fg_above(h)
         total = sum(sim.size_l[k] for k in jobs)
         shadow = max([sim.fg_key[k][0] for k in jobs], default=now)
         return max(shadow, now), sim.idle_fg + total - need

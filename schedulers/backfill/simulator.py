@@ -83,6 +83,27 @@ def _bits(m: int, k: int) -> list[int]:
     return out
 
 
+def _low(m: int, k: int) -> int:
+    """The mask of the ``k`` lowest set bits of ``m`` (``m`` if it has no more)."""
+    if m.bit_count() <= k:
+        return m
+    if k <= 8:  # a few: peel the lowest bit
+        out = 0
+        for _ in range(k):
+            low = m & -m
+            out |= low
+            m ^= low
+        return out
+    lo, hi = k, m.bit_length()  # the shortest prefix holding k of them, by bisection
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if (m & ((1 << mid) - 1)).bit_count() >= k:
+            hi = mid
+        else:
+            lo = mid + 1
+    return m & ((1 << lo) - 1)
+
+
 def _bits_peel(m: int, k: int) -> list[int]:
     out: list[int] = []
     while m and len(out) < k:
@@ -121,16 +142,15 @@ class TwoTier:
         self.cpu_known = params.cpu_info == "exact"
         self.threshold = params.bg_threshold
         self.cost = params.migration_cost_s
-        self.fgj = [-1] * P  # job of each fg VM, -1 idle
-        self.bgj = [-1] * P
-        self.fgc = [0.0] * P  # actual CPU usage of the fg process (0 exactly = idle; every job's usage is > 0)
-        self.bgc = [0.0] * P
+        self.fgj = [-1] * P  # job of each fg VM, -1 idle: kept only when recording (the order stretches close in)
         self.ALL = (1 << P) - 1
         self.bit = _BIT if len(_BIT) >= P else None
         _grow_tables(P)
         self.fgm = self.bgm = self.hotm = 0
         self.jm = [0] * n
         self.bg_run: set[int] = set()  # jobs in the bg tier
+        self.fg_run: set[int] = set()  # jobs in the fg tier
+        self.above: dict[int, dict[int, None]] = {}  # bg job: the fg jobs sharing a processor with it
         self.idle_fg = P
         self.busy_bg = 0
         self.wsz: list[int] = []
@@ -175,11 +195,12 @@ class TwoTier:
         return (self.wl[j] - self.rate[j] * (now - self.tupd[j])) + self.slack[j]
 
     def _bg_rate(self, j: int) -> float:
-        """Eq. 3.2 for the slowest process: the busiest fg VM above j (fgc is 0 exactly on an idle fg VM
-        and > 0 on a busy one; eff · CPU_idle / CPU_req is monotone in CPU_idle, also in floating point)."""
-        if not self.fgm & self.jm[j]:
+        """Eq. 3.2 for the slowest process: the busiest fg job above j (eff · CPU_idle / CPU_req is monotone in
+        CPU_idle, also in floating point, so the slowest process is the one under the largest fg CPU use)."""
+        over = self.above[j]
+        if not over:
             return 1.0
-        m = max(map(self.fgc.__getitem__, self.procs[j]))
+        m = max(map(self.cpu.__getitem__, over))
         eff = self.eff[j]
         return min(eff, eff * (1.0 - m) / self.cpu[j])
 
@@ -211,21 +232,22 @@ class TwoTier:
         self.seg_start[j] = now
 
     # -- placement ---------------------------------------------------------------------------
-    def place_fg(self, j: int, pr: list[int], now: float) -> None:
+    def place_fg(self, j: int, m: int, pr: list[int] | None, now: float) -> None:
+        """j onto the fg VMs of mask ``m`` (``pr``: the same processors in Dispatch order, when recording)."""
         self._leave_queue(j, now)
-        fgj, fgc = self.fgj, self.fgc
         c = self.cpu[j]
-        for p in pr:
-            fgj[p] = j
-            fgc[p] = c
-        m = self._mask(pr)
         self.jm[j] = m
         self.fgm |= m
-        self.idle_fg -= len(pr)
+        self.idle_fg -= self.size_l[j]
         if self.cpu_known and c >= self.threshold:  # the bg VMs above it stop being eligible
             self.hotm |= m
+        self.fg_run.add(j)
         self.tier[j] = FG
-        self.procs[j] = pr
+        if self.record:
+            self.procs[j] = pr
+            fgj = self.fgj
+            for p in pr:
+                fgj[p] = j
         self.seg_start[j] = now
         key = (now + self.est_remaining(j, now), j)
         self.fg_key[j] = key
@@ -233,16 +255,14 @@ class TwoTier:
         shared = self.bgm & m
         self._set_rate(j, 1.0 if not shared else 1.0 - self.loss[j], now, force=True)
         if shared:
-            bgj = self.bgj
-            self._refresh(sorted({bgj[p] for p in pr} - {-1}), now)
+            jm, above = self.jm, self.above
+            under = sorted([k for k in self.bg_run if jm[k] & m])
+            for k in under:
+                above[k][j] = None
+            self._refresh(under, now)
 
     def place_bg(self, j: int, pr: list[int], now: float) -> None:
         self._leave_queue(j, now)
-        bgj, bgc = self.bgj, self.bgc
-        c = self.cpu[j]
-        for p in pr:
-            bgj[p] = j
-            bgc[p] = c
         m = self._mask(pr)
         self.jm[j] = m
         self.bgm |= m  # placed on eligible VMs only (Step 3)
@@ -251,17 +271,23 @@ class TwoTier:
         self.tier[j] = BG
         self.procs[j] = pr
         self.seg_start[j] = now
-        if self.fgm & m:
-            self._refresh(self._over(pr), now)
+        over = self._over(j) if self.fgm & m else {}
+        self.above[j] = over
+        if over:
+            self._refresh(list(over), now)
         self._set_rate(j, self._bg_rate(j), now, force=True)
 
     def _mask(self, pr: list[int]) -> int:
         """The bit mask of processors ``pr``."""
         return sum(map(self.bit.__getitem__, pr)) if self.bit is not None else sum(map((1).__lshift__, pr))
 
-    def _over(self, pr: list[int]) -> dict[int, None]:
-        """The fg jobs above processors ``pr``, in first-seen order (deterministic)."""
-        return dict.fromkeys([f for f in map(self.fgj.__getitem__, pr) if f >= 0])
+    def _over(self, j: int) -> dict[int, None]:
+        """The fg jobs above bg job j; when recording, in first-seen order along its processors (the order their
+        stretches are closed in); otherwise from the masks."""
+        if self.record:
+            return dict.fromkeys([f for f in map(self.fgj.__getitem__, self.procs[j]) if f >= 0])
+        m, jm = self.jm[j], self.jm
+        return {f: None for f in self.fg_run if jm[f] & m}
 
     def _leave_queue(self, j: int, now: float) -> None:
         if self.tier[j] == WAITING:
@@ -281,52 +307,56 @@ class TwoTier:
         self.n_waiting += 1
         self.arrived = True
 
-    def remove(self, j: int, now: float) -> list[int]:
-        """Take j off its VMs (its work is settled); returns its processors."""
+    def remove(self, j: int, now: float) -> tuple[int, list[int] | None]:
+        """Take j off its VMs (its work is settled); returns its processors (mask, list when recording)."""
         self._set_rate(j, 0.0, now, force=True)
-        pr = self.procs[j]
         m = self.jm[j]
         if self.tier[j] == FG:
-            fgj, fgc = self.fgj, self.fgc
-            for p in pr:
-                fgj[p] = -1
-                fgc[p] = 0.0
             self.fgm &= ~m
             self.hotm &= ~m
-            self.idle_fg += len(pr)
+            self.idle_fg += self.size_l[j]
+            self.fg_run.discard(j)
+            if self.record:
+                fgj = self.fgj
+                for p in self.procs[j]:
+                    fgj[p] = -1
             del self.fg_sorted[bisect.bisect_left(self.fg_sorted, self.fg_key[j])]
             if self.bgm & m:
-                bgj = self.bgj
-                self._refresh(sorted({bgj[p] for p in pr} - {-1}), now)
+                jm, above = self.jm, self.above
+                under = sorted([k for k in self.bg_run if jm[k] & m])
+                for k in under:
+                    del above[k][j]
+                self._refresh(under, now)
         else:
-            bgj, bgc = self.bgj, self.bgc
-            for p in pr:
-                bgj[p] = -1
-                bgc[p] = 0.0
             self.bgm &= ~m
             self.bg_run.discard(j)
-            self.busy_bg -= len(pr)
-            if self.fgm & m:
-                self._refresh(self._over(pr), now)
-        return pr
+            self.busy_bg -= self.size_l[j]
+            over = self.above.pop(j)
+            if over:
+                self._refresh(self._over(j) if self.record else list(over), now)
+        return m, self.procs[j]
 
     # -- Alg. 2 Dispatch ------------------------------------------------------------------------
-    def fg_candidates(self, need: int) -> list[int]:
-        """The first ``need`` idle fg VMs, least-loaded bg first (Dispatch(FG), Alg. 2 line 20), ties by index.
+    def fg_candidates(self, need: int) -> tuple[int, list[int] | None]:
+        """The first ``need`` idle fg VMs, least-loaded bg first (Dispatch(FG), Alg. 2 line 20), ties by index:
+        their mask, and when recording the list in that order.
 
-        bgc is 0 exactly on an idle bg VM and > 0 on a busy one, so the calm VMs (idle fg and bg) come first in
-        index order, then the other idle fg VMs by (bg load, index) — a stable sort by load, without sorting all.
+        A bg VM's load is its job's CPU use, > 0, and 0 on an idle one: the calm VMs (idle fg and bg) come first
+        in index order, then the idle fg VMs above each bg job, grouped by its CPU use, lowest first, each group
+        in index order — a stable sort by load. Only the VMs needed are taken from the masks.
         """
         idle = self.ALL & ~self.fgm
+        rec = self.record
         if not self.cpu_known:
-            return _bits(idle, need)
+            m = _low(idle, need)
+            return m, (_bits(m, need) if rec else None)
         calm = idle & ~self.bgm
         nc = calm.bit_count()
         if nc >= need:
-            return _bits(calm, need)
-        # the rest by (bg load, index): the idle fg VMs above each bg job, grouped by its CPU use (the load of
-        # all its VMs), lowest first, each group in index order; only as many as needed are taken out
-        out = _bits(calm, nc)
+            m = _low(calm, need)
+            return m, (_bits(m, need) if rec else None)
+        m = calm
+        out = _bits(calm, nc) if rec else None
         groups: dict[float, int] = {}
         jm, cpu = self.jm, self.cpu
         for k in self.bg_run:
@@ -334,20 +364,34 @@ class TwoTier:
             if x:
                 c = cpu[k]
                 groups[c] = groups.get(c, 0) | x
+        got = nc
         for c in sorted(groups):
-            out += _bits(groups[c], need - len(out))
-            if len(out) >= need:
+            g = _low(groups[c], need - got)
+            m |= g
+            got += g.bit_count()
+            if rec:
+                out += _bits(g, self.P)
+            if got >= need:
                 break
-        return out
+        return m, out
 
     def bg_candidates(self) -> list[int]:
-        """The eligible bg VMs, least-loaded fg first (Dispatch(BG), Alg. 2 line 24), ties by index."""
+        """The eligible bg VMs, least-loaded fg first (Dispatch(BG), Alg. 2 line 24), ties by index: those under
+        an idle fg VM (load 0) in index order, then those under each fg job grouped by its CPU use, lowest first."""
         elig = self.elig_mask()
         if not self.cpu_known:
             return _bits(elig, self.P)
-        busy = _bits(elig & self.fgm, self.P)  # under a busy fg VM: by its CPU use; under an idle one (0) first
-        busy.sort(key=self.fgc.__getitem__)
-        return _bits(elig & ~self.fgm, self.P) + busy
+        out = _bits(elig & ~self.fgm, self.P)
+        groups: dict[float, int] = {}
+        jm, cpu = self.jm, self.cpu
+        for f in self.fg_run:
+            x = jm[f] & elig
+            if x:
+                c = cpu[f]
+                groups[c] = groups.get(c, 0) | x
+        for c in sorted(groups):
+            out += _bits(groups[c], self.P)
+        return out
 
     def join_unfg(self, j: int) -> None:
         self.unfg[j] = 1
@@ -359,6 +403,10 @@ class TwoTier:
 
     def own_fg_idle(self, j: int) -> bool:
         return not self.fgm & self.jm[j]
+
+    def fg_above(self, j: int) -> list[int]:
+        """The fg jobs sharing a processor with bg job j, ascending."""
+        return sorted(self.above[j])
 
 
 def simulate_two_tier(inst, algorithm: str, params, progress=None, reservations: dict | None = None) -> TwoTierResult:
