@@ -205,7 +205,7 @@ def background_pass(sim: TwoTier, now: float, na: int) -> None:
         sj = sim.size_l[j]
         if sj > free - used:
             continue
-        sim.place_bg(j, cand[used : used + sj], now)
+        sim.place_bg(j, *sim.take(cand, sj), now)
         used += sj
         if used == free:
             break

@@ -57,7 +57,6 @@ class TwoTierResult:
     series_queue: list[int] = field(default_factory=list)
 
 
-_BIT = [1 << p for p in range(4096)]  # the mask of one processor (larger ones are computed)
 _BYTE_AT: list[list[tuple[int, ...]]] = []  # [byte position][byte value]: its processors (grown on demand)
 _MAX_BYTES = 512  # tables up to 4096 processors
 
@@ -144,7 +143,6 @@ class TwoTier:
         self.cost = params.migration_cost_s
         self.fgj = [-1] * P  # job of each fg VM, -1 idle: kept only when recording (the order stretches close in)
         self.ALL = (1 << P) - 1
-        self.bit = _BIT if len(_BIT) >= P else None
         _grow_tables(P)
         self.fgm = self.bgm = self.hotm = 0
         self.jm = [0] * n
@@ -261,25 +259,22 @@ class TwoTier:
                 above[k][j] = None
             self._refresh(under, now)
 
-    def place_bg(self, j: int, pr: list[int], now: float) -> None:
+    def place_bg(self, j: int, m: int, pr: list[int] | None, now: float) -> None:
+        """j onto the bg VMs of mask ``m`` (``pr``: the same processors in Dispatch order, when recording)."""
         self._leave_queue(j, now)
-        m = self._mask(pr)
         self.jm[j] = m
         self.bgm |= m  # placed on eligible VMs only (Step 3)
         self.bg_run.add(j)
-        self.busy_bg += len(pr)
+        self.busy_bg += self.size_l[j]
         self.tier[j] = BG
-        self.procs[j] = pr
+        if self.record:
+            self.procs[j] = pr
         self.seg_start[j] = now
         over = self._over(j) if self.fgm & m else {}
         self.above[j] = over
         if over:
             self._refresh(list(over), now)
         self._set_rate(j, self._bg_rate(j), now, force=True)
-
-    def _mask(self, pr: list[int]) -> int:
-        """The bit mask of processors ``pr``."""
-        return sum(map(self.bit.__getitem__, pr)) if self.bit is not None else sum(map((1).__lshift__, pr))
 
     def _over(self, j: int) -> dict[int, None]:
         """The fg jobs above bg job j; when recording, in first-seen order along its processors (the order their
@@ -377,11 +372,12 @@ class TwoTier:
 
     def bg_candidates(self) -> list[int]:
         """The eligible bg VMs, least-loaded fg first (Dispatch(BG), Alg. 2 line 24), ties by index: those under
-        an idle fg VM (load 0) in index order, then those under each fg job grouped by its CPU use, lowest first."""
+        an idle fg VM (load 0) in index order, then those under each fg job grouped by its CPU use, lowest first
+        (``take`` hands them out in this order)."""
         elig = self.elig_mask()
         if not self.cpu_known:
-            return _bits(elig, self.P)
-        out = _bits(elig & ~self.fgm, self.P)
+            return [elig]
+        out = [elig & ~self.fgm]
         groups: dict[float, int] = {}
         jm, cpu = self.jm, self.cpu
         for f in self.fg_run:
@@ -389,9 +385,26 @@ class TwoTier:
             if x:
                 c = cpu[f]
                 groups[c] = groups.get(c, 0) | x
-        for c in sorted(groups):
-            out += _bits(groups[c], self.P)
+        out += [groups[c] for c in sorted(groups)]
         return out
+
+    def take(self, groups: list[int], k: int) -> tuple[int, list[int] | None]:
+        """The next ``k`` VMs of ``bg_candidates``' ordered groups (consumed): their mask, and when recording their
+        list in that order."""
+        m = got = 0
+        pr: list[int] | None = [] if self.record else None
+        while got < k:
+            g = groups[0]
+            x = _low(g, k - got)
+            m |= x
+            got += x.bit_count()
+            if pr is not None:
+                pr += _bits(x, k)
+            if x == g:
+                del groups[0]
+            else:
+                groups[0] = g & ~x
+        return m, pr
 
     def join_unfg(self, j: int) -> None:
         self.unfg[j] = 1
