@@ -142,20 +142,22 @@ def arrival_pass(sim: TwoTier, now: float, na0: int, na: int, mode: str) -> None
     shrinks, or above N_E, and its t_r — the estimate, fixed while it waits; the estimated remaining work
     (+ cost) once in the background, which shrinks no faster than T_S − now — still exceeds T_S − now;
     a job Step 3 moved into the background since was rejected with t_r = its estimate and obeys the same
-    bound. REASY with a background head (whose reservation depends on the fg jobs above it) takes the full
-    pass.
+    bound. REASY with a background head (Alg. 3 lines 14–17: T_S and N_E come from the fg jobs above it and
+    the idle count, which this path's own deployments change) recomputes its reservation: if T_S is unchanged
+    and N_E no larger than the last pass left, every older job is still rejected by the argument above and
+    the new ones are tested against the recomputed N_E, as the full pass would; otherwise the full pass.
     """
     c = sim.fg_cache
-    if (
-        not INCREMENTAL
-        or c is None
-        or c[1] < now
-        or _advance(sim, na) != c[0]
-        or (mode == "R" and sim.tier[c[0]] == BG)
-    ):
+    if not INCREMENTAL or c is None or c[1] < now or _advance(sim, na) != c[0]:
         foreground_pass(sim, now, na, mode)
         return
     h, shadow, extra = c
+    if mode == "R" and sim.tier[h] == BG:
+        shadow_now, extra_now = _reservation(sim, h, now, mode)
+        if shadow_now != shadow or extra_now > extra:
+            foreground_pass(sim, now, na, mode)
+            return
+        extra = extra_now
     sim.fg_cache = (h, shadow, _backfill(sim, range(na0, na), now, shadow, extra, mode))
 
 

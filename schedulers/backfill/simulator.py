@@ -442,12 +442,14 @@ def simulate_two_tier(inst, algorithm: str, params, progress=None, reservations:
     na = done = 0
     step = max(1, n // 100)
     inf = float("inf")
+    version, tier, unfg, size_u, wl, end = sim.version, sim.tier, sim.unfg, sim.size_u, sim.wl, sim.end
+    remove, arrive, heappop, P1 = sim.remove, sim.arrive, heapq.heappop, sim.P + 1
     while done < n:
-        while heap and heap[0][1] != sim.version[heap[0][2]]:
-            heapq.heappop(heap)
+        while heap and heap[0][1] != version[heap[0][2]]:
+            heappop(heap)
         t_done = heap[0][0] if heap else inf
         t_arr = submit[na] if na < n else inf
-        now = min(t_done, t_arr)
+        now = t_done if t_done <= t_arr else t_arr  # min(), the first on a tie
         if now == inf:  # nothing running, nothing to come: only a pass can restart the machine
             now = ts[-1] if ts else 0.0
             foreground_pass(sim, now, na, mode)
@@ -458,20 +460,21 @@ def simulate_two_tier(inst, algorithm: str, params, progress=None, reservations:
         full = False  # an fg job left: full Steps 1–2; arrivals alone: the incremental pass
         na0 = na
         while heap and heap[0][0] <= now:
-            _, ver, j = heapq.heappop(heap)
-            if ver != sim.version[j]:
+            _, ver, j = heappop(heap)
+            if ver != version[j]:
                 continue
-            full = full or sim.tier[j] == FG
-            sim.remove(j, now)
-            sim.wl[j] = 0.0
-            sim.tier[j] = DONE
-            sim.leave_unfg(j)
-            sim.end[j] = now
+            full = full or tier[j] == FG
+            remove(j, now)
+            wl[j] = 0.0
+            tier[j] = DONE
+            unfg[j] = 0  # leave_unfg
+            size_u[j] = P1
+            end[j] = now
             done += 1
             if progress is not None and done % step == 0:
                 progress(done / n)
         while na < n and submit[na] <= now:
-            sim.arrive(na)
+            arrive(na)
             na += 1
         if full:
             foreground_pass(sim, now, na, mode)

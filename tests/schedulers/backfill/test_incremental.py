@@ -170,3 +170,20 @@ def test_incremental_sets_equal_a_rescan_on_a_generated_workload(checked, alg, c
     res = simulate_two_tier(instance(cfg), alg, cfg.params)
     assert len(checked) > 600
     assert res.counters["swaps"] + res.counters["kills"] + res.counters["migrations"] > 0
+
+
+@pytest.mark.parametrize("model", ["feitelson", "jann"])
+def test_reasy_arrival_pass_with_a_background_head_equals_the_full_pass(model):
+    """REASY's arrival path recomputes a background head's reservation (Alg. 3 lines 14–17) and takes the
+    incremental pass only when T_S is unchanged and N_E has not grown: the same schedule as full Steps 1–2."""
+    cfg = config(workload={"model": model, "n_jobs": 4000, "load": 0.85}, params={"record_schedule": False})
+    inst = instance(cfg)
+    out = []
+    for incremental in (False, True):
+        keasy.INCREMENTAL, saved = incremental, keasy.INCREMENTAL
+        try:
+            res = simulate_two_tier(inst, "reasy", cfg.params)
+        finally:
+            keasy.INCREMENTAL = saved
+        out.append((res.first_start.tolist(), res.end.tolist(), res.counters))
+    assert out[0] == out[1]
