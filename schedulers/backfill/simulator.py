@@ -232,7 +232,12 @@ class TwoTier:
     # -- placement ---------------------------------------------------------------------------
     def place_fg(self, j: int, m: int, pr: list[int] | None, now: float) -> None:
         """j onto the fg VMs of mask ``m`` (``pr``: the same processors in Dispatch order, when recording)."""
-        self._leave_queue(j, now)
+        if self.tier[j] == WAITING:  # _leave_queue, inline (the hot path)
+            self.n_waiting -= 1
+            wsz = self.wsz
+            del wsz[bisect.bisect_left(wsz, self.size_l[j])]
+            self.first_start[j] = now
+            self.tupd[j] = now
         c = self.cpu[j]
         self.jm[j] = m
         self.fgm |= m
@@ -247,7 +252,7 @@ class TwoTier:
             for p in pr:
                 fgj[p] = j
         self.seg_start[j] = now
-        key = (now + self.est_remaining(j, now), j)
+        key = (now + ((self.wl[j] - self.rate[j] * (now - self.tupd[j])) + self.slack[j]), j)  # est_remaining
         self.fg_key[j] = key
         bisect.insort(self.fg_sorted, key)
         shared = self.bgm & m
@@ -343,9 +348,12 @@ class TwoTier:
         idle = self.ALL & ~self.fgm
         rec = self.record
         if not self.cpu_known:
-            m = _low(idle, need)
+            m = _low(idle, need) if need > 1 else idle & -idle
             return m, (_bits(m, need) if rec else None)
         calm = idle & ~self.bgm
+        if need == 1 and calm:  # a serial job: the lowest calm VM
+            m = calm & -calm
+            return m, ([m.bit_length() - 1] if rec else None)
         nc = calm.bit_count()
         if nc >= need:
             m = _low(calm, need)
@@ -480,7 +488,8 @@ def simulate_two_tier(inst, algorithm: str, params, progress=None, reservations:
             foreground_pass(sim, now, na, mode)
         elif na > na0:
             arrival_pass(sim, now, na0, na, mode)
-        background_pass(sim, now, na)
+        if sim.n_waiting:  # Step 3 has nothing to place otherwise
+            background_pass(sim, now, na)
         ts.append(now)
         s_fg.append(sim.P - sim.idle_fg)
         s_bg.append(sim.busy_bg)
