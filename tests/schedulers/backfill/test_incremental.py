@@ -1,11 +1,11 @@
-"""The two-tier machine's incremental VM sets (bit masks, issue 17) equal a full rescan after every event batch.
+"""The two-tier machine's incremental VM sets (bit masks, issue 17) equal a full rescan after every pass.
 
 simulator.TwoTier keeps the busy fg / busy bg / hot fg VMs as bit masks, a mask per job, the jobs of each tier,
 the fg jobs above each bg job and the sorted sizes of the waiting jobs, updated by the placement and removal
-paths. Here every event batch of
-real runs is followed by a rescan of the per-processor lists that checks each structure, and Dispatch's
-candidates against the plain definition (Alg. 2 lines 20 and 24: a stable sort of all idle fg VMs by bg load,
-of all eligible bg VMs by fg CPU use).
+paths. Here every scheduling pass of real runs (and every operation of random sequences on the machine itself)
+is followed by a rescan of all jobs that checks each structure, and Dispatch's candidates against the plain
+definition (Alg. 2 lines 20 and 24: a stable sort of all idle fg VMs by bg load, of all eligible bg VMs by fg
+CPU use).
 """
 
 from __future__ import annotations
@@ -79,18 +79,29 @@ def check_state(sim) -> None:
         assert not any(groups)
 
 
+def _checking(calls: list):
+    """keasy's three passes wrapped to run check_state after each (the event loop looks them up per run)."""
+    saved = {name: getattr(keasy, name) for name in ("foreground_pass", "arrival_pass", "background_pass")}
+
+    def wrap(name):
+        original = saved[name]
+
+        def checked_pass(sim, now, *args):
+            original(sim, now, *args)
+            check_state(sim)
+            calls.append(now)
+
+        return checked_pass
+
+    return saved, {name: wrap(name) for name in saved}
+
+
 @pytest.fixture
 def checked(monkeypatch):
-    """Run check_state after every event batch (after Step 3, the last pass of the batch)."""
-    calls = []
-    original = keasy.background_pass
-
-    def background_pass(sim, now, na):
-        original(sim, now, na)
-        check_state(sim)
-        calls.append(now)
-
-    monkeypatch.setattr(keasy, "background_pass", background_pass)
+    """Run check_state after every pass of the event loop."""
+    calls: list = []
+    for name, fn in _checking(calls)[1].items():
+        monkeypatch.setattr(keasy, name, fn)
     return calls
 
 
@@ -143,20 +154,16 @@ def test_incremental_sets_equal_a_rescan_after_random_operations(seed, cpu_info,
 @settings(max_examples=40, deadline=None, derandomize=True)
 @given(st.integers(0, 2**32 - 1), st.sampled_from(TWO_TIER), st.sampled_from(["exact", "none"]))
 def test_incremental_sets_equal_a_rescan_on_crowded_instances(seed, alg, cpu_info):
-    calls = []
-    original = keasy.background_pass
-
-    def background_pass(sim, now, na):
-        original(sim, now, na)
-        check_state(sim)
-        calls.append(now)
-
-    keasy.background_pass = background_pass
+    calls: list = []
+    saved, wrapped = _checking(calls)
+    for name, fn in wrapped.items():
+        setattr(keasy, name, fn)
     try:
         params = config(params={"cpu_info": cpu_info, "record_schedule": seed % 2 == 0}).params
         simulate_two_tier(_crowded_instance(seed), alg, params)
     finally:
-        keasy.background_pass = original
+        for name, fn in saved.items():
+            setattr(keasy, name, fn)
     assert calls
 
 
