@@ -123,7 +123,9 @@ def foreground_pass(sim: TwoTier, now: float, na: int, mode: str) -> None:
     if sim.reservations is not None and h not in sim.reservations:
         sim.reservations[h] = (shadow, int(sim.tier[h]))
     lo = h + 1
-    if na - lo > LONG_LIST:  # the jobs of J_q ∪ J_bg that fit now, by one comparison on their size column
+    if sim.usz[0] > sim.idle_fg:  # no job of J_q ∪ J_bg fits in the idle fg VMs: no candidate, no scan
+        cands = []
+    elif na - lo > LONG_LIST:  # the jobs of J_q ∪ J_bg that fit now, by one comparison on their size column
         cands = ((sim.size_u[lo:na] <= sim.idle_fg).nonzero()[0] + lo).tolist()
     else:  # short list: a plain loop is cheaper
         cands = [j for j in range(lo, na) if sim.unfg[j] and sim.size_l[j] <= sim.idle_fg]

@@ -152,6 +152,7 @@ class TwoTier:
         self.idle_fg = P
         self.busy_bg = 0
         self.wsz: list[int] = []
+        self.usz: list[int] = []  # the sizes of the jobs in J_q ∪ J_bg, sorted
         # Step 3 can place nothing while no job arrives and n_elig ≤ bg_left: every job still waiting is
         # larger than the eligible VMs the last pass left (the queue only shrinks between arrivals)
         self.bg_left = -1
@@ -304,12 +305,17 @@ class TwoTier:
         s = self.size_l[j]
         self.size_u[j] = s
         bisect.insort(self.wsz, s)
+        bisect.insort(self.usz, s)
         self.n_waiting += 1
         self.arrived = True
 
-    def remove(self, j: int, now: float) -> tuple[int, list[int] | None]:
-        """Take j off its VMs (its work is settled); returns its processors (mask, list when recording)."""
-        self._set_rate(j, 0.0, now, force=True)
+    def remove(self, j: int, now: float, done: bool = False) -> tuple[int, list[int] | None]:
+        """Take j off its VMs (its work is settled); returns its processors (mask, list when recording).
+
+        A job that is ``done`` is never read again: its work is not settled unless its last stretch is recorded
+        (its pending completion event is the one being handled, so no version bump is needed either)."""
+        if not done or self.record:
+            self._set_rate(j, 0.0, now, force=True)
         m = self.jm[j]
         if self.tier[j] == FG:
             self.fgm &= ~m
@@ -414,13 +420,13 @@ class TwoTier:
                 groups[0] = g & ~x
         return m, pr
 
-    def join_unfg(self, j: int) -> None:
-        self.unfg[j] = 1
-        self.size_u[j] = self.size_l[j]
-
     def leave_unfg(self, j: int) -> None:
-        self.unfg[j] = 0
-        self.size_u[j] = self.P + 1
+        """j leaves J_q ∪ J_bg (deployed to the fg tier, or done)."""
+        if self.unfg[j]:
+            self.unfg[j] = 0
+            self.size_u[j] = self.P + 1
+            usz = self.usz
+            del usz[bisect.bisect_left(usz, self.size_l[j])]
 
     def own_fg_idle(self, j: int) -> bool:
         return not self.fgm & self.jm[j]
@@ -450,8 +456,8 @@ def simulate_two_tier(inst, algorithm: str, params, progress=None, reservations:
     na = done = 0
     step = max(1, n // 100)
     inf = float("inf")
-    version, tier, unfg, size_u, wl, end = sim.version, sim.tier, sim.unfg, sim.size_u, sim.wl, sim.end
-    remove, arrive, heappop, P1 = sim.remove, sim.arrive, heapq.heappop, sim.P + 1
+    version, tier, unfg, wl, end = sim.version, sim.tier, sim.unfg, sim.wl, sim.end
+    remove, arrive, leave_unfg, heappop = sim.remove, sim.arrive, sim.leave_unfg, heapq.heappop
     while done < n:
         while heap and heap[0][1] != version[heap[0][2]]:
             heappop(heap)
@@ -472,11 +478,11 @@ def simulate_two_tier(inst, algorithm: str, params, progress=None, reservations:
             if ver != version[j]:
                 continue
             full = full or tier[j] == FG
-            remove(j, now)
+            remove(j, now, True)
             wl[j] = 0.0
             tier[j] = DONE
-            unfg[j] = 0  # leave_unfg
-            size_u[j] = P1
+            if unfg[j]:  # a job done in the background
+                leave_unfg(j)
             end[j] = now
             done += 1
             if progress is not None and done % step == 0:

@@ -1,7 +1,7 @@
 """The two-tier machine's incremental VM sets (bit masks, issue 17) equal a full rescan after every pass.
 
 simulator.TwoTier keeps the busy fg / busy bg / hot fg VMs as bit masks, a mask per job, the jobs of each tier,
-the fg jobs above each bg job and the sorted sizes of the waiting jobs, updated by the placement and removal
+the fg jobs above each bg job and the sorted sizes of the waiting jobs and of J_q ∪ J_bg, updated by the placement and removal
 paths. Here every scheduling pass of real runs (and every operation of random sequences on the machine itself)
 is followed by a rescan of all jobs that checks each structure, and Dispatch's candidates against the plain
 definition (Alg. 2 lines 20 and 24: a stable sort of all idle fg VMs by bg load, of all eligible bg VMs by fg
@@ -60,6 +60,8 @@ def check_state(sim) -> None:
     for k in sim.bg_run:
         assert sim.above[k].keys() == {fgj[p] for p in _procs(sim.jm[k])} - {-1}
     assert sim.wsz == sorted(sim.size_l[j] for j in range(sim.n) if sim.tier[j] == WAITING)
+    assert sim.usz == sorted(sim.size_l[j] for j in range(sim.n) if sim.unfg[j])
+    assert all(sim.unfg[j] == (sim.tier[j] in (WAITING, BG)) for j in range(sim.n) if sim.tier[j] != DONE)
     # Dispatch(FG): a stable sort of the idle fg VMs (index order) by bg load; without CPU information index order
     idle = [p for p in range(P) if fgj[p] < 0]
     by_load = sorted(idle, key=lambda p: bgc[p]) if sim.cpu_known else idle
@@ -145,7 +147,7 @@ def test_incremental_sets_equal_a_rescan_after_random_operations(seed, cpu_info,
             sim.place_fg(j, *sim.fg_candidates(s), now)
             sim.leave_unfg(j)
         elif sim.tier[j] in (FG, BG):  # completion
-            sim.remove(j, now)
+            sim.remove(j, now, bool(op == 1))
             sim.tier[j] = DONE
             sim.leave_unfg(j)
         check_state(sim)
