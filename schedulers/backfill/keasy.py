@@ -97,9 +97,10 @@ def _reservation(sim: TwoTier, h: int, now: float, mode: str) -> tuple[float, in
     """(shadow time T_S, extra fg VMs N_E) for head job h (Alg. 1 lines 14–21, Alg. 3 lines 3–17)."""
     need = sim.size_l[h]
     if mode == "R" and sim.tier[h] == BG:
-        jobs = sim.fg_above(h)
-        total = sum(sim.size_l[k] for k in jobs)
-        shadow = max([sim.fg_key[k][0] for k in jobs], default=now)
+        jobs = sim.above[h]  # the fg jobs on h's processors (a sum of ints and a max: any order gives the same)
+        size_l, fg_key = sim.size_l, sim.fg_key
+        total = sum([size_l[k] for k in jobs])
+        shadow = max([fg_key[k][0] for k in jobs], default=now)
         return max(shadow, now), sim.idle_fg + total - need
     return shadow_and_extra(sim.idle_fg, need, sim.fg_sorted, sim.size_l, now)
 

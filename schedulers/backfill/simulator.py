@@ -431,10 +431,6 @@ class TwoTier:
     def own_fg_idle(self, j: int) -> bool:
         return not self.fgm & self.jm[j]
 
-    def fg_above(self, j: int) -> list[int]:
-        """The fg jobs sharing a processor with bg job j, ascending."""
-        return sorted(self.above[j])
-
 
 def simulate_two_tier(inst, algorithm: str, params, progress=None, reservations: dict | None = None) -> TwoTierResult:
     """Run KEASY, REASY or MEASY (Algs. 1–3) on ``inst``.
