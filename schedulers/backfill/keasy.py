@@ -194,7 +194,7 @@ def background_pass(sim: TwoTier, now: float, na: int) -> None:
     """Alg. 1 Step 3: SJF (by estimate) over the queue into the background tier."""
     if sim.n_waiting == 0:
         return
-    free = sim.n_elig
+    free = (sim.ALL & ~(sim.bgm | sim.hotm) if sim.cpu_known else sim.ALL & ~sim.bgm).bit_count()  # n_elig
     if free == 0 or (not sim.arrived and free <= sim.bg_left):
         return
     sim.arrived = False

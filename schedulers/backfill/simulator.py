@@ -143,7 +143,8 @@ class TwoTier:
         self.cost = params.migration_cost_s
         self.fgj = [-1] * P  # job of each fg VM, -1 idle: kept only when recording (the order stretches close in)
         self.ALL = (1 << P) - 1
-        _grow_tables(P)
+        if record:  # processor lists are built only for a recorded schedule
+            _grow_tables(P)
         self.fgm = self.bgm = self.hotm = 0
         self.jm = [0] * n
         self.bg_run: set[int] = set()  # jobs in the bg tier
