@@ -217,6 +217,15 @@ class TwoTier:
         if r > 0:
             heapq.heappush(self.heap, (now + max(self.wl[j], 0.0) / r, self.version[j], j))
 
+    def _start_rate(self, j: int, r: float, now: float) -> None:
+        """``_set_rate(j, r, now, force=True)`` for a job being placed: its rate is 0 and its work was settled at
+        ``now`` (it waited, or ``remove`` just settled it), so nothing is settled and its stretch so far is empty."""
+        self.rate[j] = r
+        v = self.version[j] + 1
+        self.version[j] = v
+        if r > 0:
+            heapq.heappush(self.heap, (now + max(self.wl[j], 0.0) / r, v, j))
+
     def _refresh(self, jobs, now: float) -> None:
         """New rates (eqs. 3.1–3.2) for ``jobs`` after a change on their processors."""
         for j in jobs:
@@ -258,7 +267,7 @@ class TwoTier:
         self.fg_key[j] = key
         bisect.insort(self.fg_sorted, key)
         shared = self.bgm & m
-        self._set_rate(j, 1.0 if not shared else 1.0 - self.loss[j], now, force=True)
+        self._start_rate(j, 1.0 if not shared else 1.0 - self.loss[j], now)
         if shared:
             jm, above = self.jm, self.above
             under = sorted([k for k in self.bg_run if jm[k] & m])
@@ -281,7 +290,7 @@ class TwoTier:
         self.above[j] = over
         if over:
             self._refresh(list(over), now)
-        self._set_rate(j, self._bg_rate(j), now, force=True)
+        self._start_rate(j, self._bg_rate(j), now)
 
     def _over(self, j: int) -> dict[int, None]:
         """The fg jobs above bg job j; when recording, in first-seen order along its processors (the order their
