@@ -88,11 +88,6 @@ def deploy(sim: TwoTier, j: int, now: float, mode: str) -> bool:
     return True
 
 
-def _head(sim: TwoTier, lo: int, na: int) -> int:
-    """First index ≥ lo in J_q ∪ J_bg, or -1 (a C-speed byte search of the flag array)."""
-    return sim.unfg.find(1, lo, na) if lo < na else -1
-
-
 def _reservation(sim: TwoTier, h: int, now: float, mode: str) -> tuple[float, int]:
     """(shadow time T_S, extra fg VMs N_E) for head job h (Alg. 1 lines 14–21, Alg. 3 lines 3–17)."""
     need = sim.size_l[h]
@@ -110,8 +105,9 @@ def foreground_pass(sim: TwoTier, now: float, na: int, mode: str) -> None:
     sim.fg_cache = None
     # Step 1: FCFS over J_q ∪ J_bg
     lo = _advance(sim, na)
+    unfg = sim.unfg
     while True:
-        h = _head(sim, lo, na)
+        h = unfg.find(1, lo, na) if lo < na else -1  # _head
         if h < 0:
             return
         if sim.size_l[h] > sim.idle_fg or not deploy(sim, h, now, mode):
@@ -166,11 +162,12 @@ def arrival_pass(sim: TwoTier, now: float, na0: int, na: int, mode: str) -> None
 
 def _backfill(sim: TwoTier, cands, now: float, shadow: float, extra: int, mode: str) -> int:
     """Alg. 1 lines 23–32 / Alg. 3 lines 19–28 over ``cands`` (in arrival order); returns what is left of N_E."""
+    size_l, unfg, tier, est_l = sim.size_l, sim.unfg, sim.tier, sim.est_l
     for j in cands:
-        sj = sim.size_l[j]
-        if sj > sim.idle_fg or not sim.unfg[j]:
+        sj = size_l[j]
+        if sj > sim.idle_fg or not unfg[j]:
             continue
-        t_r = _deploy_runtime(sim, j, now, mode)
+        t_r = est_l[j] if tier[j] == WAITING else _deploy_runtime(sim, j, now, mode)
         if t_r is None:
             continue
         late = t_r > shadow - now
