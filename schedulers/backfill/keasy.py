@@ -51,11 +51,11 @@ INCREMENTAL = True  # arrivals alone take arrival_pass (False: always the full S
 def _deploy_runtime(sim: TwoTier, j: int, now: float, mode: str) -> float | None:
     """t_r of Alg. 1 line 27 for j if deployed now; None if Deploy would fail."""
     if sim.tier[j] == WAITING:
-        return float(sim.est[j])
+        return sim.est_l[j]
     if sim.own_fg_idle(j):
         return sim.est_remaining(j, now)
     if mode == "K":
-        return float(sim.est[j])
+        return sim.est_l[j]
     if mode == "M":
         return sim.est_remaining(j, now) + sim.cost
     return None
@@ -65,9 +65,9 @@ def deploy(sim: TwoTier, j: int, now: float, mode: str) -> bool:
     """Deploy(j, BackfillType) of Alg. 2 ('K' kill, 'M' migrate, 'R' reservation only)."""
     if sim.tier[j] == BG:
         if sim.own_fg_idle(j):
-            pr = sim.remove(j, now)
+            m, pr = sim.remove(j, now)
             sim.counters["swaps"] += 1
-            sim.place_fg(j, pr, now)
+            sim.place_fg(j, m, pr, now)
             sim.leave_unfg(j)
             return True
         if mode == "R":
@@ -82,25 +82,20 @@ def deploy(sim: TwoTier, j: int, now: float, mode: str) -> bool:
         else:
             sim.counters["migrations"] += 1
             sim.wl[j] += sim.cost
-    pr = sim.fg_candidates(sim.size_l[j])
-    sim.place_fg(j, pr, now)
+    m, pr = sim.fg_candidates(sim.size_l[j])
+    sim.place_fg(j, m, pr, now)
     sim.leave_unfg(j)
     return True
-
-
-def _head(sim: TwoTier, lo: int, na: int) -> int:
-    """First index ≥ lo in J_q ∪ J_bg, or -1 (a C-speed byte search of the flag array)."""
-    return sim.unfg.find(1, lo, na) if lo < na else -1
 
 
 def _reservation(sim: TwoTier, h: int, now: float, mode: str) -> tuple[float, int]:
     """(shadow time T_S, extra fg VMs N_E) for head job h (Alg. 1 lines 14–21, Alg. 3 lines 3–17)."""
     need = sim.size_l[h]
     if mode == "R" and sim.tier[h] == BG:
-        f = sim.fg[sim.procs[h]]
-        jobs = sorted(set(f[f >= 0].tolist()))
-        total = sum(sim.size_l[k] for k in jobs)
-        shadow = max([sim.fg_key[k][0] for k in jobs], default=now)
+        jobs = sim.above[h]  # the fg jobs on h's processors (a sum of ints and a max: any order gives the same)
+        size_l, fg_key = sim.size_l, sim.fg_key
+        total = sum([size_l[k] for k in jobs])
+        shadow = max([fg_key[k][0] for k in jobs], default=now)
         return max(shadow, now), sim.idle_fg + total - need
     return shadow_and_extra(sim.idle_fg, need, sim.fg_sorted, sim.size_l, now)
 
@@ -110,8 +105,9 @@ def foreground_pass(sim: TwoTier, now: float, na: int, mode: str) -> None:
     sim.fg_cache = None
     # Step 1: FCFS over J_q ∪ J_bg
     lo = _advance(sim, na)
+    unfg = sim.unfg
     while True:
-        h = _head(sim, lo, na)
+        h = unfg.find(1, lo, na) if lo < na else -1  # _head
         if h < 0:
             return
         if sim.size_l[h] > sim.idle_fg or not deploy(sim, h, now, mode):
@@ -124,7 +120,9 @@ def foreground_pass(sim: TwoTier, now: float, na: int, mode: str) -> None:
     if sim.reservations is not None and h not in sim.reservations:
         sim.reservations[h] = (shadow, int(sim.tier[h]))
     lo = h + 1
-    if na - lo > LONG_LIST:  # the jobs of J_q ∪ J_bg that fit now, by one comparison on their size column
+    if sim.usz[0] > sim.idle_fg:  # no job of J_q ∪ J_bg fits in the idle fg VMs: no candidate, no scan
+        cands = []
+    elif na - lo > LONG_LIST:  # the jobs of J_q ∪ J_bg that fit now, by one comparison on their size column
         cands = ((sim.size_u[lo:na] <= sim.idle_fg).nonzero()[0] + lo).tolist()
     else:  # short list: a plain loop is cheaper
         cands = [j for j in range(lo, na) if sim.unfg[j] and sim.size_l[j] <= sim.idle_fg]
@@ -143,30 +141,33 @@ def arrival_pass(sim: TwoTier, now: float, na0: int, na: int, mode: str) -> None
     shrinks, or above N_E, and its t_r — the estimate, fixed while it waits; the estimated remaining work
     (+ cost) once in the background, which shrinks no faster than T_S − now — still exceeds T_S − now;
     a job Step 3 moved into the background since was rejected with t_r = its estimate and obeys the same
-    bound. REASY with a background head (whose reservation depends on the fg jobs above it) takes the full
-    pass.
+    bound. REASY with a background head (Alg. 3 lines 14–17: T_S and N_E come from the fg jobs above it and
+    the idle count, which this path's own deployments change) recomputes its reservation: if T_S is unchanged
+    and N_E no larger than the last pass left, every older job is still rejected by the argument above and
+    the new ones are tested against the recomputed N_E, as the full pass would; otherwise the full pass.
     """
     c = sim.fg_cache
-    if (
-        not INCREMENTAL
-        or c is None
-        or c[1] < now
-        or _advance(sim, na) != c[0]
-        or (mode == "R" and sim.tier[c[0]] == BG)
-    ):
+    if not INCREMENTAL or c is None or c[1] < now or _advance(sim, na) != c[0]:
         foreground_pass(sim, now, na, mode)
         return
     h, shadow, extra = c
+    if mode == "R" and sim.tier[h] == BG:
+        shadow_now, extra_now = _reservation(sim, h, now, mode)
+        if shadow_now != shadow or extra_now > extra:
+            foreground_pass(sim, now, na, mode)
+            return
+        extra = extra_now
     sim.fg_cache = (h, shadow, _backfill(sim, range(na0, na), now, shadow, extra, mode))
 
 
 def _backfill(sim: TwoTier, cands, now: float, shadow: float, extra: int, mode: str) -> int:
     """Alg. 1 lines 23–32 / Alg. 3 lines 19–28 over ``cands`` (in arrival order); returns what is left of N_E."""
+    size_l, unfg, tier, est_l = sim.size_l, sim.unfg, sim.tier, sim.est_l
     for j in cands:
-        sj = sim.size_l[j]
-        if sj > sim.idle_fg or not sim.unfg[j]:
+        sj = size_l[j]
+        if sj > sim.idle_fg or not unfg[j]:
             continue
-        t_r = _deploy_runtime(sim, j, now, mode)
+        t_r = est_l[j] if tier[j] == WAITING else _deploy_runtime(sim, j, now, mode)
         if t_r is None:
             continue
         late = t_r > shadow - now
@@ -188,24 +189,25 @@ def _advance(sim: TwoTier, na: int) -> int:
 
 def background_pass(sim: TwoTier, now: float, na: int) -> None:
     """Alg. 1 Step 3: SJF (by estimate) over the queue into the background tier."""
-    free = sim.n_elig
-    if sim.n_waiting == 0 or free == 0 or (not sim.arrived and free <= sim.bg_left):
+    if sim.n_waiting == 0:
+        return
+    free = (sim.ALL & ~(sim.bgm | sim.hotm) if sim.cpu_known else sim.ALL & ~sim.bgm).bit_count()  # n_elig
+    if free == 0 or (not sim.arrived and free <= sim.bg_left):
         return
     sim.arrived = False
-    eligible = sim.bg_eligible()
-    lo = _advance(sim, na)
-    q = lo + ((sim.tier[lo:na] == WAITING) & (sim.size[lo:na] <= free)).nonzero()[0]
     sim.bg_left = free
-    if q.size == 0:
+    if sim.wsz[0] > free:  # the smallest waiting job does not fit: nothing to scan
         return
+    lo = _advance(sim, na)
+    q = lo + ((sim.tier_np[lo:na] == WAITING) & (sim.size[lo:na] <= free)).nonzero()[0]
     q = q[np.argsort(sim.est[q], kind="stable")]
-    cand = sim.bg_candidates(eligible)
+    cand = sim.bg_candidates()
     used = 0
     for j in q.tolist():
         sj = sim.size_l[j]
         if sj > free - used:
             continue
-        sim.place_bg(j, cand[used : used + sj], now)
+        sim.place_bg(j, *sim.take(cand, sj), now)
         used += sj
         if used == free:
             break

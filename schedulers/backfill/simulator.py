@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import bisect
 import heapq
-from collections import Counter
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -58,13 +57,74 @@ class TwoTierResult:
     series_queue: list[int] = field(default_factory=list)
 
 
-def _count(jobs: np.ndarray) -> dict[int, int]:
-    """{job: processes} of a small job-id array, in first-seen order (deterministic)."""
-    return Counter(jobs.tolist())
+_BYTE_AT: list[list[tuple[int, ...]]] = []  # [byte position][byte value]: its processors (grown on demand)
+_MAX_BYTES = 512  # tables up to 4096 processors
+
+
+def _grow_tables(processors: int) -> None:
+    for pos in range(len(_BYTE_AT), min(_MAX_BYTES, (processors + 7) // 8)):
+        _BYTE_AT.append([tuple(8 * pos + i for i in range(8) if b >> i & 1) for b in range(256)])
+
+
+def _bits(m: int, k: int) -> list[int]:
+    """The first ``k`` processors (set bits) of the mask ``m``, ascending; all of them if it has fewer."""
+    if k <= 8:  # a few: peel the lowest bit
+        return _bits_peel(m, k)
+    out: list[int] = []
+    nb = (m.bit_length() + 7) // 8
+    if nb > len(_BYTE_AT):  # a machine of more than 4096 processors: peel every bit
+        return _bits_peel(m, k)
+    for table, b in zip(_BYTE_AT, m.to_bytes(nb, "little"), strict=False):  # many: the processors of each byte from a table
+        if b:
+            out.extend(table[b])
+            if len(out) >= k:
+                return out[:k]
+    return out
+
+
+def _low(m: int, k: int) -> int:
+    """The mask of the ``k`` lowest set bits of ``m`` (``m`` if it has no more)."""
+    if m.bit_count() <= k:
+        return m
+    if k <= 8:  # a few: peel the lowest bit
+        out = 0
+        for _ in range(k):
+            low = m & -m
+            out |= low
+            m ^= low
+        return out
+    lo, hi = k, m.bit_length()  # the shortest prefix holding k of them, by bisection
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if (m & ((1 << mid) - 1)).bit_count() >= k:
+            hi = mid
+        else:
+            lo = mid + 1
+    return m & ((1 << lo) - 1)
+
+
+def _bits_peel(m: int, k: int) -> list[int]:
+    out: list[int] = []
+    while m and len(out) < k:
+        low = m & -m
+        out.append(low.bit_length() - 1)
+        m ^= low
+    return out
 
 
 class TwoTier:
-    """State and mechanics of the two-tier machine; the policy lives in keasy.py."""
+    """State and mechanics of the two-tier machine; the policy lives in keasy.py.
+
+    The VM sets that Dispatch and Step 3 read are kept as bit masks over the processors, updated in O(1) big-int
+    operations by the four placement/removal paths instead of rebuilt by a scan of all processors on every pass
+    (issue 17): ``fgm`` busy fg VMs, ``bgm`` busy bg VMs, ``hotm`` fg VMs whose process uses ≥ the threshold of
+    CPU (known CPU use only); ``jm[j]`` the processors of job j; ``bg_run`` the jobs in the bg tier. From them:
+    the idle fg VMs ``~fgm``; the calm ones ``~fgm & ~bgm`` (Dispatch(FG), Alg. 2 line 20, takes these first);
+    the eligible bg VMs ``~bgm & ~hotm`` (Section 2.2.1 point 3; Dispatch(BG), Alg. 2 line 24); a fg job shares
+    a processor with bg work iff ``bgm & jm[j]`` (eq. 3.1's loss). Per-processor job ids and CPU use stay in
+    Python lists (a job holds 4 processors at the median). ``wsz`` holds the sizes of the waiting jobs J_q,
+    sorted: Step 3 places nothing while the smallest exceeds the eligible count.
+    """
 
     def __init__(self, inst, params, record: bool = True):
         n, P = len(inst), inst.processors
@@ -72,8 +132,8 @@ class TwoTier:
         self.size = inst.size
         self.size_l = inst.size.tolist()
         self.est = inst.estimate
-        self.slack_np = inst.estimate - inst.runtime
-        self.slack = self.slack_np.tolist()  # est − run: est remaining = work left + slack
+        self.est_l = inst.estimate.tolist()
+        self.slack = (inst.estimate - inst.runtime).tolist()  # est − run: est remaining = work left + slack
         self.run_l = inst.runtime.tolist()
         self.cpu = inst.cpu.tolist()
         self.eff = inst.eff.tolist()
@@ -81,18 +141,25 @@ class TwoTier:
         self.cpu_known = params.cpu_info == "exact"
         self.threshold = params.bg_threshold
         self.cost = params.migration_cost_s
-        self.fg = np.full(P, -1, dtype=np.int64)
-        self.bg = np.full(P, -1, dtype=np.int64)
-        self.fg_cpu = np.zeros(P)  # actual CPU usage of the fg process (0 = idle)
-        self.bg_cpu = np.zeros(P)
+        self.fgj = [-1] * P  # job of each fg VM, -1 idle: kept only when recording (the order stretches close in)
+        self.ALL = (1 << P) - 1
+        if record:  # processor lists are built only for a recorded schedule
+            _grow_tables(P)
+        self.fgm = self.bgm = self.hotm = 0
+        self.jm = [0] * n
+        self.bg_run: set[int] = set()  # jobs in the bg tier
+        self.fg_run: set[int] = set()  # jobs in the fg tier
+        self.above: dict[int, dict[int, None]] = {}  # bg job: the fg jobs sharing a processor with it
         self.idle_fg = P
         self.busy_bg = 0
-        self.n_elig = P  # bg VMs that may take work now: idle, above a fg VM using < threshold CPU (if known)
+        self.wsz: list[int] = []
+        self.usz: list[int] = []  # the sizes of the jobs in J_q ∪ J_bg, sorted
         # Step 3 can place nothing while no job arrives and n_elig ≤ bg_left: every job still waiting is
         # larger than the eligible VMs the last pass left (the queue only shrinks between arrivals)
         self.bg_left = -1
         self.arrived = False
-        self.tier = np.zeros(n, dtype=np.int8)
+        self.tier = bytearray(n)  # WAITING / BG / FG / DONE (0: not arrived); tier_np is a numpy view of it
+        self.tier_np = np.frombuffer(self.tier, dtype=np.int8)
         self.unfg = bytearray(n)  # waiting or background: the list J_q ∪ J_bg of Alg. 1
         self.size_u = np.full(n, P + 1, dtype=np.int64)  # size of a job in J_q ∪ J_bg, P + 1 otherwise
         # per-job scalars live in Python lists: element access and arithmetic on numpy scalars cost 3–5× more
@@ -100,13 +167,12 @@ class TwoTier:
         self.rate = [0.0] * n
         self.tupd = [0.0] * n
         self.version = [0] * n
-        self.nbusy = [0] * n  # fg job: how many of its processors have a busy bg VM
-        self.procs: list[np.ndarray | None] = [None] * n
+        self.procs: list[list[int] | None] = [None] * n
         self.fg_key: list[tuple[float, int] | None] = [None] * n
         self.fg_sorted: list[tuple[float, int]] = []  # (estimated termination, job) of fg jobs
         self.seg_start = [0.0] * n
-        self.first_start = np.full(n, np.nan)
-        self.end = np.zeros(n)
+        self.first_start = [float("nan")] * n
+        self.end = [0.0] * n
         self.heap: list[tuple[float, int, int]] = []
         self.record = record
         self.stretches = Stretches()
@@ -116,16 +182,25 @@ class TwoTier:
         self.fg_cache: tuple | None = None  # (head, shadow, N_E left) after the last Steps 1–2 (keasy.py)
         self.reservations: dict | None = None  # {head job: (first shadow time, its tier then)}, for tests
 
+    def elig_mask(self) -> int:
+        """Bg VMs that may take work now: idle, above a fg VM using < threshold CPU if the use is known."""
+        return self.ALL & ~(self.bgm | self.hotm) if self.cpu_known else self.ALL & ~self.bgm
+
+    @property
+    def n_elig(self) -> int:
+        return self.elig_mask().bit_count()
+
     # -- rates -------------------------------------------------------------------------------
     def est_remaining(self, j: int, now: float) -> float:
         return (self.wl[j] - self.rate[j] * (now - self.tupd[j])) + self.slack[j]
 
     def _bg_rate(self, j: int) -> float:
-        """Eq. 3.2 for the slowest process: the busiest fg VM above j (fg_cpu is 0 exactly on an idle fg VM
-        and > 0 on a busy one; eff · CPU_idle / CPU_req is monotone in CPU_idle, also in floating point)."""
-        m = float(self.fg_cpu[self.procs[j]].max())
-        if m == 0.0:
+        """Eq. 3.2 for the slowest process: the busiest fg job above j (eff · CPU_idle / CPU_req is monotone in
+        CPU_idle, also in floating point, so the slowest process is the one under the largest fg CPU use)."""
+        over = self.above[j]
+        if not over:
             return 1.0
+        m = max(map(self.cpu.__getitem__, over))
         eff = self.eff[j]
         return min(eff, eff * (1.0 - m) / self.cpu[j])
 
@@ -135,133 +210,236 @@ class TwoTier:
             return
         self.wl[j] -= old * (now - self.tupd[j])
         self.tupd[j] = now
-        self._close(j, now)
+        if self.record:
+            self._close(j, now)
         self.rate[j] = r
         self.version[j] += 1
         if r > 0:
             heapq.heappush(self.heap, (now + max(self.wl[j], 0.0) / r, self.version[j], j))
 
+    def _start_rate(self, j: int, r: float, now: float) -> None:
+        """``_set_rate(j, r, now, force=True)`` for a job being placed: its rate is 0 and its work was settled at
+        ``now`` (it waited, or ``remove`` just settled it), so nothing is settled and its stretch so far is empty."""
+        self.rate[j] = r
+        v = self.version[j] + 1
+        self.version[j] = v
+        if r > 0:
+            heapq.heappush(self.heap, (now + max(self.wl[j], 0.0) / r, v, j))
+
     def _refresh(self, jobs, now: float) -> None:
+        """New rates (eqs. 3.1–3.2) for ``jobs`` after a change on their processors."""
         for j in jobs:
             if self.tier[j] == BG:
                 self._set_rate(j, self._bg_rate(j), now)
             else:
-                self._set_rate(j, 1.0 if self.nbusy[j] == 0 else 1.0 - self.loss[j], now)
+                self._set_rate(j, 1.0 if not self.bgm & self.jm[j] else 1.0 - self.loss[j], now)
 
     def _close(self, j: int, now: float) -> None:
-        if self.record and self.tier[j] in _TIER:
-            self.stretches.add(j, self.seg_start[j], now, _TIER[self.tier[j]], self.rate[j], self.procs[j])
+        t = self.tier[j]
+        if t in _TIER:
+            self.stretches.add(j, self.seg_start[j], now, _TIER[t], self.rate[j], self.procs[j])
         self.seg_start[j] = now
 
     # -- placement ---------------------------------------------------------------------------
-    def place_fg(self, j: int, pr: np.ndarray, now: float) -> None:
-        self._leave_queue(j, now)
-        self.fg[pr] = j
-        self.fg_cpu[pr] = self.cpu[j]
-        self.idle_fg -= pr.size
-        b = self.bg[pr]
-        b = b[b >= 0]
-        self.nbusy[j] = int(b.size)
-        if self.cpu_known and self.cpu[j] >= self.threshold:
-            self.n_elig -= pr.size - b.size
-        self.tier[j], self.procs[j] = FG, pr
+    def place_fg(self, j: int, m: int, pr: list[int] | None, now: float) -> None:
+        """j onto the fg VMs of mask ``m`` (``pr``: the same processors in Dispatch order, when recording)."""
+        if self.tier[j] == WAITING:  # _leave_queue, inline (the hot path)
+            self.n_waiting -= 1
+            wsz = self.wsz
+            del wsz[bisect.bisect_left(wsz, self.size_l[j])]
+            self.first_start[j] = now
+            self.tupd[j] = now
+        c = self.cpu[j]
+        self.jm[j] = m
+        self.fgm |= m
+        self.idle_fg -= self.size_l[j]
+        if self.cpu_known and c >= self.threshold:  # the bg VMs above it stop being eligible
+            self.hotm |= m
+        self.fg_run.add(j)
+        self.tier[j] = FG
+        if self.record:
+            self.procs[j] = pr
+            fgj = self.fgj
+            for p in pr:
+                fgj[p] = j
         self.seg_start[j] = now
-        key = (now + self.est_remaining(j, now), j)
+        key = (now + ((self.wl[j] - self.rate[j] * (now - self.tupd[j])) + self.slack[j]), j)  # est_remaining
         self.fg_key[j] = key
         bisect.insort(self.fg_sorted, key)
-        self._set_rate(j, 1.0 if b.size == 0 else 1.0 - self.loss[j], now, force=True)
-        if b.size:
-            self._refresh(sorted(set(b.tolist())), now)
+        shared = self.bgm & m
+        self._start_rate(j, 1.0 if not shared else 1.0 - self.loss[j], now)
+        if shared:
+            jm, above = self.jm, self.above
+            under = sorted([k for k in self.bg_run if jm[k] & m])
+            for k in under:
+                above[k][j] = None
+            self._refresh(under, now)
 
-    def place_bg(self, j: int, pr: np.ndarray, now: float) -> None:
+    def place_bg(self, j: int, m: int, pr: list[int] | None, now: float) -> None:
+        """j onto the bg VMs of mask ``m`` (``pr``: the same processors in Dispatch order, when recording)."""
         self._leave_queue(j, now)
-        self.bg[pr] = j
-        self.bg_cpu[pr] = self.cpu[j]
-        self.busy_bg += pr.size
-        self.n_elig -= pr.size  # placed on eligible VMs only (Step 3)
-        self.tier[j], self.procs[j] = BG, pr
+        self.jm[j] = m
+        self.bgm |= m  # placed on eligible VMs only (Step 3)
+        self.bg_run.add(j)
+        self.busy_bg += self.size_l[j]
+        self.tier[j] = BG
+        if self.record:
+            self.procs[j] = pr
         self.seg_start[j] = now
-        f = self.fg[pr]
-        f = f[f >= 0]
-        if f.size:
-            counts = _count(f)
-            for k, c in counts.items():
-                self.nbusy[k] += c
-            self._refresh(counts, now)
-        self._set_rate(j, self._bg_rate(j), now, force=True)
+        over = self._over(j) if self.fgm & m else {}
+        self.above[j] = over
+        if over:
+            self._refresh(list(over), now)
+        self._start_rate(j, self._bg_rate(j), now)
+
+    def _over(self, j: int) -> dict[int, None]:
+        """The fg jobs above bg job j; when recording, in first-seen order along its processors (the order their
+        stretches are closed in); otherwise from the masks."""
+        if self.record:
+            return dict.fromkeys([f for f in map(self.fgj.__getitem__, self.procs[j]) if f >= 0])
+        m, jm = self.jm[j], self.jm
+        return {f: None for f in self.fg_run if jm[f] & m}
 
     def _leave_queue(self, j: int, now: float) -> None:
         if self.tier[j] == WAITING:
             self.n_waiting -= 1
+            wsz = self.wsz
+            del wsz[bisect.bisect_left(wsz, self.size_l[j])]
             self.first_start[j] = now
             self.tupd[j] = now
 
-    def remove(self, j: int, now: float) -> np.ndarray:
-        """Take j off its VMs (its work is settled); returns its processors."""
-        self._set_rate(j, 0.0, now, force=True)
-        pr = self.procs[j]
+    def arrive(self, j: int) -> None:
+        """j joins J_q."""
+        self.tier[j] = WAITING
+        self.unfg[j] = 1
+        s = self.size_l[j]
+        self.size_u[j] = s
+        bisect.insort(self.wsz, s)
+        bisect.insort(self.usz, s)
+        self.n_waiting += 1
+        self.arrived = True
+
+    def remove(self, j: int, now: float, done: bool = False) -> tuple[int, list[int] | None]:
+        """Take j off its VMs (its work is settled); returns its processors (mask, list when recording).
+
+        A job that is ``done`` is never read again: its work is not settled unless its last stretch is recorded
+        (its pending completion event is the one being handled, so no version bump is needed either)."""
+        if not done or self.record:
+            self._set_rate(j, 0.0, now, force=True)
+        m = self.jm[j]
         if self.tier[j] == FG:
-            self.fg[pr] = -1
-            self.fg_cpu[pr] = 0.0
-            self.idle_fg += pr.size
+            self.fgm &= ~m
+            self.hotm &= ~m
+            self.idle_fg += self.size_l[j]
+            self.fg_run.discard(j)
+            if self.record:
+                fgj = self.fgj
+                for p in self.procs[j]:
+                    fgj[p] = -1
             del self.fg_sorted[bisect.bisect_left(self.fg_sorted, self.fg_key[j])]
-            b = self.bg[pr]
-            b = b[b >= 0]
-            if self.cpu_known and self.cpu[j] >= self.threshold:
-                self.n_elig += pr.size - b.size
-            if b.size:
-                self._refresh(sorted(set(b.tolist())), now)
+            if self.bgm & m:
+                jm, above = self.jm, self.above
+                under = sorted([k for k in self.bg_run if jm[k] & m])
+                for k in under:
+                    del above[k][j]
+                self._refresh(under, now)
         else:
-            self.bg[pr] = -1
-            self.bg_cpu[pr] = 0.0
-            self.busy_bg -= pr.size
-            self.n_elig += int(np.count_nonzero(self.fg_cpu[pr] < self.threshold)) if self.cpu_known else pr.size
-            f = self.fg[pr]
-            f = f[f >= 0]
-            if f.size:
-                counts = _count(f)
-                for k, c in counts.items():
-                    self.nbusy[k] -= c
-                self._refresh(counts, now)
-        return pr
+            self.bgm &= ~m
+            self.bg_run.discard(j)
+            self.busy_bg -= self.size_l[j]
+            over = self.above.pop(j)
+            if over:
+                self._refresh(self._over(j) if self.record else list(over), now)
+        return m, self.procs[j]
 
     # -- Alg. 2 Dispatch ------------------------------------------------------------------------
-    def fg_candidates(self, need: int) -> np.ndarray:
-        """The first ``need`` idle fg VMs, least-loaded bg first (Dispatch(FG), Alg. 2 line 20), ties by index.
+    def fg_candidates(self, need: int) -> tuple[int, list[int] | None]:
+        """The first ``need`` idle fg VMs, least-loaded bg first (Dispatch(FG), Alg. 2 line 20), ties by index:
+        their mask, and when recording the list in that order.
 
-        bg_cpu is 0 exactly on an idle bg VM and > 0 on a busy one, so when enough idle fg VMs have an idle bg
-        VM they are the first ``need`` of those in index order — what the stable sort would give, without it.
+        A bg VM's load is its job's CPU use, > 0, and 0 on an idle one: the calm VMs (idle fg and bg) come first
+        in index order, then the idle fg VMs above each bg job, grouped by its CPU use, lowest first, each group
+        in index order — a stable sort by load. Only the VMs needed are taken from the masks.
         """
-        idle = (self.fg < 0).nonzero()[0]
+        idle = self.ALL & ~self.fgm
+        rec = self.record
         if not self.cpu_known:
-            return idle[:need]
-        load = self.bg_cpu[idle]
-        calm = idle[load == 0.0]
-        if calm.size >= need:
-            return calm[:need]
-        return idle[np.argsort(load, kind="stable")[:need]]
+            m = _low(idle, need) if need > 1 else idle & -idle
+            return m, (_bits(m, need) if rec else None)
+        calm = idle & ~self.bgm
+        if need == 1 and calm:  # a serial job: the lowest calm VM
+            m = calm & -calm
+            return m, ([m.bit_length() - 1] if rec else None)
+        nc = calm.bit_count()
+        if nc >= need:
+            m = _low(calm, need)
+            return m, (_bits(m, need) if rec else None)
+        m = calm
+        out = _bits(calm, nc) if rec else None
+        groups: dict[float, int] = {}
+        jm, cpu = self.jm, self.cpu
+        for k in self.bg_run:
+            x = jm[k] & idle
+            if x:
+                c = cpu[k]
+                groups[c] = groups.get(c, 0) | x
+        got = nc
+        for c in sorted(groups):
+            g = _low(groups[c], need - got)
+            m |= g
+            got += g.bit_count()
+            if rec:
+                out += _bits(g, self.P)
+            if got >= need:
+                break
+        return m, out
 
-    def bg_eligible(self) -> np.ndarray:
-        """Mask of idle bg VMs that may host work (fg CPU use below the threshold, Section 2.2.1 point 3)."""
+    def bg_candidates(self) -> list[int]:
+        """The eligible bg VMs, least-loaded fg first (Dispatch(BG), Alg. 2 line 24), ties by index: those under
+        an idle fg VM (load 0) in index order, then those under each fg job grouped by its CPU use, lowest first
+        (``take`` hands them out in this order)."""
+        elig = self.elig_mask()
         if not self.cpu_known:
-            return self.bg < 0
-        return (self.bg < 0) & (self.fg_cpu < self.threshold)
+            return [elig]
+        out = [elig & ~self.fgm]
+        groups: dict[float, int] = {}
+        jm, cpu = self.jm, self.cpu
+        for f in self.fg_run:
+            x = jm[f] & elig
+            if x:
+                c = cpu[f]
+                groups[c] = groups.get(c, 0) | x
+        out += [groups[c] for c in sorted(groups)]
+        return out
 
-    def bg_candidates(self, eligible: np.ndarray) -> np.ndarray:
-        """The eligible bg VMs, least-loaded fg first (Dispatch(BG), Alg. 2 line 24)."""
-        ok = eligible.nonzero()[0]
-        return ok[np.argsort(self.fg_cpu[ok], kind="stable")] if self.cpu_known else ok
-
-    def join_unfg(self, j: int) -> None:
-        self.unfg[j] = 1
-        self.size_u[j] = self.size_l[j]
+    def take(self, groups: list[int], k: int) -> tuple[int, list[int] | None]:
+        """The next ``k`` VMs of ``bg_candidates``' ordered groups (consumed): their mask, and when recording their
+        list in that order."""
+        m = got = 0
+        pr: list[int] | None = [] if self.record else None
+        while got < k:
+            g = groups[0]
+            x = _low(g, k - got)
+            m |= x
+            got += x.bit_count()
+            if pr is not None:
+                pr += _bits(x, k)
+            if x == g:
+                del groups[0]
+            else:
+                groups[0] = g & ~x
+        return m, pr
 
     def leave_unfg(self, j: int) -> None:
-        self.unfg[j] = 0
-        self.size_u[j] = self.P + 1
+        """j leaves J_q ∪ J_bg (deployed to the fg tier, or done)."""
+        if self.unfg[j]:
+            self.unfg[j] = 0
+            self.size_u[j] = self.P + 1
+            usz = self.usz
+            del usz[bisect.bisect_left(usz, self.size_l[j])]
 
     def own_fg_idle(self, j: int) -> bool:
-        return not (self.fg[self.procs[j]] >= 0).any()
+        return not self.fgm & self.jm[j]
 
 
 def simulate_two_tier(inst, algorithm: str, params, progress=None, reservations: dict | None = None) -> TwoTierResult:
@@ -284,12 +462,14 @@ def simulate_two_tier(inst, algorithm: str, params, progress=None, reservations:
     na = done = 0
     step = max(1, n // 100)
     inf = float("inf")
+    version, tier, unfg, wl, end = sim.version, sim.tier, sim.unfg, sim.wl, sim.end
+    remove, arrive, leave_unfg, heappop = sim.remove, sim.arrive, sim.leave_unfg, heapq.heappop
     while done < n:
-        while heap and heap[0][1] != sim.version[heap[0][2]]:
-            heapq.heappop(heap)
+        while heap and heap[0][1] != version[heap[0][2]]:
+            heappop(heap)
         t_done = heap[0][0] if heap else inf
         t_arr = submit[na] if na < n else inf
-        now = min(t_done, t_arr)
+        now = t_done if t_done <= t_arr else t_arr  # min(), the first on a tie
         if now == inf:  # nothing running, nothing to come: only a pass can restart the machine
             now = ts[-1] if ts else 0.0
             foreground_pass(sim, now, na, mode)
@@ -300,31 +480,30 @@ def simulate_two_tier(inst, algorithm: str, params, progress=None, reservations:
         full = False  # an fg job left: full Steps 1–2; arrivals alone: the incremental pass
         na0 = na
         while heap and heap[0][0] <= now:
-            _, ver, j = heapq.heappop(heap)
-            if ver != sim.version[j]:
+            _, ver, j = heappop(heap)
+            if ver != version[j]:
                 continue
-            full = full or sim.tier[j] == FG
-            sim.remove(j, now)
-            sim.wl[j] = 0.0
-            sim.tier[j] = DONE
-            sim.leave_unfg(j)
-            sim.end[j] = now
+            full = full or tier[j] == FG
+            remove(j, now, True)
+            wl[j] = 0.0
+            tier[j] = DONE
+            if unfg[j]:  # a job done in the background
+                leave_unfg(j)
+            end[j] = now
             done += 1
             if progress is not None and done % step == 0:
                 progress(done / n)
         while na < n and submit[na] <= now:
-            sim.tier[na] = WAITING
-            sim.join_unfg(na)
-            sim.n_waiting += 1
-            sim.arrived = True
+            arrive(na)
             na += 1
         if full:
             foreground_pass(sim, now, na, mode)
         elif na > na0:
             arrival_pass(sim, now, na0, na, mode)
-        background_pass(sim, now, na)
+        if sim.n_waiting:  # Step 3 has nothing to place otherwise
+            background_pass(sim, now, na)
         ts.append(now)
         s_fg.append(sim.P - sim.idle_fg)
         s_bg.append(sim.busy_bg)
         s_q.append(sim.n_waiting)
-    return TwoTierResult(sim.first_start, sim.end, sim.stretches, sim.counters, ts, s_fg, s_bg, s_q)
+    return TwoTierResult(np.array(sim.first_start), np.array(sim.end), sim.stretches, sim.counters, ts, s_fg, s_bg, s_q)
