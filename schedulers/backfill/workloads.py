@@ -36,7 +36,7 @@ import numpy as np
 from schedulers.backfill import generators
 from schedulers.backfill.estimates import tsafrir_estimates
 from schedulers.backfill.model import BackfillScenario, GeneratorWorkload, JobsWorkload
-from schedulers.core.swf import SwfTrace, read_swf
+from schedulers.core.swf import SwfTrace, read_swf, read_swf_file
 from schedulers.core.traces import natural_load, trace_file
 
 __all__ = ["Instance", "build_instance", "natural_load", "scale_load", "swf_jobs"]
@@ -109,7 +109,8 @@ def _base_jobs(cfg: BackfillScenario, rng: np.random.Generator):
         if cfg.datacenter.use_trace_size:
             n = int(size.max())
         return n, submit, size, run, est, ids, cpu, {}
-    trace = read_swf(Path(w.path.strip()) if w.path.strip() else trace_file(w.trace) if w.trace else w.swf)
+    path = Path(w.path.strip()) if w.path.strip() else trace_file(w.trace) if w.trace else None
+    trace = read_swf_file(path) if path is not None else read_swf(w.swf)
     if cfg.datacenter.use_trace_size:
         n = _trace_size(trace, n)
     submit, size, run, req, ids, cap, info = swf_jobs(trace, n, w.max_estimate_s)

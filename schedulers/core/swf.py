@@ -35,7 +35,8 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["FIELDS", "MAX_BYTES", "MAX_LINES", "SwfError", "SwfTrace", "load_bytes", "read_swf", "write_swf"]
+__all__ = ["FIELDS", "MAX_BYTES", "MAX_LINES", "SwfError", "SwfTrace", "load_bytes", "read_swf", "read_swf_file",
+           "write_swf"]
 
 FIELDS = (
     "job", "submit", "wait", "run_time", "alloc_procs", "avg_cpu_time", "used_mem",
@@ -172,6 +173,24 @@ def read_swf(source: str | Path | bytes) -> SwfTrace:
     _check_values(values, data, linenos)
     columns = {name: np.ascontiguousarray(values[:, i]) for i, name in enumerate(FIELDS)}
     return SwfTrace(columns=columns, header=header)
+
+
+def read_swf_file(path: Path) -> SwfTrace:
+    """``read_swf(path)``, parsed once per file version: repetitions and algorithms of a run (and
+    later runs in the same worker) share it. Keyed by the resolved path, modification time and size,
+    so an edited file is read again; the arrays are read-only, so no caller can change the shared copy.
+    The safety checks of :func:`load_bytes` run on every first read of a version."""
+    path = Path(path)
+    st = path.stat()
+    return _read_file_version(str(path.resolve()), st.st_mtime_ns, st.st_size)
+
+
+@functools.lru_cache(maxsize=2)
+def _read_file_version(path: str, mtime_ns: int, size: int) -> SwfTrace:
+    trace = read_swf(Path(path))
+    for column in trace.columns.values():
+        column.setflags(write=False)
+    return trace
 
 
 def _parse_lines(data: bytes) -> tuple[np.ndarray, list[str], np.ndarray | None]:

@@ -34,7 +34,7 @@ from pathlib import Path
 
 import numpy as np
 
-from schedulers.core.swf import SwfError, read_swf
+from schedulers.core.swf import SwfError, read_swf, read_swf_file
 from schedulers.core.traces import trace_file
 from schedulers.core.validation import ScenarioError
 from schedulers.federated.model import FederatedScenario, GeneratorWorkload, InlineWorkload, TraceWorkload
@@ -186,7 +186,7 @@ def _inline(wl: InlineWorkload):
 
 @lru_cache(maxsize=4)
 def _read_jobs(path: str, mtime_ns: int, size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    return _usable_jobs(read_swf(Path(path)))
+    return _usable_jobs(read_swf_file(Path(path)))
 
 
 def _usable_jobs(trace) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

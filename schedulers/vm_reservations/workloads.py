@@ -18,14 +18,12 @@ in file order.
 
 from __future__ import annotations
 
-import functools
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from schedulers.core.swf import read_swf
+from schedulers.core.swf import read_swf, read_swf_file
 from schedulers.core.traces import trace_file
 from schedulers.vm_reservations.model import (
     GeneratorWorkload,
@@ -93,14 +91,9 @@ def map_processors(procs: np.ndarray, vm_cpu: np.ndarray, mode: str) -> np.ndarr
     return by_cpu[np.where(pick_lo, lo, hi)]
 
 
-@functools.lru_cache(maxsize=4)
-def _read_trace(path: str, mtime: float):
-    return read_swf(Path(path))
-
-
 def from_trace(wl: TraceWorkload, slot_minutes: float, vm_cpu: np.ndarray) -> tuple[np.ndarray, ...]:
     path = str(trace_file(wl.trace)) if wl.trace else wl.path
-    trace = _read_trace(path, os.path.getmtime(path)) if path else read_swf(wl.text or "")
+    trace = read_swf_file(Path(path)) if path else read_swf(wl.text or "")
     c = trace.columns
     procs = np.where(c["alloc_procs"] > 0, c["alloc_procs"], c["req_procs"])
     usable = np.flatnonzero((c["run_time"] > 0) & (procs > 0) & (c["submit"] >= 0))

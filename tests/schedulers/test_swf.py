@@ -72,3 +72,21 @@ def test_it_rejects_truncated_gzip():
     blob = gzip.compress(SAMPLE.encode() * 50)
     with pytest.raises(SwfError, match="truncated"):
         read_swf(blob[: len(blob) // 2])
+
+
+def test_a_file_is_parsed_once_per_version_and_shared_read_only(tmp_path):
+    import os
+
+    from schedulers.core.swf import read_swf_file
+
+    line = "1 0 10 100 4 -1 -1 4 200 -1 1 1 1 -1 1 -1 -1 -1\n"
+    path = tmp_path / "log.swf"
+    path.write_text(line)
+    first = read_swf_file(path)
+    assert read_swf_file(path) is first  # a second repetition reuses the parse
+    with pytest.raises(ValueError, match="read-only"):
+        first.columns["run_time"][0] = 1.0  # no caller can change the shared copy
+    path.write_text(line + line.replace("1 0 10", "2 5 10", 1))
+    os.utime(path, ns=(1, 1))
+    again = read_swf_file(path)
+    assert again is not first and np.array_equal(again.columns["submit"], [0.0, 5.0])
