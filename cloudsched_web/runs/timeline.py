@@ -15,6 +15,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from cloudsched_web.runs import indexes
 from cloudsched_web.runs.queries import QueryError, _bounded_int
 from schedulers.core.series import energy_j, envelope
 
@@ -45,6 +46,10 @@ def _layout(parsed, index):
     """
 
     def build():
+        name = indexes.files_of(parsed, index).get("rows")
+        if name:  # built by the worker when it stored the result (runs.indexes)
+            names, group_of, key, _ = indexes.read_rows(name)
+            return {"names": names, "groups": _groups(names, group_of) if key else [], "group_by": key}
         stored = parsed.stored(index)
         schema = stored.schema("segments")
         if schema is None:
@@ -59,14 +64,19 @@ def _layout(parsed, index):
                 if r is not None and g is not None and not group_of.get(r):
                     group_of[r] = str(g)
         order = sorted(names, key=lambda n: (natural_key(group_of[n]), natural_key(n)))
-        groups = []
-        for i, n in enumerate(order):
-            if not groups or groups[-1]["name"] != group_of[n]:
-                groups.append({"name": group_of[n], "row0": i, "rows": 0})
-            groups[-1]["rows"] += 1
-        return {"names": order, "groups": groups if key else [], "group_by": key}
+        return {"names": order, "groups": _groups(order, [group_of[n] for n in order]) if key else [], "group_by": key}
 
     return parsed.memo(("layout", index), build)
+
+
+def _groups(names, group_of):
+    """The runs of equal groups along the axis (``group_of``: each resource's group, in axis order)."""
+    groups = []
+    for i, g in enumerate(group_of):
+        if not groups or groups[-1]["name"] != g:
+            groups.append({"name": g, "row0": i, "rows": 0})
+        groups[-1]["rows"] += 1
+    return groups
 
 
 def _codes(column, names):
@@ -137,22 +147,29 @@ def _gantt(parsed, index, t0, t1, row0, rows, pixels, max_bars):
     extra_keys = [k for k in EXTRA_KEYS if k in present]
     modes = colour_modes(parsed)
     mode_cols = sorted({c for m in modes for c in m["columns"] if c in present})
-    table = None
+    table = arrays = None
+    by_row = indexes.files_of(parsed, index).get("byrow")
     if schema is not None and page:
-        wanted = stored.window(lo, hi, ["start", "end", "resource"] + (["share"] if "share" in present else []))
-        on_page = pc.is_in(pc.cast(wanted["resource"], pa.string()), value_set=pa.array(page, pa.string()))
-        count = int(pc.sum(on_page).as_py() or 0)
+        if by_row:  # the page's rows alone, from the worker's index sorted by row (runs.indexes)
+            arrays = _by_row_window(by_row, lo, hi, row0, len(page), modes, "share" in present)
+            count = int(arrays["start"].size)
+        else:
+            wanted = stored.window(lo, hi, ["start", "end", "resource"] + (["share"] if "share" in present else []))
+            on_page = pc.is_in(pc.cast(wanted["resource"], pa.string()), value_set=pa.array(page, pa.string()))
+            count = int(pc.sum(on_page).as_py() or 0)
         if count <= max_bars:
             table = stored.window(lo, hi, base + sorted((set(extra_keys) | set(mode_cols)) - set(base)))
             table = table.filter(
                 pc.is_in(pc.cast(table["resource"], pa.string()), value_set=pa.array(page, pa.string()))
             )
             mode = "bars"
+        elif arrays is not None:
+            mode = "occupancy"
         else:
             table = stored.window(
                 lo, hi, ["start", "end", "resource", *(["share"] if "share" in present else []), *mode_cols]
             )
-            table = table.filter(on_page)
+            arrays = _segment_arrays(table.filter(on_page), page, modes)
             mode = "occupancy"
     else:
         count, mode = 0, "bars"
@@ -178,7 +195,7 @@ def _gantt(parsed, index, t0, t1, row0, rows, pixels, max_bars):
         "recording_cut": recording_cut(run),
         "schedule_cut": _cut_for_chart(run, parsed.info(index).get("segments", 0), span),
         "colour": {"modes": modes},
-        "events": events(parsed, index, lo, hi, page),
+        "events": events(parsed, index, lo, hi, row0, len(page)),
         "bars": {
             "r": [],
             "s": [],
@@ -192,14 +209,14 @@ def _gantt(parsed, index, t0, t1, row0, rows, pixels, max_bars):
             "c": {},
         },
     }
+    if mode == "occupancy":
+        capacities = (run.get("extra") or {}).get("capacities") or {}
+        out["occupancy"] = _occupancy(arrays, page, capacities, lo, hi, pixels, modes)
+        out["zoom_shows_bars"] = _zoom_shows_bars(arrays["start"], arrays["end"], lo, hi, pixels, max_bars)
+        return out
     if table is None or not table.num_rows:
         return out
     row_of = {n: i for i, n in enumerate(page)}
-    if mode == "occupancy":
-        capacities = (run.get("extra") or {}).get("capacities") or {}
-        out["occupancy"] = _occupancy(table, page, capacities, lo, hi, pixels, modes)
-        out["zoom_shows_bars"] = _zoom_shows_bars(table, lo, hi, pixels, max_bars)
-        return out
 
     def col(name, default):
         if name not in table.column_names:
@@ -278,6 +295,9 @@ def colour_modes(parsed):
     """
 
     def build():
+        stored_modes = indexes.colour_modes(parsed)
+        if stored_modes is not None:  # built by the worker (runs.indexes)
+            return stored_modes
         found = {}
         for i in range(len(parsed.doc.get("runs", []))):
             stored = parsed.stored(i)
@@ -363,6 +383,10 @@ def _lanes(parsed, index):
     """
 
     def build():
+        name = indexes.files_of(parsed, index).get("rows")
+        if name:  # built by the worker (runs.indexes)
+            names, _, _, counts = indexes.read_rows(name)
+            return {"count": dict(zip(names, counts, strict=True))}
         table = parsed.stored(index).table("segments", ["start", "end", "resource"])
         names = _layout(parsed, index)["names"]
         if table is None or not table.num_rows:
@@ -425,7 +449,18 @@ def _row_lanes(parsed, index, names):
     """
     rows = parsed.memo(("lane_rows", index), dict)
     missing = [n for n in names if n not in rows]
-    if missing:
+    by_row = indexes.files_of(parsed, index).get("byrow") if missing else None
+    if by_row:  # each row's segments in start order, from the worker's index (runs.indexes)
+        axis = {n: i for i, n in enumerate(_layout(parsed, index)["names"])}
+        codes = [axis[n] for n in missing]
+        table = indexes.read_by_row_codes(by_row, codes)
+        at = np.asarray(table["row"].to_numpy(zero_copy_only=False), np.int64)
+        all_starts, all_ends = _floats(table, "start"), _floats(table, "end")
+        for n, c in zip(missing, codes, strict=True):
+            a, b = np.searchsorted(at, c, side="left"), np.searchsorted(at, c, side="right")  # sorted by row
+            starts, ends = all_starts[a:b], all_ends[a:b]
+            rows[n] = (starts, ends, _greedy_lanes(starts, ends))
+    elif missing:
         table = parsed.stored(index).table("segments", ["start", "end", "resource"])
         codes = np.asarray(
             pc.fill_null(
@@ -460,7 +495,7 @@ def _window_lanes(parsed, index, lanes, table, lo, hi, page):
     return out.tolist()
 
 
-def _zoom_shows_bars(table, lo, hi, pixels, max_bars):
+def _zoom_shows_bars(starts, ends, lo, hi, pixels, max_bars):
     """Whether some narrower window holds at most ``max_bars`` segments on these rows.
 
     Zooming can end in one pixel column of today's window at the narrowest (and no
@@ -471,7 +506,7 @@ def _zoom_shows_bars(table, lo, hi, pixels, max_bars):
     if hi - lo <= 2 * MIN_ZOOM:
         return False
     edges = np.linspace(lo, hi, pixels + 1)
-    starts, ends = np.sort(_floats(table, "start")), np.sort(_floats(table, "end"))
+    starts, ends = np.sort(starts), np.sort(ends)
     overlapping = np.searchsorted(starts, edges[1:], side="left") - np.searchsorted(ends, edges[:-1], side="right")
     return bool(overlapping.min() <= max_bars)
 
@@ -488,8 +523,43 @@ def _bounded(value, field, lo, hi):
     return _bounded_int(value, field, lo, hi)
 
 
-def _occupancy(table, page, capacities, lo, hi, pixels, modes=()):
-    """Per row, the busy fraction of each of ``pixels`` equal columns of ``[lo, hi)``.
+def _segment_arrays(table, page, modes):
+    """The page's segments of a window (``table``) as the arrays :func:`_occupancy` reads: ``start``,
+    ``end``, ``share`` (1 where none), ``row`` (index into ``page``) and per colour mode its values."""
+    share = (
+        np.nan_to_num(np.asarray(table["share"].to_numpy(zero_copy_only=False), dtype=float), nan=1.0)
+        if "share" in table.column_names
+        else np.ones(table.num_rows)
+    )
+    return {"start": _floats(table, "start"), "end": _floats(table, "end"), "share": share,
+            "row": _codes(table["resource"], page),
+            "values": {m["key"]: _mode_array(table, m) for m in modes if m["type"] != "job"}}  # fmt: skip
+
+
+def _by_row_window(name, lo, hi, row0, rows, modes, has_share):
+    """:func:`_segment_arrays` of the window from the run's by-row index (``runs.indexes``): the
+    same segments, each row's in the same (start) order; only the page's row groups are read."""
+    keys = [m for m in modes if m["type"] != "job"]
+    table = indexes.read_by_row(name, row0, rows, ["start", "end", *(["share"] if has_share else []),
+                                                   *(f"c_{m['key']}" for m in keys)])  # fmt: skip
+    starts, ends = _floats(table, "start"), _floats(table, "end")
+    keep = (starts < hi) & (ends > lo) if hi > lo else (starts <= lo) & (ends >= lo)  # as StoredRun.window
+    share = (
+        np.nan_to_num(np.asarray(table["share"].to_numpy(zero_copy_only=False), dtype=float)[keep], nan=1.0)
+        if has_share
+        else np.ones(int(keep.sum()))
+    )
+    values = {}
+    for m in keys:
+        column = np.asarray(table[f"c_{m['key']}"].to_numpy(zero_copy_only=False))[keep]
+        values[m["key"]] = column.astype(np.float64 if m["type"] == "scale" else np.int64)
+    rows_of = np.asarray(table["row"].to_numpy(zero_copy_only=False), np.int64)[keep] - row0
+    return {"start": starts[keep], "end": ends[keep], "share": share, "row": rows_of, "values": values}
+
+
+def _occupancy(arrays, page, capacities, lo, hi, pixels, modes=()):
+    """Per row, the busy fraction of each of ``pixels`` equal columns of ``[lo, hi)`` (``arrays``:
+    the page's segments in the window, :func:`_segment_arrays`).
 
     With F(x) = Σ share·|[start, end) ∩ [lo, x)|, a column's busy time is F(right) − F(left);
     F is a sum of ramps, evaluated at every column edge from cumulative sums over the
@@ -503,16 +573,10 @@ def _occupancy(table, page, capacities, lo, hi, pixels, modes=()):
     """
     edges = np.linspace(lo, hi, pixels + 1)
     width = (hi - lo) / pixels
-    starts, ends = np.maximum(_floats(table, "start"), lo), np.minimum(_floats(table, "end"), hi)
-    share = (
-        np.nan_to_num(np.asarray(table["share"].to_numpy(zero_copy_only=False), dtype=float), nan=1.0)
-        if "share" in table.column_names
-        else np.ones(table.num_rows)
-    )
-    codes = _codes(table["resource"], page)
+    starts, ends = np.maximum(arrays["start"], lo), np.minimum(arrays["end"], hi)
+    share, codes, values = arrays["share"], arrays["row"], arrays["values"]
     grid = np.zeros((len(page), pixels))
     eps = EPS * width
-    values = {m["key"]: _mode_array(table, m) for m in modes if m["type"] != "job"}
     strings = {key: ["." * pixels for _ in page] for key in values}
 
     def busy_of(m, w):
@@ -619,7 +683,10 @@ MAX_EVENTS = 2000
 
 
 def _event_table(parsed, index):
-    """Every event of run ``index``: ``(t, kind, resource or None, job, task)`` columns (read once).
+    """Every event of run ``index`` in time order: ``t``, ``kind``, ``row``, ``job``, ``task`` columns (read once).
+
+    ``row`` is the event's resource's row on the axis (:func:`_layout`), −1 for an event
+    without resource, −2 for a resource not on the axis (never shown).
 
     From the schedule: a segment whose ``ended`` is ``migrated``, ``killed`` or ``preempted``
     is an event at its end on its resource. From the job records: ``rejected`` (federated) or
@@ -628,6 +695,9 @@ def _event_table(parsed, index):
     """
 
     def build():
+        name = indexes.files_of(parsed, index).get("events")
+        if name:  # built by the worker when it stored the result (runs.indexes)
+            return indexes.read_events(name)
         t, kind, res, job, task = [], [], [], [], []
         stored = parsed.stored(index)
         schema = stored.schema("segments")
@@ -664,40 +734,41 @@ def _event_table(parsed, index):
                         job.append(ids[i])
                         task.append("")
         order = np.argsort(np.asarray(t, dtype=float), kind="stable")
+        row_of = {n: i for i, n in enumerate(_layout(parsed, index)["names"])}
         return {
             "t": np.asarray(t, dtype=float)[order],
-            "kind": [kind[i] for i in order],
-            "resource": [res[i] for i in order],
-            "job": [job[i] for i in order],
-            "task": [task[i] for i in order],
+            "kind": np.asarray([kind[i] for i in order], dtype=object),
+            "row": np.asarray([-1 if res[i] is None else row_of.get(res[i], -2) for i in order], dtype=np.int32),
+            "job": pa.array([job[i] for i in order], pa.string()),
+            "task": pa.array([task[i] for i in order], pa.string()),
         }
 
     return parsed.memo(("events", index), build)
 
 
-def events(parsed, index, lo, hi, page):
-    """The events inside ``[lo, hi]`` on the page's rows (row −1: a job's event, no resource).
+def events(parsed, index, lo, hi, row0, rows):
+    """The events inside ``[lo, hi]`` on the page's rows ``row0 .. row0 + rows − 1`` (row −1: a job's
+    event, no resource); ``r`` counts from the page's first row.
 
     At most ``MAX_EVENTS`` (the earliest) are sent; ``total`` counts them all, so the chart
     can say when zooming in shows the rest. ``kinds`` lists every kind the run has (legend).
     """
     ev = _event_table(parsed, index)
-    row_of = {n: i for i, n in enumerate(page)}
-    picked = [
-        i
-        for i in np.nonzero((ev["t"] >= lo) & (ev["t"] <= hi))[0].tolist()
-        if ev["resource"][i] is None or ev["resource"][i] in row_of
-    ]
+    kinds = parsed.memo(("event_kinds", index), lambda: set(np.unique(ev["kind"]).tolist()) if ev["t"].size else set())
+    a, b = np.searchsorted(ev["t"], lo, side="left"), np.searchsorted(ev["t"], hi, side="right")  # t is sorted
+    row = ev["row"][a:b]
+    picked = a + np.nonzero((row == -1) | ((row >= row0) & (row < row0 + rows)))[0]
     shown = picked[:MAX_EVENTS]
+    r = ev["row"][shown]
     return {
-        "kinds": [k for k in EVENT_KINDS if k in set(ev["kind"])],
+        "kinds": [k for k in EVENT_KINDS if k in kinds],
         "labels": EVENT_KINDS,
-        "total": len(picked),
-        "t": [round(float(ev["t"][i]), 3) for i in shown],
-        "kind": [ev["kind"][i] for i in shown],
-        "r": [row_of.get(ev["resource"][i], -1) if ev["resource"][i] is not None else -1 for i in shown],
-        "job": [ev["job"][i] for i in shown],
-        "task": [ev["task"][i] for i in shown],
+        "total": int(picked.size),
+        "t": [round(x, 3) for x in ev["t"][shown].tolist()],
+        "kind": ev["kind"][shown].tolist(),
+        "r": np.where(r == -1, -1, r - row0).tolist(),
+        "job": ev["job"].take(pa.array(shown)).to_pylist(),
+        "task": ev["task"].take(pa.array(shown)).to_pylist(),
     }
 
 

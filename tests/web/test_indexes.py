@@ -1,0 +1,83 @@
+"""The worker's whole-run indexes (runs.indexes) give exactly the payloads the on-the-fly path gives."""
+
+import json
+import uuid
+
+import pytest
+
+import schedulers
+from cloudsched_web.runs import indexes, store, timeline
+from cloudsched_web.runs.queries import ParsedResult
+
+FAMILIES = ["backfill", "dvfs_bot", "ep_jobs", "federated", "vm_reservations"]
+
+
+def _seg(job, res, s, e, share=1.0, **extra):
+    return {"job": job, "task": f"{job}.0", "resource": res, "start": s, "end": e, "share": share, **extra}
+
+
+def _both(doc):
+    """The same stored result read without indexes (as results stored before them) and with them."""
+    header, manifest = store.save(0, uuid.uuid4().hex, doc)
+    return ParsedResult(header, manifest), ParsedResult(header, indexes.build(header, manifest))
+
+
+def _requests(parsed, index):
+    """Gantt requests over the whole run, parts of it and an instant, on pages of rows, as bars and occupancy."""
+    lo, hi = parsed.span(index)
+    n = len(timeline._layout(parsed, index)["names"])
+    windows = [(None, None), (lo, hi), (lo, lo + (hi - lo) / 3), (lo + (hi - lo) * 0.4, lo + (hi - lo) * 0.45),
+               (lo + (hi - lo) / 2, lo + (hi - lo) / 2)]  # fmt: skip
+    for t0, t1 in windows:
+        for row0, rows in ((0, 40), (max(n // 2, 0), 3), (max(n - 1, 0), 200)):
+            for max_bars in (timeline.MAX_BARS, 5, 0):
+                yield {"t0": t0, "t1": t1, "row0": row0, "rows": rows, "pixels": 37, "max_bars": max_bars}
+
+
+def _json(payload):
+    """The payload as sent (an instant window's occupancy divides by a zero width: NaN equals NaN here)."""
+    return json.dumps(payload, sort_keys=True)
+
+
+def _assert_same(plain, indexed):
+    assert indexes.files_of(indexed, 0) and not indexes.files_of(plain, 0)
+    assert timeline.colour_modes(indexed) == timeline.colour_modes(plain)
+    for i in range(len(plain.doc["runs"])):
+        assert timeline._layout(indexed, i) == timeline._layout(plain, i)
+        for kw in _requests(plain, i):
+            a = timeline._gantt(plain, i, kw["t0"], kw["t1"], kw["row0"], kw["rows"], kw["pixels"], kw["max_bars"])
+            b = timeline._gantt(indexed, i, kw["t0"], kw["t1"], kw["row0"], kw["rows"], kw["pixels"], kw["max_bars"])
+            assert _json(b) == _json(a), (i, kw)
+        assert _json(timeline.gantt(indexed, i)) == _json(timeline.gantt(plain, i))
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_every_family_gives_the_same_gantt_events_and_lanes_with_the_index(family):
+    plain, indexed = _both(schedulers.run(schedulers.example(family)))
+    _assert_same(plain, indexed)
+
+
+def test_lanes_events_groups_and_colours_of_a_hand_made_schedule_are_the_same_with_the_index():
+    schedule = [_seg("a", "m0", 0, 10, host="h1", kind="be"), _seg("b", "m0", 2, 6, host="h1", kind="ar"),
+                _seg("c", "m0", 6, 12, host="h1", ended="preempted", kind="ar"), _seg("d", "m0", 10, 11, host="h1"),
+                _seg("z", "m0", 5, 5, host="h1"),  # zero length inside "a": one more lane than the sweep counts
+                _seg("e", "m1", 0, 5, host="h0", kind="be", freq_ghz=1.2), _seg("f", "m1", 5, 9, host="h0", kind="be"),
+                _seg("g", "m2", 1, 3, host="h0", ended="killed", freq_ghz=2.4),
+                _seg("h", "m10", 2, 8, host="h0", ended="migrated")]  # fmt: skip
+    jobs = [{"job": "a", "arrival": 0.0, "rejected": False}, {"job": "x", "arrival": 7.0, "rejected": True}]
+    doc = {"summary": {}, "runs": [{"algorithm": "a", "repetition": 0, "metrics": {}, "schedule": schedule,
+                                    "series": {}, "jobs": jobs}]}  # fmt: skip
+    plain, indexed = _both(doc)
+    _assert_same(plain, indexed)
+    g = timeline.gantt(indexed, 0, 0, 12, max_bars=1, pixels=4)
+    assert g["mode"] == "occupancy" and g["resources"] == ["m1", "m2", "m10", "m0"]
+    assert [e for e in g["events"]["kind"]] == ["killed", "rejected", "migrated", "preempted"]
+
+
+def test_a_result_without_schedule_has_empty_indexes_and_charts():
+    doc = {"summary": {}, "runs": [{"algorithm": "a", "repetition": 0, "metrics": {}, "schedule": [], "series": {},
+                                    "jobs": [{"job": "1", "arrival": 3.0, "rejected": True}]}]}  # fmt: skip
+    plain, indexed = _both(doc)
+    assert timeline.gantt(indexed, 0) == timeline.gantt(plain, 0)
+    assert timeline.gantt(indexed, 0, 0, 10) == timeline.gantt(plain, 0, 0, 10)
+    assert timeline.gantt(indexed, 0, 0, 10)["events"]["kind"] == ["rejected"]
