@@ -28,6 +28,11 @@ def _requests(parsed, index):
     n = len(timeline._layout(parsed, index)["names"])
     windows = [(None, None), (lo, hi), (lo, lo + (hi - lo) / 3), (lo + (hi - lo) * 0.4, lo + (hi - lo) * 0.45),
                (lo + (hi - lo) / 2, lo + (hi - lo) / 2)]  # fmt: skip
+    table = parsed.stored(index).table("segments", ["start", "end"])
+    if table is not None and table.num_rows:  # windows that begin where a segment ends, end where one starts
+        for k in (0, table.num_rows // 2, table.num_rows - 1):
+            e, s = table["end"][k].as_py(), table["start"][k].as_py()
+            windows += [(e, e + (hi - lo) / 5), (s - (hi - lo) / 5, s)]
     for t0, t1 in windows:
         for row0, rows in ((0, 40), (max(n // 2, 0), 3), (max(n - 1, 0), 200)):
             for max_bars in (timeline.MAX_BARS, 5, 0):
@@ -71,7 +76,7 @@ def test_lanes_events_groups_and_colours_of_a_hand_made_schedule_are_the_same_wi
     _assert_same(plain, indexed)
     g = timeline.gantt(indexed, 0, 0, 12, max_bars=1, pixels=4)
     assert g["mode"] == "occupancy" and g["resources"] == ["m1", "m2", "m10", "m0"]
-    assert [e for e in g["events"]["kind"]] == ["killed", "rejected", "migrated", "preempted"]
+    assert g["events"]["kind"] == ["killed", "rejected", "migrated", "preempted"]
 
 
 def test_a_result_without_schedule_has_empty_indexes_and_charts():
