@@ -41,7 +41,10 @@ GROUP_BY = b"cloudsched.group_by"
 
 def _write(name: str, table: pa.Table, row_group: int = ROW_GROUP) -> str:
     with tempfile.TemporaryFile() as tmp:
-        pq.write_table(table, tmp, row_group_size=row_group, compression="zstd", compression_level=1)
+        floats = [f.name for f in table.schema if pa.types.is_floating(f.type)]  # times: split bytes, no dictionary
+        pq.write_table(table, tmp, row_group_size=row_group, compression="zstd", compression_level=1,
+                       use_dictionary=[n for n in table.column_names if n not in floats] + ["share"],
+                       use_byte_stream_split=[n for n in floats if n != "share"])  # fmt: skip
         tmp.seek(0)
         return default_storage.save(name, File(tmp))
 
