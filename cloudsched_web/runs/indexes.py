@@ -26,6 +26,7 @@ the same payloads (``tests/web/test_indexes.py``). See docs/results.md, "Serving
 from __future__ import annotations
 
 import io
+import json
 import tempfile
 
 import numpy as np
@@ -37,6 +38,7 @@ from django.core.files.storage import default_storage
 VERSION = 1
 ROW_GROUP = 16_384  # small groups: a page of 40 rows reads little more than its own segments
 GROUP_BY = b"cloudsched.group_by"
+KINDS = b"cloudsched.event_kinds"  # the events' kinds, which their ``kind`` codes index
 
 
 def _write(name: str, table: pa.Table, row_group: int = ROW_GROUP) -> str:
@@ -74,8 +76,8 @@ def build(header: dict, manifest: dict) -> dict:
         rows = rows.replace_schema_metadata({GROUP_BY: (layout["group_by"] or "").encode()})
         files["rows"] = _write(f"{base}/r{i}-rows.parquet", rows)
         ev = timeline._event_table(parsed, i)
-        events = pa.table({"t": ev["t"], "kind": pa.array(ev["kind"], pa.string()), "row": ev["row"],
-                           "job": ev["job"], "task": ev["task"]})  # fmt: skip
+        events = pa.table({"t": ev["t"], "kind": ev["kind"], "row": ev["row"], "job": ev["job"], "task": ev["task"]})
+        events = events.replace_schema_metadata({KINDS: json.dumps(ev["kinds"]).encode()})
         files["events"] = _write(f"{base}/r{i}-events.parquet", events, 65_536)
         byrow = _by_row(parsed, i, names, modes)
         if byrow is not None:
@@ -153,7 +155,8 @@ def read_events(name: str) -> dict:
     table = pq.read_table(_source(name))
     return {
         "t": table["t"].to_numpy(),
-        "kind": table["kind"].to_numpy(zero_copy_only=False),
+        "kind": table["kind"].to_numpy(),
+        "kinds": json.loads(table.schema.metadata[KINDS]),
         "row": table["row"].to_numpy(),
         "job": table["job"].combine_chunks(),
         "task": table["task"].combine_chunks(),

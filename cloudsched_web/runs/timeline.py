@@ -80,8 +80,19 @@ def _groups(names, group_of):
 
 
 def _codes(column, names):
-    """Each segment's resource as an index into ``names``."""
-    return np.asarray(pc.index_in(pc.cast(column, pa.string()), value_set=pa.array(names, pa.string())), dtype=np.int64)
+    """Each segment's resource as an index into ``names`` (−1: not among them)."""
+    value_set = pa.array(names, pa.string())
+    chunks = column.chunks if isinstance(column, pa.ChunkedArray) else [column]
+    if chunks and all(pa.types.is_dictionary(c.type) and not c.null_count for c in chunks):  # the stored encoding
+        parts = []
+        for c in chunks:  # look each dictionary up once, then index by the codes
+            lookup = pc.fill_null(pc.index_in(pc.cast(c.dictionary, pa.string()), value_set=value_set), -1)
+            parts.append(np.asarray(lookup.to_numpy(zero_copy_only=False), np.int64)[c.indices.to_numpy()])
+        return np.concatenate(parts) if parts else np.zeros(0, np.int64)
+    return np.asarray(
+        pc.fill_null(pc.index_in(pc.cast(column, pa.string()), value_set=value_set), -1).to_numpy(zero_copy_only=False),
+        dtype=np.int64,
+    )
 
 
 def _floats(table, name):
@@ -706,7 +717,7 @@ MAX_EVENTS = 2000
 def _event_table(parsed, index):
     """Every event of run ``index`` in time order: ``t``, ``kind``, ``row``, ``job``, ``task`` columns (read once).
 
-    ``row`` is the event's resource's row on the axis (:func:`_layout`), −1 for an event
+    ``kind`` is an index into ``kinds``; ``row`` is the event's resource's row on the axis (:func:`_layout`), −1 for an event
     without resource, −2 for a resource not on the axis (never shown).
 
     From the schedule: a segment whose ``ended`` is ``migrated``, ``killed`` or ``preempted``
@@ -724,8 +735,8 @@ def _event_table(parsed, index):
         schema = stored.schema("segments")
         if schema is not None and "ended" in schema.names:
             cols = [c for c in ("end", "resource", "job", "task", "ended") if c in schema.names]
-            seg = stored.table("segments", cols)
-            seg = seg.filter(pc.is_in(seg["ended"], value_set=pa.array(["migrated", "killed", "preempted"])))
+            ends = [("ended", "in", ["migrated", "killed", "preempted"])]  # read only those rows' job and task
+            seg = stored.table("segments", cols, filters=ends)
             t += seg["end"].to_pylist()
             kind += seg["ended"].to_pylist()
             res += [str(r) for r in pc.cast(seg["resource"], pa.string()).to_pylist()]
@@ -756,9 +767,11 @@ def _event_table(parsed, index):
                         task.append("")
         order = np.argsort(np.asarray(t, dtype=float), kind="stable")
         row_of = {n: i for i, n in enumerate(_layout(parsed, index)["names"])}
+        kinds, codes = np.unique(np.asarray(kind, dtype=object), return_inverse=True) if kind else ([], [])
         return {
             "t": np.asarray(t, dtype=float)[order],
-            "kind": np.asarray([kind[i] for i in order], dtype=object),
+            "kind": np.asarray(codes, dtype=np.int8)[order],
+            "kinds": [str(k) for k in kinds],
             "row": np.asarray([-1 if res[i] is None else row_of.get(res[i], -2) for i in order], dtype=np.int32),
             "job": pa.array([job[i] for i in order], pa.string()),
             "task": pa.array([task[i] for i in order], pa.string()),
@@ -775,18 +788,17 @@ def events(parsed, index, lo, hi, row0, rows):
     can say when zooming in shows the rest. ``kinds`` lists every kind the run has (legend).
     """
     ev = _event_table(parsed, index)
-    kinds = parsed.memo(("event_kinds", index), lambda: set(np.unique(ev["kind"]).tolist()) if ev["t"].size else set())
     a, b = np.searchsorted(ev["t"], lo, side="left"), np.searchsorted(ev["t"], hi, side="right")  # t is sorted
     row = ev["row"][a:b]
     picked = a + np.nonzero((row == -1) | ((row >= row0) & (row < row0 + rows)))[0]
     shown = picked[:MAX_EVENTS]
     r = ev["row"][shown]
     return {
-        "kinds": [k for k in EVENT_KINDS if k in kinds],
+        "kinds": [k for k in EVENT_KINDS if k in ev["kinds"]],
         "labels": EVENT_KINDS,
         "total": int(picked.size),
         "t": [round(x, 3) for x in ev["t"][shown].tolist()],
-        "kind": ev["kind"][shown].tolist(),
+        "kind": [ev["kinds"][k] for k in ev["kind"][shown].tolist()],
         "r": np.where(r == -1, -1, r - row0).tolist(),
         "job": ev["job"].take(pa.array(shown)).to_pylist(),
         "task": ev["task"].take(pa.array(shown)).to_pylist(),
