@@ -128,7 +128,8 @@ def _by_row(parsed, index, names, modes) -> pa.Table | None:
     )
     codes = timeline._codes(table["resource"], names)
     keep = codes >= 0
-    order = np.nonzero(keep)[0][np.argsort(codes[keep], kind="stable")]
+    small = codes[keep].astype(np.int16) if len(names) < 32768 else codes[keep]  # 16 bits: a radix sort
+    order = np.nonzero(keep)[0][np.argsort(small, kind="stable")]
     cols = {"row": pa.array(codes[order].astype(np.int32)),
             "start": pa.array(timeline._floats(table, "start")[order]),
             "end": pa.array(timeline._floats(table, "end")[order])}  # fmt: skip
