@@ -14,6 +14,7 @@ import itertools
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+import pyarrow.parquet as pq
 
 from cloudsched_web.runs import indexes
 from cloudsched_web.runs.queries import QueryError, _bounded_int
@@ -160,6 +161,8 @@ def _gantt(parsed, index, t0, t1, row0, rows, pixels, max_bars):
     mode_cols = sorted({c for m in modes for c in m["columns"] if c in present})
     table = arrays = None
     by_row = indexes.files_of(parsed, index).get("byrow")
+    if by_row and not _by_row_is_cheaper(parsed, index, by_row, lo, hi, row0, len(page)):
+        by_row = None  # a narrow window: the time-sorted segments file reads fewer rows
     if schema is not None and page:
         if by_row:  # the page's rows alone, from the worker's index sorted by row (runs.indexes)
             arrays = _by_row_window(by_row, lo, hi, row0, len(page), modes, "share" in present)
@@ -438,8 +441,27 @@ def _greedy_lanes(starts, ends):
     """Greedy colouring of an interval graph in the given (start) order: the lowest lane free at each start.
 
     Uses exactly as many lanes as the most intervals running at once (optimal for interval
-    graphs) and is deterministic.
+    graphs) and is deterministic. In start order the row falls apart into clusters — a segment
+    that starts when every earlier one has ended opens one — and greedy starts afresh in each (every
+    lane free: the same lowest lanes are taken), so a lone segment gets lane 0 and a pair lanes 0, 1
+    without the loop (:func:`_greedy_loop`, which the larger clusters go through).
     """
+    n = starts.size
+    if n < 2 or np.any(starts[1:] < starts[:-1]):
+        return _greedy_loop(starts, ends)
+    reach = np.maximum.accumulate(ends)
+    opens = np.concatenate([[True], starts[1:] >= reach[:-1]])  # nothing runs at its start
+    heads = np.flatnonzero(opens)
+    cluster = np.cumsum(opens) - 1
+    size = np.diff(np.append(heads, n))
+    lane = np.minimum(np.arange(n) - heads[cluster], 1).astype(np.int32)  # 0 for the first, 1 for the second
+    for a, k in zip(heads[size > 2].tolist(), size[size > 2].tolist(), strict=True):
+        lane[a : a + k] = _greedy_loop(starts[a : a + k], ends[a : a + k])
+    return lane
+
+
+def _greedy_loop(starts, ends):
+    """:func:`_greedy_lanes` one segment at a time (heaps of free lanes and of running segments' ends)."""
     lane = np.zeros(starts.size, np.int32)
     free, busy, top = [], [], 0  # heaps: free lanes; (end, lane) of running segments
     for i, (s, e) in enumerate(zip(starts.tolist(), ends.tolist(), strict=True)):
@@ -545,6 +567,38 @@ def _segment_arrays(table, page, modes):
     return {"start": _floats(table, "start"), "end": _floats(table, "end"), "share": share,
             "row": _codes(table["resource"], page),
             "values": {m["key"]: _mode_array(table, m) for m in modes if m["type"] != "job"}}  # fmt: skip
+
+
+def _group_stats(parsed, index, by_row):
+    """Per row group of the segments file ``(rows, min start, max end)`` and of the by-row index
+    ``(rows, first row, last row)``, from the files' footers (read once per run)."""
+
+    def build():
+        segments = parsed.stored(index)._source("segments")
+        return _stats(segments, ("start", "end")), _stats(indexes._source(by_row), ("row", "row"))
+
+    return parsed.memo(("group_stats", index), build)
+
+
+def _stats(source, names):
+    meta = pq.ParquetFile(source).metadata
+    columns = [meta.schema.to_arrow_schema().names.index(n) for n in names]
+    out = np.zeros((meta.num_row_groups, 3))
+    for g in range(meta.num_row_groups):
+        group = meta.row_group(g)
+        lo, hi = (group.column(c).statistics for c in columns)
+        out[g] = [group.num_rows, lo.min if lo is not None and lo.has_min_max else -np.inf,
+                  hi.max if hi is not None and hi.has_min_max else np.inf]  # fmt: skip
+    return out
+
+
+def _by_row_is_cheaper(parsed, index, by_row, lo, hi, row0, rows):
+    """Whether the page's rows in the by-row index are fewer rows to read than the window's row groups of
+    the time-sorted segments file (both give the same segments)."""
+    by_time, by_rows = _group_stats(parsed, index, by_row)
+    hit = (by_time[:, 1] < hi) & (by_time[:, 2] > lo) if hi > lo else (by_time[:, 1] <= lo) & (by_time[:, 2] >= lo)
+    page = (by_rows[:, 1] < row0 + rows) & (by_rows[:, 2] >= row0)
+    return by_rows[page, 0].sum() <= by_time[hit, 0].sum()
 
 
 def _by_row_window(name, lo, hi, row0, rows, modes, has_share):

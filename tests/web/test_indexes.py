@@ -3,6 +3,7 @@
 import json
 import uuid
 
+import numpy as np
 import pytest
 
 import schedulers
@@ -86,3 +87,11 @@ def test_a_result_without_schedule_has_empty_indexes_and_charts():
     assert timeline.gantt(indexed, 0) == timeline.gantt(plain, 0)
     assert timeline.gantt(indexed, 0, 0, 10) == timeline.gantt(plain, 0, 0, 10)
     assert timeline.gantt(indexed, 0, 0, 10)["events"]["kind"] == ["rejected"]
+
+
+def test_greedy_lanes_by_clusters_equal_the_one_at_a_time_greedy():
+    rng = np.random.default_rng(7)
+    for n, spread in ((1, 1), (2, 1), (50, 5), (2000, 400), (2000, 40_000)):
+        starts = np.sort(rng.integers(0, spread, n).astype(float))
+        ends = starts + rng.choice([0.0, 0.5, 1.0, 3.0, 40.0], n)  # zero-length ones too
+        assert np.array_equal(timeline._greedy_lanes(starts, ends), timeline._greedy_loop(starts, ends))
