@@ -451,6 +451,10 @@ def _greedy_lanes(starts, ends):
         return _greedy_loop(starts, ends)
     reach = np.maximum.accumulate(ends)
     opens = np.concatenate([[True], starts[1:] >= reach[:-1]])  # nothing runs at its start
+    if np.all(ends > starts):
+        two = _two_lanes(starts, ends, reach, opens)
+        if two is not None:
+            return two
     heads = np.flatnonzero(opens)
     cluster = np.cumsum(opens) - 1
     size = np.diff(np.append(heads, n))
@@ -458,6 +462,24 @@ def _greedy_lanes(starts, ends):
     for a, k in zip(heads[size > 2].tolist(), size[size > 2].tolist(), strict=True):
         lane[a : a + k] = _greedy_loop(starts[a : a + k], ends[a : a + k])
     return lane
+
+
+def _two_lanes(starts, ends, reach, opens):
+    """:func:`_greedy_lanes` of a row where at most one earlier segment runs at any segment's start (no
+    zero-length ones), or None. Then the one running is the earlier segment with the latest end, and the
+    greedy takes the other of lanes 0 and 1: a segment's lane is the parity of its chain of such
+    predecessors back to its cluster's first segment (pointer doubling, no loop over segments)."""
+    n = starts.size
+    idx = np.arange(n)
+    running = idx - np.searchsorted(np.sort(ends), starts, side="right")  # earlier ones not ended (ends > starts)
+    if running.max() > 1:
+        return None
+    holder = np.maximum.accumulate(np.where(ends == reach, idx, -1))  # the latest end so far: whose
+    parent = np.where(opens, idx, np.concatenate([[0], holder[:-1]]))
+    depth = (~opens).astype(np.int64)
+    while np.any(parent[parent] != parent):
+        depth, parent = depth + depth[parent], parent[parent]
+    return (depth % 2).astype(np.int32)
 
 
 def _greedy_loop(starts, ends):

@@ -95,3 +95,31 @@ def test_greedy_lanes_by_clusters_equal_the_one_at_a_time_greedy():
         starts = np.sort(rng.integers(0, spread, n).astype(float))
         ends = starts + rng.choice([0.0, 0.5, 1.0, 3.0, 40.0], n)  # zero-length ones too
         assert np.array_equal(timeline._greedy_lanes(starts, ends), timeline._greedy_loop(starts, ends))
+
+
+def test_two_lane_rows_are_coloured_without_the_loop_as_the_loop_does():
+    rng = np.random.default_rng(11)
+    for n in (2, 3, 200, 5000):  # a long segment with short ones on top, back to back or apart, as KEASY's tiers
+        long_starts = np.cumsum(rng.choice([1.0, 50.0, 80.0], n // 2 + 1))
+        starts, ends = [], []
+        for s in long_starts[: n // 2 + 1]:
+            starts.append(s)
+            ends.append(s + 30.0)
+            for k in range(int(rng.integers(0, 4))):
+                starts.append(s + 5.0 * k + 1.0)
+                ends.append(s + 5.0 * k + 1.0 + rng.choice([2.0, 5.0, 40.0]))
+        o = np.lexsort((ends, starts))
+        starts, ends = np.asarray(starts)[o], np.asarray(ends)[o]
+        reach = np.maximum.accumulate(ends)
+        opens = np.concatenate([[True], starts[1:] >= reach[:-1]])
+        two = timeline._two_lanes(starts, ends, reach, opens)
+        loop = timeline._greedy_loop(starts, ends)
+        assert two is None or np.array_equal(two, loop)
+        assert np.array_equal(timeline._greedy_lanes(starts, ends), loop)
+    starts, ends = np.array([0.0, 1.0, 2.0, 6.0, 7.0]), np.array([10.0, 2.0, 5.0, 6.5, 9.0])  # one tier under another
+    two = timeline._two_lanes(starts, ends, np.maximum.accumulate(ends), np.array([True] + [False] * 4))
+    assert two.tolist() == timeline._greedy_loop(starts, ends).tolist() == [0, 1, 1, 1, 1]
+    starts = np.arange(0.0, 40.0)  # a staircase: each overlaps the one before only (chains of any length)
+    ends = starts + 1.5
+    two = timeline._two_lanes(starts, ends, np.maximum.accumulate(ends), np.array([True] + [False] * 39))
+    assert two.tolist() == timeline._greedy_loop(starts, ends).tolist() == [0, 1] * 20
