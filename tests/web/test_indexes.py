@@ -123,3 +123,25 @@ def test_two_lane_rows_are_coloured_without_the_loop_as_the_loop_does():
     ends = starts + 1.5
     two = timeline._two_lanes(starts, ends, np.maximum.accumulate(ends), np.array([True] + [False] * 39))
     assert two.tolist() == timeline._greedy_loop(starts, ends).tolist() == [0, 1] * 20
+
+
+@pytest.mark.django_db
+def test_the_worker_stores_the_indexes_beside_the_files_and_deleting_the_run_removes_them(
+    alice, toy_scenario, django_capture_on_commit_callbacks
+):
+    from django.core.files.storage import default_storage
+
+    from cloudsched_web.runs.models import Run
+    from cloudsched_web.scenarios.models import Scenario
+
+    scenario = Scenario.objects.create(owner=alice, family="toy", name="t", config=toy_scenario)
+    run = Run.objects.create(scenario=scenario, config=toy_scenario, status=Run.Status.SUCCEEDED)
+    run.store_result(schedulers.run(toy_scenario), "a1")
+    run.save()
+    assert run.result_files["index"]["version"] == indexes.VERSION
+    names = [f for info in run.result_files["runs"] for f in info["index"].values()]
+    assert {n.rsplit("-", 1)[1] for n in names} == {"rows.parquet", "events.parquet", "byrow.parquet"}
+    assert all(default_storage.exists(n) for n in names)
+    with django_capture_on_commit_callbacks(execute=True):
+        run.delete()
+    assert not any(default_storage.exists(n) for n in names)
