@@ -83,6 +83,19 @@ class ParsedResult:
         """``{name: values}`` of run ``index``'s series (with the shared time axis ``t``)."""
         return self.memo(("series_columns", index), lambda: self.stored(index).series(self.run(index)))
 
+    def series_arrays(self, index):
+        """:meth:`series_of` with the stored columns as float arrays straight from Arrow (no Python lists:
+        the same values, a quarter of the memory); series kept in the header stay as they are."""
+
+        def build():
+            table = self.stored(index).table("series")
+            arrays = {} if table is None else {
+                name: np.asarray(table[name].to_numpy(), dtype=float) for name in table.column_names
+            }  # fmt: skip
+            return {**arrays, **self.run(index).get("series_rest", {})}
+
+        return self.memo(("series_arrays", index), build)
+
 
 _cache: OrderedDict[int, tuple[Any, ParsedResult]] = OrderedDict()
 _cache_lock = threading.Lock()
@@ -242,8 +255,9 @@ def jobs(parsed, index=0, offset=0, limit=100, order_by=None):
 def series(parsed, index=0, points=1000, names=None):
     """Run ``index``'s series downsampled to at most ``points`` samples each: ``{name: {"t", "v"}}``."""
     points = _bounded_int(points, "points", 2, MAX_SERIES_POINTS)
-    data = parsed.series_of(index)
-    t = data.get("t") or []
+    data = parsed.series_arrays(index)
+    t = data.get("t")
+    t = [] if t is None else t
     available = sorted(k for k, v in data.items() if k != "t" and len(v) == len(t))
     if names:
         unknown = [n for n in names if n not in available]

@@ -887,8 +887,8 @@ def _num(value):
 
 def _series_arrays(parsed, index):
     def build():
-        data = parsed.series_of(index)
-        t = np.asarray(data.get("t") or [], dtype=float)
+        data = parsed.series_arrays(index)
+        t = np.asarray(data["t"] if data.get("t") is not None else [], dtype=float)
         out = {k: np.asarray(v, dtype=float) for k, v in data.items() if k != "t" and len(v) == t.size}
         if t.size and "power_w" in out and "energy_j" not in out:
             out["energy_j"] = energy_j(t, out["power_w"])  # cumulative energy from the power curve
