@@ -631,17 +631,16 @@ def _by_row_window(name, lo, hi, row0, rows, modes, has_share):
                                                    *(f"c_{m['key']}" for m in keys)])  # fmt: skip
     starts, ends = _floats(table, "start"), _floats(table, "end")
     keep = (starts < hi) & (ends > lo) if hi > lo else (starts <= lo) & (ends >= lo)  # as StoredRun.window
-    share = (
-        np.nan_to_num(np.asarray(table["share"].to_numpy(zero_copy_only=False), dtype=float)[keep], nan=1.0)
-        if has_share
-        else np.ones(int(keep.sum()))
-    )
-    values = {}
-    for m in keys:
-        column = np.asarray(table[f"c_{m['key']}"].to_numpy(zero_copy_only=False))[keep]
-        values[m["key"]] = column.astype(np.float64 if m["type"] == "scale" else np.int64)
-    rows_of = np.asarray(table["row"].to_numpy(zero_copy_only=False), np.int64)[keep] - row0
-    return {"start": starts[keep], "end": ends[keep], "share": share, "row": rows_of, "values": values}
+    if keep.all():  # the whole run: no copies
+        keep = slice(None)
+
+    def column(name, dtype):
+        return np.asarray(table[name].to_numpy(zero_copy_only=False), dtype=dtype)[keep]
+
+    share = np.nan_to_num(column("share", float), nan=1.0) if has_share else np.ones(starts[keep].size)
+    values = {m["key"]: column(f"c_{m['key']}", np.float64 if m["type"] == "scale" else np.int64) for m in keys}
+    return {"start": starts[keep], "end": ends[keep], "share": share, "row": column("row", np.int64) - row0,
+            "values": values}  # fmt: skip
 
 
 def _occupancy(arrays, page, capacities, lo, hi, pixels, modes=()):
@@ -664,14 +663,16 @@ def _occupancy(arrays, page, capacities, lo, hi, pixels, modes=()):
     share, codes, values = arrays["share"], arrays["row"], arrays["values"]
     grid = np.zeros((len(page), pixels))
     eps = EPS * width
+    heads0 = np.zeros(0, np.int64)
     strings = {key: ["." * pixels for _ in page] for key in values}
 
-    order = np.argsort(codes, kind="stable")  # each row's segments in their given order
-    sorted_codes = codes[order]
-    present = np.unique(sorted_codes)
-    bounds = np.searchsorted(sorted_codes, present, side="left"), np.searchsorted(sorted_codes, present, side="right")
-    for r, a0, b0 in zip(present.tolist(), *bounds, strict=True):
-        m = order[a0:b0]
+    in_order = bool(np.all(codes[1:] >= codes[:-1]))  # the by-row index: rows already together
+    order = None if in_order else np.argsort(codes, kind="stable")  # each row's segments in their given order
+    sorted_codes = codes if in_order else codes[order]
+    heads = np.flatnonzero(np.concatenate([[True], sorted_codes[1:] != sorted_codes[:-1]])) if codes.size else heads0
+    present = sorted_codes[heads]
+    for r, a0, b0 in zip(present.tolist(), heads.tolist(), [*heads[1:].tolist(), codes.size], strict=True):
+        m = slice(a0, b0) if in_order else order[a0:b0]
         busy_of = _RowRamps(edges, starts[m], ends[m]).busy
         busy = busy_of(share[m])
         cap = float(capacities.get(page[r], 1.0) or 1.0)
