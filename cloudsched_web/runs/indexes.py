@@ -35,8 +35,6 @@ import pyarrow.parquet as pq
 from django.core.files import File
 from django.core.files.storage import default_storage
 
-from cloudsched_web.runs.store import StoredRun
-
 VERSION = 1
 ROW_GROUP = 16_384  # small groups: a page of 40 rows reads little more than its own segments
 GROUP_BY = b"cloudsched.group_by"
@@ -64,13 +62,9 @@ def build(header: dict, manifest: dict) -> dict:
         return manifest
     base = manifest.get("base", "results")
     parsed = queries.ParsedResult(header, manifest)
-    held = {}  # the one run whose segment columns are in memory
-    for i, info in enumerate(manifest["runs"]):
-        parsed._memo[("stored", i)] = _ReadOnce(info, held)
     modes = timeline.colour_modes(parsed)
     runs = []
     for i, info in enumerate(manifest["runs"]):
-        parsed._memo[("stored", i)] = _ReadOnce(info, held)
         files = {}
         layout = timeline._layout(parsed, i)
         lanes = timeline._lanes(parsed, i)["count"]
@@ -90,27 +84,7 @@ def build(header: dict, manifest: dict) -> dict:
             files["byrow"] = _write(f"{base}/r{i}-byrow.parquet", byrow)
         runs.append({**info, "index": files})
         parsed._memo.clear()  # one run's indexes at a time in the worker's memory
-    held.clear()
     return {**manifest, "runs": runs, "index": {"version": VERSION, "colour_modes": modes}}
-
-
-class _ReadOnce(StoredRun):
-    """The worker's reader of one run: the segment columns the builders ask for (all but ``job`` and
-    ``task``) are read once and shared by them; ``held`` keeps the last run's only."""
-
-    def __init__(self, info, held):
-        super().__init__(info)
-        self.held = held
-
-    def table(self, kind, columns=None, filters=None):
-        schema = self.schema("segments") if kind == "segments" else None
-        wanted = [c for c in (schema.names if schema is not None else []) if c not in ("job", "task")]
-        if schema is None or filters is not None or columns is None or not set(columns) <= set(wanted):
-            return super().table(kind, columns, filters)
-        if self.held.get("run") is not self:
-            self.held.clear()
-            self.held.update(run=self, table=super().table("segments", wanted))
-        return self.held["table"].select(columns)
 
 
 def _by_row(parsed, index, names, modes) -> pa.Table | None:
