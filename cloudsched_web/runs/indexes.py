@@ -153,15 +153,31 @@ def read_rows(name: str) -> tuple[list, list, str | None, list]:
 
 
 def read_events(name: str) -> dict:
-    table = pq.read_table(_source(name))
+    """The events' ``t``, ``kind``, ``kinds`` and ``row``; ``labels(positions)`` reads the ``job`` and
+    ``task`` of the events at those positions only (from the row groups holding them)."""
+    table = pq.read_table(_source(name), columns=["t", "kind", "row"])
     return {
         "t": table["t"].to_numpy(),
         "kind": table["kind"].to_numpy(),
         "kinds": json.loads(table.schema.metadata[KINDS]),
         "row": table["row"].to_numpy(),
-        "job": table["job"].combine_chunks(),
-        "task": table["task"].combine_chunks(),
+        "labels": lambda positions: _event_labels(name, positions),
     }
+
+
+def _event_labels(name: str, positions: np.ndarray) -> tuple[list, list]:
+    if not positions.size:
+        return [], []
+    pf = pq.ParquetFile(_source(name))
+    sizes = [pf.metadata.row_group(g).num_rows for g in range(pf.metadata.num_row_groups)]
+    first = np.concatenate([[0], np.cumsum(sizes)])
+    g0, g1 = (
+        np.searchsorted(first, positions.min(), side="right") - 1,
+        np.searchsorted(first, positions.max(), side="right"),
+    )
+    part = pf.read_row_groups(list(range(int(g0), int(g1))), columns=["job", "task"])
+    at = pa.array(positions - first[g0])
+    return part["job"].take(at).to_pylist(), part["task"].take(at).to_pylist()
 
 
 def read_by_row(name: str, row0: int, rows: int, columns: list[str]) -> pa.Table:

@@ -850,8 +850,9 @@ def _event_table(parsed, index):
             "kind": np.asarray(codes, dtype=np.int8)[order],
             "kinds": [str(k) for k in kinds],
             "row": np.asarray([-1 if res[i] is None else row_of.get(res[i], -2) for i in order], dtype=np.int32),
-            "job": pa.array([job[i] for i in order], pa.string()),
-            "task": pa.array([task[i] for i in order], pa.string()),
+            "job": (jobs := pa.array([job[i] for i in order], pa.string())),
+            "task": (tasks := pa.array([task[i] for i in order], pa.string())),
+            "labels": lambda at: (jobs.take(pa.array(at)).to_pylist(), tasks.take(pa.array(at)).to_pylist()),
         }
 
     return parsed.memo(("events", index), build)
@@ -870,6 +871,7 @@ def events(parsed, index, lo, hi, row0, rows):
     picked = a + np.nonzero((row == -1) | ((row >= row0) & (row < row0 + rows)))[0]
     shown = picked[:MAX_EVENTS]
     r = ev["row"][shown]
+    labels = ev["labels"](shown)
     return {
         "kinds": [k for k in EVENT_KINDS if k in ev["kinds"]],
         "labels": EVENT_KINDS,
@@ -877,8 +879,8 @@ def events(parsed, index, lo, hi, row0, rows):
         "t": [round(x, 3) for x in ev["t"][shown].tolist()],
         "kind": [ev["kinds"][k] for k in ev["kind"][shown].tolist()],
         "r": np.where(r == -1, -1, r - row0).tolist(),
-        "job": ev["job"].take(pa.array(shown)).to_pylist(),
-        "task": ev["task"].take(pa.array(shown)).to_pylist(),
+        "job": labels[0],
+        "task": labels[1],
     }
 
 

@@ -145,3 +145,14 @@ def test_the_worker_stores_the_indexes_beside_the_files_and_deleting_the_run_rem
     with django_capture_on_commit_callbacks(execute=True):
         run.delete()
     assert not any(default_storage.exists(n) for n in names)
+
+
+def test_event_labels_come_from_the_right_row_groups_of_a_long_event_file():
+    n = 70_000  # more than one row group of the events file (65,536)
+    schedule = [_seg(str(i), f"m{i % 2}", float(i), i + 0.5, ended="killed") for i in range(n)]
+    doc = {"summary": {}, "runs": [{"algorithm": "a", "repetition": 0, "metrics": {}, "schedule": schedule,
+                                    "series": {}, "jobs": []}]}  # fmt: skip
+    plain, indexed = _both(doc)
+    for t0, t1 in ((None, None), (65_000.0, 67_000.0), (69_000.0, 70_000.0)):
+        a, b = timeline.gantt(plain, 0, t0, t1, max_bars=0), timeline.gantt(indexed, 0, t0, t1, max_bars=0)
+        assert b["events"] == a["events"] and a["events"]["job"][:2] == [str(int(t0 or 0)), str(int(t0 or 0) + 1)]
