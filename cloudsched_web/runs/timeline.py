@@ -2,7 +2,9 @@
 
 Every function takes a :class:`~cloudsched_web.runs.queries.ParsedResult` (cached per
 run) and a window ``[t0, t1)``; per-run numpy indexes are memoised on it, so panning a
-200,000-segment schedule costs array masks, not a parse. Payloads are columnar and
+200,000-segment schedule costs array masks, not a parse. The whole-run indexes (resource axis,
+lane counts, events, colour modes, segments by row) are read from the files the worker wrote
+when it stored the result (``runs.indexes``), and built here, as before, for results without them. Payloads are columnar and
 bounded without dropping anything: a Gantt pages through all its resources and turns
 into per-pixel occupancy when a window holds more than ``MAX_BARS`` bars; series come
 as ``POINTS`` samples per line.
