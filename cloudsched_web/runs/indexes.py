@@ -31,6 +31,7 @@ import tempfile
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 from django.core.files import File
 from django.core.files.storage import default_storage
@@ -107,8 +108,8 @@ def _by_row(parsed, index, names, modes) -> pa.Table | None:
     cols = {"row": pa.array(codes[order].astype(np.int32)),
             "start": pa.array(timeline._floats(table, "start")[order]),
             "end": pa.array(timeline._floats(table, "end")[order])}  # fmt: skip
-    if "share" in present:
-        cols["share"] = table["share"].take(pa.array(order))
+    if "share" in present and not pc.all(pc.fill_null(pc.equal(table["share"], 1.0), True)).as_py():
+        cols["share"] = table["share"].take(pa.array(order))  # left out when every share is 1 (or none: 1)
     for m in modes:
         if m["type"] == "job":
             continue

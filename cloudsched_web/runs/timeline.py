@@ -639,6 +639,7 @@ def _by_row_window(name, lo, hi, row0, rows, modes, has_share):
     def column(name, dtype):
         return np.asarray(table[name].to_numpy(zero_copy_only=False), dtype=dtype)[keep]
 
+    has_share = "share" in table.column_names  # the index leaves it out when every share is 1
     share = np.nan_to_num(column("share", float), nan=1.0) if has_share else np.ones(starts[keep].size)
     values = {m["key"]: column(f"c_{m['key']}", np.float64 if m["type"] == "scale" else np.int64) for m in keys}
     return {"start": starts[keep], "end": ends[keep], "share": share, "row": column("row", np.int64) - row0,
