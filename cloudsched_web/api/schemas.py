@@ -5,7 +5,7 @@ models, added to the OpenAPI description by :mod:`cloudsched_web.api.openapi`.
 """
 
 from datetime import datetime
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from ninja import Field, Schema
 
@@ -203,8 +203,13 @@ class JobsPage(Schema):
 class SegmentsOut(Schema):
     window: list[float]
     span: list[float]
-    total: int
-    truncated: bool
+    total: int = Field(description="segments overlapping the window")
+    truncated: bool = Field(description="whether segments of the window follow this page")
+    offset: int = Field(0, description="the page's first segment among the window's (start order)")
+    next_offset: int | None = Field(None, description="the offset of the next page; null after the last")
+    cut_by: Literal["limit", "bytes"] | None = Field(
+        None, description="what ended a truncated page: `limit` segments, or 1 MB of JSON (fewer than `limit`)"
+    )
     segments: list[dict[str, Any]]
 
 

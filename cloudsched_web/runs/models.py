@@ -313,11 +313,12 @@ class Run(Shareable, Trashable):
 
     def store_result(self, result, attempt=""):
         """Write the result's columns as files and keep its header (runs.store) on this row (not saved)."""
-        from cloudsched_web.runs import store
+        from cloudsched_web.runs import indexes, store
 
         if self.pk is None:
             self.save()  # the files are named after the run
         header, self.result_files = store.save(self.pk, attempt, result)
+        self.result_files = indexes.build(header, self.result_files)  # the charts' whole-run indexes
         self.workload_digest = workload_digest_of(result.get("scenario"))
         # orjson: ~3× faster than json both ways; level 1: same size here, 4× faster than 6.
         self.result_blob = zlib.compress(orjson.dumps(header), 1)

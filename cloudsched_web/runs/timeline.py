@@ -2,7 +2,9 @@
 
 Every function takes a :class:`~cloudsched_web.runs.queries.ParsedResult` (cached per
 run) and a window ``[t0, t1)``; per-run numpy indexes are memoised on it, so panning a
-200,000-segment schedule costs array masks, not a parse. Payloads are columnar and
+200,000-segment schedule costs array masks, not a parse. The whole-run indexes (resource axis,
+lane counts, events, colour modes, segments by row) are read from the files the worker wrote
+when it stored the result (``runs.indexes``), and built here, as before, for results without them. Payloads are columnar and
 bounded without dropping anything: a Gantt pages through all its resources and turns
 into per-pixel occupancy when a window holds more than ``MAX_BARS`` bars; series come
 as ``POINTS`` samples per line.
@@ -14,7 +16,9 @@ import itertools
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+import pyarrow.parquet as pq
 
+from cloudsched_web.runs import indexes
 from cloudsched_web.runs.queries import QueryError, _bounded_int
 from schedulers.core.series import energy_j, envelope
 
@@ -45,6 +49,10 @@ def _layout(parsed, index):
     """
 
     def build():
+        name = indexes.files_of(parsed, index).get("rows")
+        if name:  # built by the worker when it stored the result (runs.indexes)
+            names, group_of, key, _ = indexes.read_rows(name)
+            return {"names": names, "groups": _groups(names, group_of) if key else [], "group_by": key}
         stored = parsed.stored(index)
         schema = stored.schema("segments")
         if schema is None:
@@ -59,19 +67,35 @@ def _layout(parsed, index):
                 if r is not None and g is not None and not group_of.get(r):
                     group_of[r] = str(g)
         order = sorted(names, key=lambda n: (natural_key(group_of[n]), natural_key(n)))
-        groups = []
-        for i, n in enumerate(order):
-            if not groups or groups[-1]["name"] != group_of[n]:
-                groups.append({"name": group_of[n], "row0": i, "rows": 0})
-            groups[-1]["rows"] += 1
-        return {"names": order, "groups": groups if key else [], "group_by": key}
+        return {"names": order, "groups": _groups(order, [group_of[n] for n in order]) if key else [], "group_by": key}
 
     return parsed.memo(("layout", index), build)
 
 
+def _groups(names, group_of):
+    """The runs of equal groups along the axis (``group_of``: each resource's group, in axis order)."""
+    groups = []
+    for i, g in enumerate(group_of):
+        if not groups or groups[-1]["name"] != g:
+            groups.append({"name": g, "row0": i, "rows": 0})
+        groups[-1]["rows"] += 1
+    return groups
+
+
 def _codes(column, names):
-    """Each segment's resource as an index into ``names``."""
-    return np.asarray(pc.index_in(pc.cast(column, pa.string()), value_set=pa.array(names, pa.string())), dtype=np.int64)
+    """Each segment's resource as an index into ``names`` (−1: not among them)."""
+    value_set = pa.array(names, pa.string())
+    chunks = column.chunks if isinstance(column, pa.ChunkedArray) else [column]
+    if chunks and all(pa.types.is_dictionary(c.type) and not c.null_count for c in chunks):  # the stored encoding
+        parts = []
+        for c in chunks:  # look each dictionary up once, then index by the codes
+            lookup = pc.fill_null(pc.index_in(pc.cast(c.dictionary, pa.string()), value_set=value_set), -1)
+            parts.append(np.asarray(lookup.to_numpy(zero_copy_only=False), np.int64)[c.indices.to_numpy()])
+        return np.concatenate(parts) if parts else np.zeros(0, np.int64)
+    return np.asarray(
+        pc.fill_null(pc.index_in(pc.cast(column, pa.string()), value_set=value_set), -1).to_numpy(zero_copy_only=False),
+        dtype=np.int64,
+    )
 
 
 def _floats(table, name):
@@ -137,22 +161,31 @@ def _gantt(parsed, index, t0, t1, row0, rows, pixels, max_bars):
     extra_keys = [k for k in EXTRA_KEYS if k in present]
     modes = colour_modes(parsed)
     mode_cols = sorted({c for m in modes for c in m["columns"] if c in present})
-    table = None
+    table = arrays = None
+    by_row = indexes.files_of(parsed, index).get("byrow")
+    if by_row and not _by_row_is_cheaper(parsed, index, by_row, lo, hi, row0, len(page)):
+        by_row = None  # a narrow window: the time-sorted segments file reads fewer rows
     if schema is not None and page:
-        wanted = stored.window(lo, hi, ["start", "end", "resource"] + (["share"] if "share" in present else []))
-        on_page = pc.is_in(pc.cast(wanted["resource"], pa.string()), value_set=pa.array(page, pa.string()))
-        count = int(pc.sum(on_page).as_py() or 0)
+        if by_row:  # the page's rows alone, from the worker's index sorted by row (runs.indexes)
+            arrays = _by_row_window(by_row, lo, hi, row0, len(page), modes, "share" in present)
+            count = int(arrays["start"].size)
+        else:
+            wanted = stored.window(lo, hi, ["start", "end", "resource"] + (["share"] if "share" in present else []))
+            on_page = pc.is_in(pc.cast(wanted["resource"], pa.string()), value_set=pa.array(page, pa.string()))
+            count = int(pc.sum(on_page).as_py() or 0)
         if count <= max_bars:
             table = stored.window(lo, hi, base + sorted((set(extra_keys) | set(mode_cols)) - set(base)))
             table = table.filter(
                 pc.is_in(pc.cast(table["resource"], pa.string()), value_set=pa.array(page, pa.string()))
             )
             mode = "bars"
+        elif arrays is not None:
+            mode = "occupancy"
         else:
             table = stored.window(
                 lo, hi, ["start", "end", "resource", *(["share"] if "share" in present else []), *mode_cols]
             )
-            table = table.filter(on_page)
+            arrays = _segment_arrays(table.filter(on_page), page, modes)
             mode = "occupancy"
     else:
         count, mode = 0, "bars"
@@ -178,7 +211,7 @@ def _gantt(parsed, index, t0, t1, row0, rows, pixels, max_bars):
         "recording_cut": recording_cut(run),
         "schedule_cut": _cut_for_chart(run, parsed.info(index).get("segments", 0), span),
         "colour": {"modes": modes},
-        "events": events(parsed, index, lo, hi, page),
+        "events": events(parsed, index, lo, hi, row0, len(page)),
         "bars": {
             "r": [],
             "s": [],
@@ -192,14 +225,14 @@ def _gantt(parsed, index, t0, t1, row0, rows, pixels, max_bars):
             "c": {},
         },
     }
+    if mode == "occupancy":
+        capacities = (run.get("extra") or {}).get("capacities") or {}
+        out["occupancy"] = _occupancy(arrays, page, capacities, lo, hi, pixels, modes)
+        out["zoom_shows_bars"] = _zoom_shows_bars(arrays["start"], arrays["end"], lo, hi, pixels, max_bars)
+        return out
     if table is None or not table.num_rows:
         return out
     row_of = {n: i for i, n in enumerate(page)}
-    if mode == "occupancy":
-        capacities = (run.get("extra") or {}).get("capacities") or {}
-        out["occupancy"] = _occupancy(table, page, capacities, lo, hi, pixels, modes)
-        out["zoom_shows_bars"] = _zoom_shows_bars(table, lo, hi, pixels, max_bars)
-        return out
 
     def col(name, default):
         if name not in table.column_names:
@@ -278,6 +311,9 @@ def colour_modes(parsed):
     """
 
     def build():
+        stored_modes = indexes.colour_modes(parsed)
+        if stored_modes is not None:  # built by the worker (runs.indexes)
+            return stored_modes
         found = {}
         for i in range(len(parsed.doc.get("runs", []))):
             stored = parsed.stored(i)
@@ -363,6 +399,10 @@ def _lanes(parsed, index):
     """
 
     def build():
+        name = indexes.files_of(parsed, index).get("rows")
+        if name:  # built by the worker (runs.indexes)
+            names, _, _, counts = indexes.read_rows(name)
+            return {"count": dict(zip(names, counts, strict=True))}
         table = parsed.stored(index).table("segments", ["start", "end", "resource"])
         names = _layout(parsed, index)["names"]
         if table is None or not table.num_rows:
@@ -403,8 +443,49 @@ def _greedy_lanes(starts, ends):
     """Greedy colouring of an interval graph in the given (start) order: the lowest lane free at each start.
 
     Uses exactly as many lanes as the most intervals running at once (optimal for interval
-    graphs) and is deterministic.
+    graphs) and is deterministic. In start order the row falls apart into clusters — a segment
+    that starts when every earlier one has ended opens one — and greedy starts afresh in each (every
+    lane free: the same lowest lanes are taken), so a lone segment gets lane 0 and a pair lanes 0, 1
+    without the loop (:func:`_greedy_loop`, which the larger clusters go through).
     """
+    n = starts.size
+    if n < 2 or np.any(starts[1:] < starts[:-1]):
+        return _greedy_loop(starts, ends)
+    reach = np.maximum.accumulate(ends)
+    opens = np.concatenate([[True], starts[1:] >= reach[:-1]])  # nothing runs at its start
+    if np.all(ends > starts):
+        two = _two_lanes(starts, ends, reach, opens)
+        if two is not None:
+            return two
+    heads = np.flatnonzero(opens)
+    cluster = np.cumsum(opens) - 1
+    size = np.diff(np.append(heads, n))
+    lane = np.minimum(np.arange(n) - heads[cluster], 1).astype(np.int32)  # 0 for the first, 1 for the second
+    for a, k in zip(heads[size > 2].tolist(), size[size > 2].tolist(), strict=True):
+        lane[a : a + k] = _greedy_loop(starts[a : a + k], ends[a : a + k])
+    return lane
+
+
+def _two_lanes(starts, ends, reach, opens):
+    """:func:`_greedy_lanes` of a row where at most one earlier segment runs at any segment's start (no
+    zero-length ones), or None. Then the one running is the earlier segment with the latest end, and the
+    greedy takes the other of lanes 0 and 1: a segment's lane is the parity of its chain of such
+    predecessors back to its cluster's first segment (pointer doubling, no loop over segments)."""
+    n = starts.size
+    idx = np.arange(n)
+    running = idx - np.searchsorted(np.sort(ends), starts, side="right")  # earlier ones not ended (ends > starts)
+    if running.max() > 1:
+        return None
+    holder = np.maximum.accumulate(np.where(ends == reach, idx, -1))  # the latest end so far: whose
+    parent = np.where(opens, idx, np.concatenate([[0], holder[:-1]]))
+    depth = (~opens).astype(np.int64)
+    while np.any(parent[parent] != parent):
+        depth, parent = depth + depth[parent], parent[parent]
+    return (depth % 2).astype(np.int32)
+
+
+def _greedy_loop(starts, ends):
+    """:func:`_greedy_lanes` one segment at a time (heaps of free lanes and of running segments' ends)."""
     lane = np.zeros(starts.size, np.int32)
     free, busy, top = [], [], 0  # heaps: free lanes; (end, lane) of running segments
     for i, (s, e) in enumerate(zip(starts.tolist(), ends.tolist(), strict=True)):
@@ -425,7 +506,18 @@ def _row_lanes(parsed, index, names):
     """
     rows = parsed.memo(("lane_rows", index), dict)
     missing = [n for n in names if n not in rows]
-    if missing:
+    by_row = indexes.files_of(parsed, index).get("byrow") if missing else None
+    if by_row:  # each row's segments in start order, from the worker's index (runs.indexes)
+        axis = {n: i for i, n in enumerate(_layout(parsed, index)["names"])}
+        codes = [axis[n] for n in missing]
+        table = indexes.read_by_row_codes(by_row, codes)
+        at = np.asarray(table["row"].to_numpy(zero_copy_only=False), np.int64)
+        all_starts, all_ends = _floats(table, "start"), _floats(table, "end")
+        for n, c in zip(missing, codes, strict=True):
+            a, b = np.searchsorted(at, c, side="left"), np.searchsorted(at, c, side="right")  # sorted by row
+            starts, ends = all_starts[a:b], all_ends[a:b]
+            rows[n] = (starts, ends, _greedy_lanes(starts, ends))
+    elif missing:
         table = parsed.stored(index).table("segments", ["start", "end", "resource"])
         codes = np.asarray(
             pc.fill_null(
@@ -460,7 +552,7 @@ def _window_lanes(parsed, index, lanes, table, lo, hi, page):
     return out.tolist()
 
 
-def _zoom_shows_bars(table, lo, hi, pixels, max_bars):
+def _zoom_shows_bars(starts, ends, lo, hi, pixels, max_bars):
     """Whether some narrower window holds at most ``max_bars`` segments on these rows.
 
     Zooming can end in one pixel column of today's window at the narrowest (and no
@@ -471,7 +563,7 @@ def _zoom_shows_bars(table, lo, hi, pixels, max_bars):
     if hi - lo <= 2 * MIN_ZOOM:
         return False
     edges = np.linspace(lo, hi, pixels + 1)
-    starts, ends = np.sort(_floats(table, "start")), np.sort(_floats(table, "end"))
+    starts, ends = np.sort(starts, kind="stable"), np.sort(ends, kind="stable")  # runs sorted per row: merged
     overlapping = np.searchsorted(starts, edges[1:], side="left") - np.searchsorted(ends, edges[:-1], side="right")
     return bool(overlapping.min() <= max_bars)
 
@@ -488,8 +580,75 @@ def _bounded(value, field, lo, hi):
     return _bounded_int(value, field, lo, hi)
 
 
-def _occupancy(table, page, capacities, lo, hi, pixels, modes=()):
-    """Per row, the busy fraction of each of ``pixels`` equal columns of ``[lo, hi)``.
+def _segment_arrays(table, page, modes):
+    """The page's segments of a window (``table``) as the arrays :func:`_occupancy` reads: ``start``,
+    ``end``, ``share`` (1 where none), ``row`` (index into ``page``) and per colour mode its values."""
+    share = (
+        np.nan_to_num(np.asarray(table["share"].to_numpy(zero_copy_only=False), dtype=float), nan=1.0)
+        if "share" in table.column_names
+        else np.ones(table.num_rows)
+    )
+    return {"start": _floats(table, "start"), "end": _floats(table, "end"), "share": share,
+            "row": _codes(table["resource"], page),
+            "values": {m["key"]: _mode_array(table, m) for m in modes if m["type"] != "job"}}  # fmt: skip
+
+
+def _group_stats(parsed, index, by_row):
+    """Per row group of the segments file ``(rows, min start, max end)`` and of the by-row index
+    ``(rows, first row, last row)``, from the files' footers (read once per run)."""
+
+    def build():
+        segments = parsed.stored(index)._source("segments")
+        return _stats(segments, ("start", "end")), _stats(indexes._source(by_row), ("row", "row"))
+
+    return parsed.memo(("group_stats", index), build)
+
+
+def _stats(source, names):
+    meta = pq.ParquetFile(source).metadata
+    columns = [meta.schema.to_arrow_schema().names.index(n) for n in names]
+    out = np.zeros((meta.num_row_groups, 3))
+    for g in range(meta.num_row_groups):
+        group = meta.row_group(g)
+        lo, hi = (group.column(c).statistics for c in columns)
+        out[g] = [group.num_rows, lo.min if lo is not None and lo.has_min_max else -np.inf,
+                  hi.max if hi is not None and hi.has_min_max else np.inf]  # fmt: skip
+    return out
+
+
+def _by_row_is_cheaper(parsed, index, by_row, lo, hi, row0, rows):
+    """Whether the page's rows in the by-row index are fewer rows to read than the window's row groups of
+    the time-sorted segments file (both give the same segments)."""
+    by_time, by_rows = _group_stats(parsed, index, by_row)
+    hit = (by_time[:, 1] < hi) & (by_time[:, 2] > lo) if hi > lo else (by_time[:, 1] <= lo) & (by_time[:, 2] >= lo)
+    page = (by_rows[:, 1] < row0 + rows) & (by_rows[:, 2] >= row0)
+    return by_rows[page, 0].sum() <= by_time[hit, 0].sum()
+
+
+def _by_row_window(name, lo, hi, row0, rows, modes, has_share):
+    """:func:`_segment_arrays` of the window from the run's by-row index (``runs.indexes``): the
+    same segments, each row's in the same (start) order; only the page's row groups are read."""
+    keys = [m for m in modes if m["type"] != "job"]
+    table = indexes.read_by_row(name, row0, rows, ["start", "end", *(["share"] if has_share else []),
+                                                   *(f"c_{m['key']}" for m in keys)])  # fmt: skip
+    starts, ends = _floats(table, "start"), _floats(table, "end")
+    keep = (starts < hi) & (ends > lo) if hi > lo else (starts <= lo) & (ends >= lo)  # as StoredRun.window
+    if keep.all():  # the whole run: no copies
+        keep = slice(None)
+
+    def column(name, dtype):
+        return np.asarray(table[name].to_numpy(zero_copy_only=False), dtype=dtype)[keep]
+
+    has_share = "share" in table.column_names  # the index leaves it out when every share is 1
+    share = np.nan_to_num(column("share", float), nan=1.0) if has_share else np.ones(starts[keep].size)
+    values = {m["key"]: column(f"c_{m['key']}", np.float64 if m["type"] == "scale" else np.int64) for m in keys}
+    return {"start": starts[keep], "end": ends[keep], "share": share, "row": column("row", np.int64) - row0,
+            "values": values}  # fmt: skip
+
+
+def _occupancy(arrays, page, capacities, lo, hi, pixels, modes=()):
+    """Per row, the busy fraction of each of ``pixels`` equal columns of ``[lo, hi)`` (``arrays``:
+    the page's segments in the window, :func:`_segment_arrays`).
 
     With F(x) = Σ share·|[start, end) ∩ [lo, x)|, a column's busy time is F(right) − F(left);
     F is a sum of ramps, evaluated at every column edge from cumulative sums over the
@@ -503,24 +662,22 @@ def _occupancy(table, page, capacities, lo, hi, pixels, modes=()):
     """
     edges = np.linspace(lo, hi, pixels + 1)
     width = (hi - lo) / pixels
-    starts, ends = np.maximum(_floats(table, "start"), lo), np.minimum(_floats(table, "end"), hi)
-    share = (
-        np.nan_to_num(np.asarray(table["share"].to_numpy(zero_copy_only=False), dtype=float), nan=1.0)
-        if "share" in table.column_names
-        else np.ones(table.num_rows)
-    )
-    codes = _codes(table["resource"], page)
+    starts, ends = np.maximum(arrays["start"], lo), np.minimum(arrays["end"], hi)
+    share, codes, values = arrays["share"], arrays["row"], arrays["values"]
     grid = np.zeros((len(page), pixels))
     eps = EPS * width
-    values = {m["key"]: _mode_array(table, m) for m in modes if m["type"] != "job"}
+    heads0 = np.zeros(0, np.int64)
     strings = {key: ["." * pixels for _ in page] for key in values}
 
-    def busy_of(m, w):
-        return np.diff(_ramp_sum(edges, starts[m], w) - _ramp_sum(edges, ends[m], w))
-
-    for r in np.unique(codes):
-        m = codes == r
-        busy = busy_of(m, share[m])
+    in_order = bool(np.all(codes[1:] >= codes[:-1]))  # the by-row index: rows already together
+    order = None if in_order else np.argsort(codes, kind="stable")  # each row's segments in their given order
+    sorted_codes = codes if in_order else codes[order]
+    heads = np.flatnonzero(np.concatenate([[True], sorted_codes[1:] != sorted_codes[:-1]])) if codes.size else heads0
+    present = sorted_codes[heads]
+    for r, a0, b0 in zip(present.tolist(), heads.tolist(), [*heads[1:].tolist(), codes.size], strict=True):
+        m = slice(a0, b0) if in_order else order[a0:b0]
+        busy_of = _RowRamps(edges, starts[m], ends[m]).busy
+        busy = busy_of(share[m])
         cap = float(capacities.get(page[r], 1.0) or 1.0)
         grid[r] = np.clip(busy / (width * cap), 0.0, 1.0)
         for mode in modes:
@@ -532,14 +689,14 @@ def _occupancy(table, page, capacities, lo, hi, pixels, modes=()):
             if mode["type"] == "scale":
                 ok = ~np.isnan(vr)
                 w = np.where(ok, share[m], 0.0)
-                total = busy_of(m, w)
-                mean = np.divide(busy_of(m, w * np.nan_to_num(vr)), total, out=np.zeros(pixels), where=total > eps)
+                total = busy_of(w)
+                mean = np.divide(busy_of(w * np.nan_to_num(vr)), total, out=np.zeros(pixels), where=total > eps)
                 a, b = mode["range"]
                 level = np.rint((mean - a) / (b - a) * (SCALE_LEVELS - 1)) if b > a else np.zeros(pixels)
                 chars = np.where(total > eps, 48 + np.clip(level, 0, SCALE_LEVELS - 1), 46)
             else:
                 cats = np.unique(vr[vr >= 0])
-                per = np.stack([busy_of(m, np.where(vr == c, share[m], 0.0)) for c in cats]) if cats.size else None
+                per = np.stack([busy_of(np.where(vr == c, share[m], 0.0)) for c in cats]) if cats.size else None
                 chars = np.full(pixels, 46)
                 if per is not None:
                     best = np.argmax(per, axis=0)
@@ -550,6 +707,25 @@ def _occupancy(table, page, capacities, lo, hi, pixels, modes=()):
 
 # Busy time below this fraction of a column is rounding noise of the cumulative sums, not work.
 EPS = 1e-6
+
+
+class _RowRamps:
+    """One row's busy time per column for any weights: :func:`_ramp_sum` of its starts minus that of
+    its ends, with the sorts and edge searches done once for every weight (the same arithmetic)."""
+
+    def __init__(self, edges, starts, ends):
+        self.edges = edges
+        self.s_order, self.e_order = np.argsort(starts, kind="stable"), np.argsort(ends, kind="stable")
+        self.s, self.e = starts[self.s_order], ends[self.e_order]
+        self.ks, self.ke = np.searchsorted(self.s, edges, side="right"), np.searchsorted(self.e, edges, side="right")
+
+    def _ramp(self, p, k, w):
+        cw, cwp = np.concatenate([[0.0], np.cumsum(w)]), np.concatenate([[0.0], np.cumsum(w * p)])
+        return self.edges * cw[k] - cwp[k]
+
+    def busy(self, weights):
+        ramp_s = self._ramp(self.s, self.ks, weights[self.s_order])
+        return np.diff(ramp_s - self._ramp(self.e, self.ke, weights[self.e_order]))
 
 
 def _ramp_sum(x, points, weights):
@@ -619,7 +795,10 @@ MAX_EVENTS = 2000
 
 
 def _event_table(parsed, index):
-    """Every event of run ``index``: ``(t, kind, resource or None, job, task)`` columns (read once).
+    """Every event of run ``index`` in time order: ``t``, ``kind``, ``row``, ``job``, ``task`` columns (read once).
+
+    ``kind`` is an index into ``kinds``; ``row`` is the event's resource's row on the axis (:func:`_layout`), −1 for an event
+    without resource, −2 for a resource not on the axis (never shown).
 
     From the schedule: a segment whose ``ended`` is ``migrated``, ``killed`` or ``preempted``
     is an event at its end on its resource. From the job records: ``rejected`` (federated) or
@@ -628,13 +807,16 @@ def _event_table(parsed, index):
     """
 
     def build():
+        name = indexes.files_of(parsed, index).get("events")
+        if name:  # built by the worker when it stored the result (runs.indexes)
+            return indexes.read_events(name)
         t, kind, res, job, task = [], [], [], [], []
         stored = parsed.stored(index)
         schema = stored.schema("segments")
         if schema is not None and "ended" in schema.names:
             cols = [c for c in ("end", "resource", "job", "task", "ended") if c in schema.names]
-            seg = stored.table("segments", cols)
-            seg = seg.filter(pc.is_in(seg["ended"], value_set=pa.array(["migrated", "killed", "preempted"])))
+            ends = [("ended", "in", ["migrated", "killed", "preempted"])]  # read only those rows' job and task
+            seg = stored.table("segments", cols, filters=ends)
             t += seg["end"].to_pylist()
             kind += seg["ended"].to_pylist()
             res += [str(r) for r in pc.cast(seg["resource"], pa.string()).to_pylist()]
@@ -664,40 +846,44 @@ def _event_table(parsed, index):
                         job.append(ids[i])
                         task.append("")
         order = np.argsort(np.asarray(t, dtype=float), kind="stable")
+        row_of = {n: i for i, n in enumerate(_layout(parsed, index)["names"])}
+        kinds, codes = np.unique(np.asarray(kind, dtype=object), return_inverse=True) if kind else ([], [])
         return {
             "t": np.asarray(t, dtype=float)[order],
-            "kind": [kind[i] for i in order],
-            "resource": [res[i] for i in order],
-            "job": [job[i] for i in order],
-            "task": [task[i] for i in order],
+            "kind": np.asarray(codes, dtype=np.int8)[order],
+            "kinds": [str(k) for k in kinds],
+            "row": np.asarray([-1 if res[i] is None else row_of.get(res[i], -2) for i in order], dtype=np.int32),
+            "job": (jobs := pa.array([job[i] for i in order], pa.string())),
+            "task": (tasks := pa.array([task[i] for i in order], pa.string())),
+            "labels": lambda at: (jobs.take(pa.array(at)).to_pylist(), tasks.take(pa.array(at)).to_pylist()),
         }
 
     return parsed.memo(("events", index), build)
 
 
-def events(parsed, index, lo, hi, page):
-    """The events inside ``[lo, hi]`` on the page's rows (row −1: a job's event, no resource).
+def events(parsed, index, lo, hi, row0, rows):
+    """The events inside ``[lo, hi]`` on the page's rows ``row0 .. row0 + rows − 1`` (row −1: a job's
+    event, no resource); ``r`` counts from the page's first row.
 
     At most ``MAX_EVENTS`` (the earliest) are sent; ``total`` counts them all, so the chart
     can say when zooming in shows the rest. ``kinds`` lists every kind the run has (legend).
     """
     ev = _event_table(parsed, index)
-    row_of = {n: i for i, n in enumerate(page)}
-    picked = [
-        i
-        for i in np.nonzero((ev["t"] >= lo) & (ev["t"] <= hi))[0].tolist()
-        if ev["resource"][i] is None or ev["resource"][i] in row_of
-    ]
+    a, b = np.searchsorted(ev["t"], lo, side="left"), np.searchsorted(ev["t"], hi, side="right")  # t is sorted
+    row = ev["row"][a:b]
+    picked = a + np.nonzero((row == -1) | ((row >= row0) & (row < row0 + rows)))[0]
     shown = picked[:MAX_EVENTS]
+    r = ev["row"][shown]
+    labels = ev["labels"](shown)
     return {
-        "kinds": [k for k in EVENT_KINDS if k in set(ev["kind"])],
+        "kinds": [k for k in EVENT_KINDS if k in ev["kinds"]],
         "labels": EVENT_KINDS,
-        "total": len(picked),
-        "t": [round(float(ev["t"][i]), 3) for i in shown],
-        "kind": [ev["kind"][i] for i in shown],
-        "r": [row_of.get(ev["resource"][i], -1) if ev["resource"][i] is not None else -1 for i in shown],
-        "job": [ev["job"][i] for i in shown],
-        "task": [ev["task"][i] for i in shown],
+        "total": int(picked.size),
+        "t": [round(x, 3) for x in ev["t"][shown].tolist()],
+        "kind": [ev["kinds"][k] for k in ev["kind"][shown].tolist()],
+        "r": np.where(r == -1, -1, r - row0).tolist(),
+        "job": labels[0],
+        "task": labels[1],
     }
 
 
@@ -707,8 +893,8 @@ def _num(value):
 
 def _series_arrays(parsed, index):
     def build():
-        data = parsed.series_of(index)
-        t = np.asarray(data.get("t") or [], dtype=float)
+        data = parsed.series_arrays(index)
+        t = np.asarray(data["t"] if data.get("t") is not None else [], dtype=float)
         out = {k: np.asarray(v, dtype=float) for k, v in data.items() if k != "t" and len(v) == t.size}
         if t.size and "power_w" in out and "energy_j" not in out:
             out["energy_j"] = energy_j(t, out["power_w"])  # cumulative energy from the power curve

@@ -61,6 +61,27 @@ def test_segments_in_a_window(api, done):
     assert api.get(f"/runs/{done.pk}/result/segments", start=5, end=1).json()["error"]["field"] == "end"
 
 
+def test_a_window_over_1_mb_of_segments_is_paged_below_1_mb_and_says_so(api, scenario):
+    result = big_result(n_jobs=6000)
+    for seg in result["runs"][0]["schedule"]:
+        seg["note"] = "n" * 200  # about 330 bytes a segment: 5,000 of them would be 1.6 MB
+    run = finished_run(scenario, result)
+    seen, offset = [], 0
+    while offset is not None:
+        response = api.get(f"/runs/{run.pk}/result/segments", limit=5000, offset=offset)
+        page = response.json()
+        assert len(response.content) < 1_000_000 and page["offset"] == offset and page["total"] == 6000
+        assert page["truncated"] == (page["next_offset"] is not None)
+        assert page["cut_by"] == ("bytes" if page["truncated"] else None)
+        seen += [s["job"] for s in page["segments"]]
+        offset = page["next_offset"]
+    assert sorted(seen, key=int) == [str(j) for j in range(6000)]
+    small = api.get(f"/runs/{run.pk}/result/segments", limit=10, offset=5995).json()
+    assert (len(small["segments"]), small["truncated"], small["cut_by"]) == (5, False, None)
+    assert api.get(f"/runs/{run.pk}/result/segments", limit=10).json()["cut_by"] == "limit"
+    assert api.get(f"/runs/{run.pk}/result/segments", offset=9000).json()["segments"] == []
+
+
 def test_jobs_are_paginated(api, scenario):
     run = finished_run(scenario, big_result(n_jobs=2500))
     page = api.get(f"/runs/{run.pk}/result/jobs", offset=2000, limit=1000, order_by="-response_s").json()

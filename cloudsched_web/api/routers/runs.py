@@ -42,6 +42,7 @@ class SegmentQuery(Schema):
     start: float | None = NField(None, description="window start (simulated seconds); default: the schedule's start")
     end: float | None = NField(None, description="window end; default: the schedule's end")
     limit: int = NField(2000, ge=1, le=queries.MAX_SEGMENTS)
+    offset: int = NField(0, ge=0, le=10**9, description="skip this many of the window's segments (start order)")
 
 
 class JobQuery(Schema):
@@ -110,10 +111,16 @@ def get_jobs(request, run_id: DbId, q: Query[JobQuery]):
     return queries.jobs(parsed, q.run, offset=q.offset, limit=q.limit, order_by=q.order_by)
 
 
-@router.get("/{run_id}/result/segments", response=SegmentsOut, summary="Schedule segments in a time window")
+@router.get(
+    "/{run_id}/result/segments",
+    response=SegmentsOut,
+    summary="Schedule segments in a time window",
+    description="At most `limit` segments from `offset`, in start order; a page also ends before its JSON would "
+    "pass 1 MB (`cut_by`: `limit` or `bytes`). `truncated` says more follow; `next_offset` is where they start.",
+)
 def get_segments(request, run_id: DbId, q: Query[SegmentQuery]):
     parsed = _parsed(get_run_for_user(request, run_id))
-    return queries.segments(parsed, q.run, start=q.start, end=q.end, limit=q.limit)
+    return queries.segments(parsed, q.run, start=q.start, end=q.end, limit=q.limit, offset=q.offset)
 
 
 @router.get("/{run_id}/result/series", response=SeriesOut, summary="Time series downsampled to N points")

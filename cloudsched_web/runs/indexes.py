@@ -1,0 +1,194 @@
+"""Whole-run indexes of a stored result, built once by the worker beside its Parquet files.
+
+The result page's charts need, per algorithm × repetition run, indexes over every segment: the
+resource axis and its groups, the lanes each row needs, the events, the result-wide colour
+categories, and — for a Gantt page of resource rows over a wide window — the page's segments
+without reading the whole schedule. They are properties of the stored result, so
+:func:`build` computes them when the worker stores it (``Run.store_result``) with the very
+builders the web process would run (``runs.timeline``), and writes them as small files in
+the result's directory:
+
+- ``r{i}-rows.parquet``: one line per resource in axis order: ``name``, ``group`` and
+  ``lanes`` (the most segments running at once on it); the grouping column in the metadata;
+- ``r{i}-events.parquet``: every event in time order: ``t``, ``kind``, ``row`` (the resource's
+  row on the axis; −1 a job event without resource, −2 a resource off the axis), ``job``, ``task``;
+- ``r{i}-byrow.parquet``: every segment on the axis sorted by row (stably: start order inside
+  a row): ``row``, ``start``, ``end``, ``share`` and per colour mode its value (``c_<mode>``:
+  the category's index, −1 none, or the scale's value, NaN none), in small row groups whose
+  statistics let a page of rows read only its own segments.
+
+The manifest (``Run.result_files``, in the database) only gains the file names per run
+(``index``) and the colour modes (a few categories); results stored before this have neither,
+and the web process computes the same indexes on the fly (``runs.timeline``). Both paths give
+the same payloads (``tests/web/test_indexes.py``). See docs/results.md, "Serving at full scale".
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import tempfile
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+from django.core.files import File
+from django.core.files.storage import default_storage
+
+VERSION = 1
+ROW_GROUP = 16_384  # small groups: a page of 40 rows reads little more than its own segments
+GROUP_BY = b"cloudsched.group_by"
+KINDS = b"cloudsched.event_kinds"  # the events' kinds, which their ``kind`` codes index
+
+
+def _write(name: str, table: pa.Table, row_group: int = ROW_GROUP) -> str:
+    with tempfile.TemporaryFile() as tmp:
+        floats = [f.name for f in table.schema if pa.types.is_floating(f.type)]  # times: split bytes, no dictionary
+        pq.write_table(table, tmp, row_group_size=row_group, compression="zstd", compression_level=1,
+                       use_dictionary=[n for n in table.column_names if n not in floats] + ["share"],
+                       use_byte_stream_split=[n for n in floats if n != "share"])  # fmt: skip
+        tmp.seek(0)
+        return default_storage.save(name, File(tmp))
+
+
+def build(header: dict, manifest: dict) -> dict:
+    """``manifest`` with the indexes of every run of the stored result (files written beside its own).
+
+    A result without runs or files is returned as it is.
+    """
+    from cloudsched_web.runs import queries, timeline
+
+    if not manifest or not manifest.get("runs"):
+        return manifest
+    base = manifest.get("base", "results")
+    parsed = queries.ParsedResult(header, manifest)
+    modes = timeline.colour_modes(parsed)
+    runs = []
+    for i, info in enumerate(manifest["runs"]):
+        files = {}
+        layout = timeline._layout(parsed, i)
+        lanes = timeline._lanes(parsed, i)["count"]
+        names = layout["names"]
+        group_of = {n: g["name"] for g in layout["groups"] for n in names[g["row0"] : g["row0"] + g["rows"]]}
+        rows = pa.table({"name": pa.array(names, pa.string()),
+                         "group": pa.array([group_of.get(n, "") for n in names], pa.string()),
+                         "lanes": pa.array([lanes.get(n, 1) for n in names], pa.int32())})  # fmt: skip
+        rows = rows.replace_schema_metadata({GROUP_BY: (layout["group_by"] or "").encode()})
+        files["rows"] = _write(f"{base}/r{i}-rows.parquet", rows)
+        ev = timeline._event_table(parsed, i)
+        events = pa.table({"t": ev["t"], "kind": ev["kind"], "row": ev["row"], "job": ev["job"], "task": ev["task"]})
+        events = events.replace_schema_metadata({KINDS: json.dumps(ev["kinds"]).encode()})
+        files["events"] = _write(f"{base}/r{i}-events.parquet", events, 65_536)
+        byrow = _by_row(parsed, i, names, modes)
+        if byrow is not None:
+            files["byrow"] = _write(f"{base}/r{i}-byrow.parquet", byrow)
+        runs.append({**info, "index": files})
+        parsed._memo.clear()  # one run's indexes at a time in the worker's memory
+    return {**manifest, "runs": runs, "index": {"version": VERSION, "colour_modes": modes}}
+
+
+def _by_row(parsed, index, names, modes) -> pa.Table | None:
+    """The run's segments on the axis sorted by row (stable), with their colour values."""
+    from cloudsched_web.runs import timeline
+
+    stored = parsed.stored(index)
+    schema = stored.schema("segments")
+    if schema is None or not names:
+        return None
+    present = set(schema.names)
+    mode_cols = sorted({c for m in modes for c in m["columns"] if c in present})
+    table = stored.table(
+        "segments", ["start", "end", "resource", *(["share"] if "share" in present else []), *mode_cols]
+    )
+    codes = timeline._codes(table["resource"], names)
+    keep = codes >= 0
+    small = codes[keep].astype(np.int16) if len(names) < 32768 else codes[keep]  # 16 bits: a radix sort
+    order = np.nonzero(keep)[0][np.argsort(small, kind="stable")]
+    cols = {"row": pa.array(codes[order].astype(np.int32)),
+            "start": pa.array(timeline._floats(table, "start")[order]),
+            "end": pa.array(timeline._floats(table, "end")[order])}  # fmt: skip
+    if "share" in present and not pc.all(pc.fill_null(pc.equal(table["share"], 1.0), True)).as_py():
+        cols["share"] = table["share"].take(pa.array(order))  # left out when every share is 1 (or none: 1)
+    for m in modes:
+        if m["type"] == "job":
+            continue
+        values = timeline._mode_array(table, m)[order]
+        cols[f"c_{m['key']}"] = pa.array(values if m["type"] == "scale" else _small_int(values))
+    return pa.table(cols)
+
+
+def _small_int(values: np.ndarray) -> np.ndarray:
+    return values.astype(np.int8) if values.size == 0 or values.max() < 127 else values.astype(np.int32)
+
+
+# -- reading (the web process) --------------------------------------------------------------------
+
+
+def _source(name: str):
+    try:
+        return default_storage.path(name)  # a local file: Parquet reads only the row groups it needs
+    except NotImplementedError:
+        with default_storage.open(name, "rb") as f:
+            return io.BytesIO(f.read())
+
+
+def files_of(parsed, index) -> dict:
+    """The index files of run ``index`` (empty: stored before the indexes, or without a schedule)."""
+    if (parsed.manifest.get("index") or {}).get("version") != VERSION:
+        return {}
+    return parsed.info(index).get("index") or {}
+
+
+def colour_modes(parsed) -> list | None:
+    """The stored colour modes of the result, or None when it has none."""
+    index = parsed.manifest.get("index") or {}
+    return index.get("colour_modes") if index.get("version") == VERSION else None
+
+
+def read_rows(name: str) -> tuple[list, list, str | None, list]:
+    """``(names, groups, group_by, lanes)`` of a rows file."""
+    table = pq.read_table(_source(name))
+    group_by = (table.schema.metadata or {}).get(GROUP_BY, b"").decode() or None
+    return table["name"].to_pylist(), table["group"].to_pylist(), group_by, table["lanes"].to_pylist()
+
+
+def read_events(name: str) -> dict:
+    """The events' ``t``, ``kind``, ``kinds`` and ``row``; ``labels(positions)`` reads the ``job`` and
+    ``task`` of the events at those positions only (from the row groups holding them)."""
+    table = pq.read_table(_source(name), columns=["t", "kind", "row"])
+    return {
+        "t": table["t"].to_numpy(),
+        "kind": table["kind"].to_numpy(),
+        "kinds": json.loads(table.schema.metadata[KINDS]),
+        "row": table["row"].to_numpy(),
+        "labels": lambda positions: _event_labels(name, positions),
+    }
+
+
+def _event_labels(name: str, positions: np.ndarray) -> tuple[list, list]:
+    if not positions.size:
+        return [], []
+    pf = pq.ParquetFile(_source(name))
+    sizes = [pf.metadata.row_group(g).num_rows for g in range(pf.metadata.num_row_groups)]
+    first = np.concatenate([[0], np.cumsum(sizes)])
+    g0, g1 = (
+        np.searchsorted(first, positions.min(), side="right") - 1,
+        np.searchsorted(first, positions.max(), side="right"),
+    )
+    part = pf.read_row_groups(list(range(int(g0), int(g1))), columns=["job", "task"])
+    at = pa.array(positions - first[g0])
+    return part["job"].take(at).to_pylist(), part["task"].take(at).to_pylist()
+
+
+def read_by_row(name: str, row0: int, rows: int, columns: list[str]) -> pa.Table:
+    """The segments of rows ``row0 .. row0 + rows − 1`` (row groups of other rows are skipped)."""
+    source = _source(name)
+    present = pq.read_schema(source).names
+    wanted = ["row"] + [c for c in columns if c in present and c != "row"]
+    return pq.read_table(source, columns=wanted, filters=[("row", ">=", row0), ("row", "<", row0 + rows)])
+
+
+def read_by_row_codes(name: str, codes: list[int]) -> pa.Table:
+    """``row``, ``start``, ``end`` of the segments of the rows ``codes`` (sorted by row, start order inside)."""
+    return pq.read_table(_source(name), columns=["row", "start", "end"], filters=[("row", "in", list(codes))])
