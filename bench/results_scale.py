@@ -5,7 +5,9 @@
 
 Schedules are recorded in full unless ``--max-segments`` states a limit. The worker's part is
 timed step by step: the simulation (the library returns Columns), ``Run.store_result`` (Parquet
-straight from the arrays) and ``page.summarize`` (validity checks on whole columns), with the
+straight from the arrays) and ``page.summarize`` (validity checks on whole columns) — what stands
+between the simulation and a succeeded run — then the chart indexes (``runs.indexes``), which the
+worker builds after it has marked the run succeeded, with the
 process's peak RSS after each. ``--profile`` runs the store step again under cProfile and prints
 where its time goes; ``--old-blob`` also builds the old compressed JSON blob for the size
 ratio (it turns the columns into dicts, so it runs after the RSS figures are taken).
@@ -125,7 +127,7 @@ def main():
     run = Run.objects.create(scenario=scenario, config=config, status=Run.Status.SUCCEEDED, progress=1.0,
                              started_at=timezone.now(), finished_at=timezone.now())  # fmt: skip
     t0, c0 = time.perf_counter(), time.process_time()
-    run.store_result(result, "bench")
+    run.store_result(result, "bench", indexes=False)  # as the worker: indexes after the run is released
     store_s, store_cpu = time.perf_counter() - t0, time.process_time() - c0
     rss_store = _peak_mb()
     t0, c0 = time.perf_counter(), time.process_time()
@@ -155,6 +157,13 @@ def main():
           f"checks {page_cpu:.2f} s; load average now {os.getloadavg()[0]:.1f}")  # fmt: skip
     print(f"worker peak RSS: {rss_sim:.0f} MB after the simulation, {rss_store:.0f} MB after storing, "
           f"{rss_page:.0f} MB after the checks")  # fmt: skip
+    from cloudsched_web.runs import indexes
+
+    t0, c0 = time.perf_counter(), time.process_time()
+    run.result_files = indexes.build(run.load_header(), run.result_files)
+    run.save()
+    print(f"chart indexes (built after the run is marked succeeded, as the worker does): "
+          f"{time.perf_counter() - t0:.2f} s wall, {time.process_time() - c0:.2f} s CPU; peak RSS {_peak_mb():.0f} MB")
     if args.profile:
         import cProfile
         import pstats

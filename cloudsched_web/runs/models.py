@@ -311,14 +311,18 @@ class Run(Shareable, Trashable):
             return (self.finished_at - self.started_at).total_seconds()
         return None
 
-    def store_result(self, result, attempt=""):
-        """Write the result's columns as files and keep its header (runs.store) on this row (not saved)."""
-        from cloudsched_web.runs import indexes, store
+    def store_result(self, result, attempt="", indexes=True):
+        """Write the result's columns as files and keep its header (runs.store) on this row (not saved).
+
+        ``indexes=False`` leaves the charts' whole-run indexes (runs.indexes) for later: the worker
+        builds them after it has released the run (pages compute them on the fly until then)."""
+        from cloudsched_web.runs import indexes as whole_run, store
 
         if self.pk is None:
             self.save()  # the files are named after the run
         header, self.result_files = store.save(self.pk, attempt, result)
-        self.result_files = indexes.build(header, self.result_files)  # the charts' whole-run indexes
+        if indexes:
+            self.result_files = whole_run.build(header, self.result_files)  # the charts' whole-run indexes
         self.workload_digest = workload_digest_of(result.get("scenario"))
         # orjson: ~3× faster than json both ways; level 1: same size here, 4× faster than 6.
         self.result_blob = zlib.compress(orjson.dumps(header), 1)

@@ -121,3 +121,51 @@ def test_the_result_page_states_a_schedule_cut(alice, client):
     notice = page[page.index('id="schedule-cut"') :].split("</div>")[0]
     assert "measy #0" in notice and "max_segments</code> = 200 kept 200 segments" in notice
     assert f"the cut falls at t = {cut['cut_at_s']:.3f} s" in notice
+
+
+def test_the_worker_releases_the_run_before_it_builds_the_chart_indexes(scenario, monkeypatch):
+    from cloudsched_web.runs import indexes
+
+    seen = []
+    build = indexes.build
+
+    def watching(header, manifest):
+        row = Run.objects.get(pk=run.pk)
+        seen.append((row.status, "index" in (row.result_files or {})))
+        return build(header, manifest)
+
+    monkeypatch.setattr(indexes, "build", watching)
+    run = _run(scenario)
+    run_simulation(run.pk)
+    run.refresh_from_db()
+    assert seen == [(Run.Status.SUCCEEDED, False)]  # visible as succeeded, without indexes, while they build
+    assert run.result_files["index"]["version"] == indexes.VERSION
+
+
+def test_indexes_of_an_attempt_that_lost_the_run_are_not_written_over_the_newer_one(scenario, monkeypatch):
+    from cloudsched_web.runs import indexes
+
+    build = indexes.build
+
+    def overtaken(header, manifest):
+        Run.objects.filter(pk=run.pk).update(task_id="a-newer-attempt")
+        return build(header, manifest)
+
+    monkeypatch.setattr(indexes, "build", overtaken)
+    run = _run(scenario)
+    run_simulation(run.pk)
+    run.refresh_from_db()
+    assert run.status == Run.Status.SUCCEEDED and "index" not in run.result_files
+
+
+def test_a_failing_index_build_leaves_the_result_standing(scenario, monkeypatch):
+    from cloudsched_web.runs import indexes
+
+    def broken(header, manifest):
+        raise RuntimeError("disk full")
+
+    monkeypatch.setattr(indexes, "build", broken)
+    run = _run(scenario)
+    run_simulation(run.pk)
+    run.refresh_from_db()
+    assert run.status == Run.Status.SUCCEEDED and run.load_header() and "index" not in run.result_files
