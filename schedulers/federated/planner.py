@@ -234,23 +234,28 @@ def busy_heap(vms: int, now: float, running: list[tuple[float, int, bool]], ar_o
     return heap
 
 
+def _pop_earliest(heap: list[tuple[float, int]], w: int) -> float:
+    """Remove the ``w`` earliest VMs from a run heap (run by run, the last one split); returns the
+    free time of the last of them, ``kth(w)``."""
+    need = w
+    while True:
+        t, n = heap[0]
+        if n > need:
+            heapreplace(heap, (t, n - need))
+            return t
+        heappop(heap)
+        need -= n
+        if need == 0:
+            return t
+
+
 def _fifo_takes(heap: list[tuple[float, int]], now: float, queue) -> None:
     """``Frontier.take(w, max(now, kth(w)), duration, shift=False)`` on a run heap for each
     ``(task, w, duration)`` of ``queue`` in turn: the ``w`` earliest VMs (popped run by run, the
     last one split) become one run at ``max(now, kth(w)) + duration``."""
-    pop, push, replace = heappop, heappush, heapreplace
     for _, w, duration in queue:
-        need = w
-        while True:
-            t, n = heap[0]
-            if n > need:
-                replace(heap, (t, n - need))
-                break
-            pop(heap)
-            need -= n
-            if need == 0:
-                break
-        push(heap, ((t if t > now else now) + duration, w))  # t = kth(w)
+        t = _pop_earliest(heap, w)  # kth(w)
+        heappush(heap, ((t if t > now else now) + duration, w))
 
 
 def _ar_queue_takes(ar: list[tuple[float, int]], fr: list[tuple[float, int]], now: float, queue) -> None:
@@ -260,18 +265,9 @@ def _ar_queue_takes(ar: list[tuple[float, int]], fr: list[tuple[float, int]], no
     On the AR table ``max(now, kth(w))`` is past the ``w`` earliest VMs, so the shift there is a
     plain take (:func:`_fifo_takes`).
     """
-    pop, push, replace = heappop, heappush, heapreplace
+    push, replace = heappush, heapreplace
     for _, w, duration in queue:
-        need = w
-        while True:
-            t, n = ar[0]
-            if n > need:
-                replace(ar, (t, n - need))
-                break
-            pop(ar)
-            need -= n
-            if need == 0:
-                break
+        t = _pop_earliest(ar, w)
         start = t if t > now else now
         push(ar, (start + duration, w))
         t, n = fr[0]
