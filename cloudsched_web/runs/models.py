@@ -316,7 +316,8 @@ class Run(Shareable, Trashable):
 
         ``indexes=False`` leaves the charts' whole-run indexes (runs.indexes) for later: the worker
         builds them after it has released the run (pages compute them on the fly until then)."""
-        from cloudsched_web.runs import indexes as whole_run, store
+        from cloudsched_web.runs import indexes as whole_run
+        from cloudsched_web.runs import store
 
         if self.pk is None:
             self.save()  # the files are named after the run
