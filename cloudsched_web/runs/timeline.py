@@ -677,9 +677,14 @@ def _occupancy(arrays, page, capacities, lo, hi, pixels, modes=()):
     for r, a0, b0 in zip(present.tolist(), heads.tolist(), [*heads[1:].tolist(), codes.size], strict=True):
         m = slice(a0, b0) if in_order else order[a0:b0]
         busy_of = _RowRamps(edges, starts[m], ends[m]).busy
-        busy = busy_of(share[m])
         cap = float(capacities.get(page[r], 1.0) or 1.0)
-        grid[r] = np.clip(busy / (width * cap), 0.0, 1.0)
+        if width > 0:
+            busy = busy_of(share[m])
+            grid[r] = np.clip(busy / (width * cap), 0.0, 1.0)
+        else:  # an instant: the shares of what runs at it (busy time / zero width would be 0 / 0)
+            s_m, e_m = arrays["start"][m], arrays["end"][m]
+            at = (s_m <= lo) & ((e_m > lo) | (s_m == e_m))
+            grid[r] = min(float(share[m][at].sum()) / cap, 1.0)
         for mode in modes:
             key = mode["key"]
             if key not in values:

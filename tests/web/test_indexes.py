@@ -156,3 +156,14 @@ def test_event_labels_come_from_the_right_row_groups_of_a_long_event_file():
     for t0, t1 in ((None, None), (65_000.0, 67_000.0), (69_000.0, 70_000.0)):
         a, b = timeline.gantt(plain, 0, t0, t1, max_bars=0), timeline.gantt(indexed, 0, t0, t1, max_bars=0)
         assert b["events"] == a["events"] and a["events"]["job"][:2] == [str(int(t0 or 0)), str(int(t0 or 0) + 1)]
+
+
+def test_an_instant_window_shows_what_runs_at_it_not_nan():
+    doc = {"summary": {}, "runs": [{"algorithm": "a", "repetition": 0, "metrics": {}, "series": {}, "jobs": [],
+                                    "schedule": [_seg("1", "m0", 0.0, 10.0, share=0.5), _seg("2", "m0", 5.0, 8.0),
+                                                 _seg("3", "m1", 0.0, 5.0)]}]}  # fmt: skip
+    for parsed in _both(doc):
+        g = timeline.gantt(parsed, 0, 5.0, 5.0, max_bars=0, pixels=4)
+        grid = dict(zip(g["resources"], g["occupancy"]["rows"], strict=True))
+        assert grid == {"m0": [1.0] * 4, "m1": [0.0] * 4}, g  # m0: 0.5 + 1 capped at 1; m1's segment ended at 5
+        json.loads(json.dumps(g, allow_nan=False))
