@@ -605,13 +605,18 @@ def _group_stats(parsed, index, by_row):
 
 
 def _stats(source, names):
+    """Per row group ``(segments, min of names[0], max of names[1])``. In a file of stretches
+    (runs.store) a row holds many segments: they are counted by the resource lists' elements."""
     meta = pq.ParquetFile(source).metadata
     columns = [meta.schema.to_arrow_schema().names.index(n) for n in names]
+    paths = [meta.schema.column(c).path for c in range(meta.num_columns)]
+    listed = paths.index("resource.list.element") if "resource.list.element" in paths else None
     out = np.zeros((meta.num_row_groups, 3))
     for g in range(meta.num_row_groups):
         group = meta.row_group(g)
         lo, hi = (group.column(c).statistics for c in columns)
-        out[g] = [group.num_rows, lo.min if lo is not None and lo.has_min_max else -np.inf,
+        rows = group.column(listed).num_values if listed is not None else group.num_rows
+        out[g] = [rows, lo.min if lo is not None and lo.has_min_max else -np.inf,
                   hi.max if hi is not None and hi.has_min_max else np.inf]  # fmt: skip
     return out
 

@@ -167,3 +167,18 @@ def test_an_instant_window_shows_what_runs_at_it_not_nan():
         grid = dict(zip(g["resources"], g["occupancy"]["rows"], strict=True))
         assert grid == {"m0": [1.0] * 4, "m1": [0.0] * 4}, g  # m0: 0.5 + 1 capped at 1; m1's segment ended at 5
         json.loads(json.dumps(g, allow_nan=False))
+
+
+def test_a_whole_run_page_of_a_stretches_file_reads_the_by_row_index():
+    """The segments file's row groups are counted in segments, not stretches (one stretch holds many):
+    otherwise the time-sorted file looks cheaper and a whole-run page expands every segment of the run."""
+    import pyarrow.parquet as pq
+
+    doc = schedulers.run({**schedulers.example("backfill"), "algorithms": ["easy"]})
+    _, indexed = _both(doc)
+    source = indexed.stored(0)._source("segments")
+    assert store.STRETCH in pq.ParquetFile(source).schema_arrow.metadata  # the case under test
+    by_time, _ = timeline._group_stats(indexed, 0, indexes.files_of(indexed, 0)["byrow"])
+    assert by_time[:, 0].sum() == indexed.info(0)["segments"]
+    lo, hi = indexed.span(0)
+    assert timeline._by_row_is_cheaper(indexed, 0, indexes.files_of(indexed, 0)["byrow"], lo, hi, 0, 3)
