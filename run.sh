@@ -23,11 +23,9 @@ $M load_demos
 $M import_trace --trace-dirs  # real logs beside the checkout (or in $CLOUDSCHED_TRACE_DIRS), once each
 
 redis_start
-# One process per core by default: a study's runs then run side by side (2 workers: ~1.7x, docs/deployment.md).
-CONCURRENCY="${WORKER_CONCURRENCY:-$(nproc)}"
-log "starting a Celery worker ($CONCURRENCY processes) with the outbox sweeper (log: var/celery.log)"
+log "starting one Celery worker with the outbox sweeper (log: var/celery.log)"
 "$VENV/bin/celery" -A cloudsched_web worker --beat --schedule var/celerybeat-schedule \
-  --loglevel INFO --concurrency "$CONCURRENCY" --logfile var/celery.log &
+  --loglevel INFO --concurrency 1 --logfile var/celery.log &
 WORKER=$!
 WEB=""
 stop_all() {
