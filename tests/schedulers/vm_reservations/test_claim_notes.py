@@ -44,7 +44,7 @@ def test_quoted_pairs_are_measured(reports):
             for a, b in PAIR.findall(v["note"]):
                 assert f"{a} vs {b}" in measured, (r["preset"], v["text"], a, b)
                 quoted += 1
-    assert quoted >= 10
+    assert quoted >= (10 if trace_path() is not None else 5)  # without the log its presets are not run
 
 
 def test_mean_savings_quoted_as_measured(reports):
