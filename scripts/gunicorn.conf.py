@@ -16,11 +16,3 @@ graceful_timeout = 20  # on SIGTERM, requests in flight get this long to finish
 accesslog = os.environ.get("WEB_ACCESS_LOG") or None
 errorlog = "-"
 control_socket_disable = True  # its default path is per user, shared by every instance; nothing uses it
-
-
-def post_worker_init(worker):
-    """Import every view (the URLconf: ninja, pydantic, the result store) before the first request, so the
-    first visitor of a fresh process does not pay ~0.4 CPU s of imports on top of the page."""
-    from django.urls import get_resolver
-
-    get_resolver().url_patterns  # noqa: B018 - the attribute's side effect imports every view module
