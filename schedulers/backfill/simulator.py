@@ -376,16 +376,9 @@ class TwoTier:
             return m, (_bits(m, need) if rec else None)
         m = calm
         out = _bits(calm, nc) if rec else None
-        groups: dict[float, int] = {}
-        jm, cpu = self.jm, self.cpu
-        for k in self.bg_run:
-            x = jm[k] & idle
-            if x:
-                c = cpu[k]
-                groups[c] = groups.get(c, 0) | x
         got = nc
-        for c in sorted(groups):
-            g = _low(groups[c], need - got)
+        for g in self._by_cpu(self.bg_run, idle):
+            g = _low(g, need - got)
             m |= g
             got += g.bit_count()
             if rec:
@@ -401,16 +394,18 @@ class TwoTier:
         elig = self.elig_mask()
         if not self.cpu_known:
             return [elig]
-        out = [elig & ~self.fgm]
+        return [elig & ~self.fgm, *self._by_cpu(self.fg_run, elig)]
+
+    def _by_cpu(self, jobs, within: int) -> list[int]:
+        """The VMs of ``jobs`` inside mask ``within``, one mask per CPU use, lowest use first."""
         groups: dict[float, int] = {}
         jm, cpu = self.jm, self.cpu
-        for f in self.fg_run:
-            x = jm[f] & elig
+        for k in jobs:
+            x = jm[k] & within
             if x:
-                c = cpu[f]
+                c = cpu[k]
                 groups[c] = groups.get(c, 0) | x
-        out += [groups[c] for c in sorted(groups)]
-        return out
+        return [groups[c] for c in sorted(groups)]
 
     def take(self, groups: list[int], k: int) -> tuple[int, list[int] | None]:
         """The next ``k`` VMs of ``bg_candidates``' ordered groups (consumed): their mask, and when recording their
