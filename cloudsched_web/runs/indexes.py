@@ -25,16 +25,14 @@ the same payloads (``tests/web/test_indexes.py``). See docs/results.md, "Serving
 
 from __future__ import annotations
 
-import io
 import json
-import tempfile
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
-from django.core.files import File
-from django.core.files.storage import default_storage
+
+from cloudsched_web.runs import store
 
 VERSION = 1
 ROW_GROUP = 16_384  # small groups: a page of 40 rows reads little more than its own segments
@@ -43,13 +41,10 @@ KINDS = b"cloudsched.event_kinds"  # the events' kinds, which their ``kind`` cod
 
 
 def _write(name: str, table: pa.Table, row_group: int = ROW_GROUP) -> str:
-    with tempfile.TemporaryFile() as tmp:
-        floats = [f.name for f in table.schema if pa.types.is_floating(f.type)]  # times: split bytes, no dictionary
-        pq.write_table(table, tmp, row_group_size=row_group, compression="zstd", compression_level=1,
-                       use_dictionary=[n for n in table.column_names if n not in floats] + ["share"],
-                       use_byte_stream_split=[n for n in floats if n != "share"])  # fmt: skip
-        tmp.seek(0)
-        return default_storage.save(name, File(tmp))
+    floats = [f.name for f in table.schema if pa.types.is_floating(f.type)]  # times: split bytes, no dictionary
+    return store.save_parquet(name, table, row_group_size=row_group,
+                              use_dictionary=[n for n in table.column_names if n not in floats] + ["share"],
+                              use_byte_stream_split=[n for n in floats if n != "share"])  # fmt: skip
 
 
 def build(header: dict, manifest: dict) -> dict:
@@ -125,12 +120,7 @@ def _small_int(values: np.ndarray) -> np.ndarray:
 # -- reading (the web process) --------------------------------------------------------------------
 
 
-def _source(name: str):
-    try:
-        return default_storage.path(name)  # a local file: Parquet reads only the row groups it needs
-    except NotImplementedError:
-        with default_storage.open(name, "rb") as f:
-            return io.BytesIO(f.read())
+_source = store.source
 
 
 def files_of(parsed, index) -> dict:

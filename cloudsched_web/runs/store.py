@@ -398,13 +398,27 @@ def _write(name: str, table: pa.Table, kind: str = "segments") -> str:
     floats = [f.name for f in fields if f.type in (pa.float32(), pa.float64())] if kind != "segments" else []
     stats = [c for c in ("start", "end") if c in fields.names] if kind == "segments" else []
     stretches = STRETCH in (fields.metadata or {})
+    return save_parquet(name, table, row_group_size=STRETCH_GROUP if stretches else ROW_GROUP,
+                        use_dictionary=dictionary or False, write_statistics=stats or False,
+                        column_encoding=dict.fromkeys(floats, "BYTE_STREAM_SPLIT") or None)  # fmt: skip
+
+
+def save_parquet(name: str, table: pa.Table, **options) -> str:
+    """Write ``table`` as a zstd-1 Parquet file through the storage API (``options``: pq.write_table's)."""
     with tempfile.TemporaryFile() as tmp:
-        pq.write_table(table, tmp, row_group_size=STRETCH_GROUP if stretches else ROW_GROUP, compression="zstd",
-                       compression_level=1, use_dictionary=dictionary or False,
-                       write_statistics=stats or False,
-                       column_encoding=dict.fromkeys(floats, "BYTE_STREAM_SPLIT") or None)  # fmt: skip
+        pq.write_table(table, tmp, compression="zstd", compression_level=1, **options)
         tmp.seek(0)
         return default_storage.save(name, File(tmp))
+
+
+def source(name: str):
+    """A stored file for Parquet to read: its path when local (only the row groups needed are read),
+    else its bytes."""
+    try:
+        return default_storage.path(name)
+    except NotImplementedError:
+        with default_storage.open(name, "rb") as f:
+            return io.BytesIO(f.read())
 
 
 class _Writer:
@@ -496,12 +510,7 @@ class StoredRun:
         self._schemas: dict[str, pa.Schema] = {}  # file footers, read once per stored run
 
     def _source(self, kind: str):
-        name = self.files[kind]
-        try:
-            return default_storage.path(name)  # a local file: Parquet reads only the row groups it needs
-        except NotImplementedError:
-            with default_storage.open(name, "rb") as f:
-                return io.BytesIO(f.read())
+        return source(self.files[kind])
 
     def table(self, kind: str, columns: list[str] | None = None, filters=None) -> pa.Table | None:
         if kind not in self.files:
