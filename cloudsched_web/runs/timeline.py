@@ -49,9 +49,9 @@ def _layout(parsed, index):
     """
 
     def build():
-        name = indexes.files_of(parsed, index).get("rows")
-        if name:  # built by the worker when it stored the result (runs.indexes)
-            names, group_of, key, _ = indexes.read_rows(name)
+        stored_rows = _stored_rows(parsed, index)
+        if stored_rows:  # built by the worker when it stored the result (runs.indexes)
+            names, group_of, key, _ = stored_rows
             return {"names": names, "groups": _groups(names, group_of) if key else [], "group_by": key}
         stored = parsed.stored(index)
         schema = stored.schema("segments")
@@ -70,6 +70,17 @@ def _layout(parsed, index):
         return {"names": order, "groups": _groups(order, [group_of[n] for n in order]) if key else [], "group_by": key}
 
     return parsed.memo(("layout", index), build)
+
+
+def _stored_rows(parsed, index):
+    """The worker's rows file of run ``index`` (``indexes.read_rows``), read once for the axis and the
+    lanes; None for a result stored without indexes."""
+
+    def build():
+        name = indexes.files_of(parsed, index).get("rows")
+        return indexes.read_rows(name) if name else None
+
+    return parsed.memo(("stored_rows", index), build)
 
 
 def _groups(names, group_of):
@@ -399,9 +410,9 @@ def _lanes(parsed, index):
     """
 
     def build():
-        name = indexes.files_of(parsed, index).get("rows")
-        if name:  # built by the worker (runs.indexes)
-            names, _, _, counts = indexes.read_rows(name)
+        stored_rows = _stored_rows(parsed, index)
+        if stored_rows:  # built by the worker (runs.indexes)
+            names, _, _, counts = stored_rows
             return {"count": dict(zip(names, counts, strict=True))}
         table = parsed.stored(index).table("segments", ["start", "end", "resource"])
         names = _layout(parsed, index)["names"]
