@@ -15,4 +15,7 @@ timeout = int(os.environ.get("WEB_TIMEOUT_S", "120"))  # a cold result page pars
 graceful_timeout = 20  # on SIGTERM, requests in flight get this long to finish
 accesslog = os.environ.get("WEB_ACCESS_LOG") or None
 errorlog = "-"
+# The master imports the application and its URLconf (every view) once, before it forks: each worker starts
+# ready to serve, and a brand-new worker's first page does not pay ~0.3 s of imports (bench/web_first_page.py).
+preload_app = os.environ.get("WEB_PRELOAD", "1").strip().lower() in ("1", "true", "yes", "on")
 control_socket_disable = True  # its default path is per user, shared by every instance; nothing uses it
