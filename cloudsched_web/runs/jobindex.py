@@ -43,6 +43,7 @@ from cloudsched_web.runs import store
 SCHEMA = pa.schema([("job", pa.string()), ("first", pa.float64()), ("last", pa.float64()),
                     ("nres", pa.int32()), ("fp", pa.uint64())])  # fmt: skip
 COLUMNS = ["job", "start", "end", "resource"]
+BITMAP_MAX = 1 << 26  # bytes of the (job, resource) bitmap; past it, a hash group-by
 
 
 def name_hash(name: str) -> int:
@@ -59,46 +60,68 @@ def _one(column) -> pa.Array:
 
 
 def table_of(stored) -> pa.Table:
-    """The job index of a run (``stored``: its ``store.StoredRun``), sorted by job; empty without segments."""
+    """The job index of a run (``stored``: its ``store.StoredRun``), sorted by job; empty without segments.
+
+    Reads the segments file as stored: ``job``, ``start`` and ``end`` once per row (a stretch is one
+    row), the resources a row group at a time (a stretch's list of codes is its segments' resources),
+    so 16.5 M segments are never expanded. The distinct (job, resource) pairs come from a bitmap of
+    jobs × resources bytes (up to ``BITMAP_MAX``), else from a hash group-by.
+    """
     name = stored.files.get("segments")
     if not name:
         return SCHEMA.empty_table()
-    source = store.source(name)
-    schema = pq.read_schema(source)
-    if any(c not in schema.names for c in COLUMNS):
+    pf = pq.ParquetFile(store.source(name))
+    schema = pf.schema_arrow
+    if any(c not in schema.names for c in COLUMNS) or not pf.metadata.num_rows:
         return SCHEMA.empty_table()
-    table = pq.read_table(source, columns=COLUMNS)
-    if not table.num_rows:
-        return SCHEMA.empty_table()
+    head = pf.read(columns=["job", "start", "end"], use_threads=False)
+    job = pc.dictionary_encode(pc.fill_null(pc.cast(_one(head["job"]), pa.string()), "None"))
+    jcodes, n_jobs = np.asarray(job.indices).astype(np.int64), len(job.dictionary)
+    first, last = np.full(n_jobs, np.nan), np.full(n_jobs, np.nan)
+    np.fmin.at(first, jcodes, head["start"].to_numpy())  # fmin/fmax: a missing start or end is skipped
+    np.fmax.at(last, jcodes, head["end"].to_numpy())
+    del head
+    canonical = {}  # a resource name's one code (a dictionary may, in principle, hold a value twice)
+
+    def remap_of(names):
+        return np.fromiter((canonical.setdefault(str(n), len(canonical)) for n in names), np.int64, len(names))
+
     labels = (schema.metadata or {}).get(store.STRETCH)
     if labels is not None:  # stretches: resource is the list of the stretch's codes into ``labels``
-        lists = _one(table["resource"])
-        codes = pc.list_flatten(lists)
-        rows = np.asarray(pc.list_parent_indices(lists))
-        names = orjson.loads(labels)
-    else:
-        column = _one(table["resource"])
+        remap = remap_of(orjson.loads(labels))
+
+        def parts():  # (file row, resource) of each segment, a row group at a time
+            offset = 0
+            for g in range(pf.num_row_groups):
+                lists = _one(pf.read_row_group(g, columns=["resource"], use_threads=False)["resource"])
+                yield np.asarray(pc.list_parent_indices(lists)) + offset, remap[np.asarray(pc.list_flatten(lists))]
+                offset += len(lists)
+
+        pairs = parts()
+    else:  # one row per segment (families whose segments all differ: small enough to read whole)
+        column = _one(pf.read(columns=["resource"], use_threads=False)["resource"])
         if not pa.types.is_dictionary(column.type):
             column = pc.dictionary_encode(pc.cast(column, pa.string()))
-        codes, names, rows = column.indices, pc.cast(column.dictionary, pa.string()).to_pylist(), None
-    job = pc.dictionary_encode(pc.fill_null(pc.cast(_one(table["job"]), pa.string()), "None"))
-    jcodes = np.asarray(job.indices)
-    n_jobs = len(job.dictionary)
-    spans = pa.table({"j": job.indices, "s": table["start"], "e": table["end"]})
-    spans = spans.group_by("j", use_threads=False).aggregate([("s", "min"), ("e", "max")])
-    at = np.asarray(spans["j"])
-    first, last = np.full(n_jobs, np.nan), np.full(n_jobs, np.nan)
-    first[at] = spans["s_min"].to_numpy(zero_copy_only=False)
-    last[at] = spans["e_max"].to_numpy(zero_copy_only=False)
-    pairs = pa.table({"j": jcodes if rows is None else jcodes[rows], "r": codes}).filter(pc.is_valid(pc.field("r")))
-    canonical = {}  # a name's one code (a dictionary may, in principle, hold a value twice)
-    remap = np.fromiter((canonical.setdefault(str(n), len(canonical)) for n in names), np.int64, len(names))
-    pairs = pa.table({"j": pairs["j"], "r": remap[np.asarray(pairs["r"])]})
-    pairs = pairs.group_by(["j", "r"], use_threads=False).aggregate([])  # the distinct (job, resource) pairs
-    pj, pr = np.asarray(pairs["j"]), np.asarray(pairs["r"])
+        remap = remap_of(pc.cast(column.dictionary, pa.string()).to_pylist())
+        rows = np.flatnonzero(np.asarray(column.is_valid()))  # a segment without resource: not in the set
+        pairs = [(rows, remap[np.asarray(column.indices.filter(column.is_valid()))])]
+    width = max(len(canonical), 1)
+    if n_jobs * width <= BITMAP_MAX:
+        seen = np.zeros(n_jobs * width, dtype=bool)
+        for rows, codes in pairs:
+            seen[jcodes[rows] * width + codes] = True
+        keys = np.flatnonzero(seen)  # job-major: sorted by job
+        del seen
+    else:
+        chunks = [pa.array(jcodes[rows] * width + codes, pa.int64()) for rows, codes in pairs]
+        keys = pa.table({"k": pa.chunked_array(chunks, pa.int64())})
+        keys = np.sort(np.asarray(keys.group_by("k", use_threads=False).aggregate([])["k"]))
+    pj, pr = keys // width, keys % width
     nres = np.bincount(pj, minlength=n_jobs).astype(np.int32)
     fp = np.zeros(n_jobs, dtype=np.uint64)
-    np.add.at(fp, pj, _hashes(list(canonical))[pr])  # uint64: wraps mod 2**64
+    if keys.size:
+        starts = np.flatnonzero(np.diff(pj, prepend=-1))
+        fp[pj[starts]] = np.add.reduceat(_hashes(list(canonical))[pr], starts)  # uint64: wraps mod 2**64
     out = pa.table([job.dictionary, first, last, nres, fp], schema=SCHEMA)
     return out.take(pc.sort_indices(out["job"]))
 

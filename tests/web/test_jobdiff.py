@@ -225,3 +225,18 @@ def test_the_fingerprint_is_the_set_of_resource_names():
     header, manifest = store.save(0, uuid.uuid4().hex, _doc([s for s in a if s["job"] != "big"]))
     assert store.STRETCH in (plain.stored(0)._physical_schema("segments").metadata or {})
     assert store.STRETCH not in (ParsedResult(header, manifest).stored(0)._physical_schema("segments").metadata or {})
+
+
+def test_the_hash_group_by_gives_the_bitmap_s_pairs_and_a_segment_without_resource_is_not_in_the_set(monkeypatch):
+    a, b = _hand_made()
+    plain, _ = _both(_doc(a, b))
+    results = schedulers.run(schedulers.example("backfill"))
+    header, manifest = store.save(0, uuid.uuid4().hex, results)
+    family = ParsedResult(header, manifest)
+    nulls = ParsedResult(*store.save(0, uuid.uuid4().hex, _doc([_seg("n", None, 0, 1), _seg("n", "p1", 2, 3)])))
+    stored = [plain.stored(0), plain.stored(1), family.stored(0), family.stored(1), nulls.stored(0)]
+    bitmap = [jobindex.table_of(s) for s in stored]
+    monkeypatch.setattr(jobindex, "BITMAP_MAX", 0)
+    assert [jobindex.table_of(s) for s in stored] == bitmap
+    assert bitmap[-1].to_pylist() == [{"job": "n", "first": 0.0, "last": 3.0, "nres": 1, "fp": jobindex.name_hash("p1")}]
+    assert _reference_jobs(nulls, 0) == {"n": [0.0, 3.0, frozenset({"p1"})]}
