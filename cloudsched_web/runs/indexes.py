@@ -52,7 +52,7 @@ def build(header: dict, manifest: dict) -> dict:
 
     A result without runs or files is returned as it is.
     """
-    from cloudsched_web.runs import queries, timeline
+    from cloudsched_web.runs import jobindex, queries, timeline
 
     if not manifest or not manifest.get("runs"):
         return manifest
@@ -78,6 +78,7 @@ def build(header: dict, manifest: dict) -> dict:
         byrow = _by_row(parsed, i, names, modes)
         if byrow is not None:
             files["byrow"] = _write(f"{base}/r{i}-byrow.parquet", byrow)
+        files.update(jobindex.files(parsed, i, base))  # the diff's per-job index (runs.jobindex)
         runs.append({**info, "index": files})
         parsed._memo.clear()  # one run's indexes at a time in the worker's memory
     return {**manifest, "runs": runs, "index": {"version": VERSION, "colour_modes": modes}}
