@@ -150,6 +150,9 @@ class TwoTier:
         self.bg_run: set[int] = set()  # jobs in the bg tier
         self.fg_run: set[int] = set()  # jobs in the fg tier
         self.above: dict[int, dict[int, None]] = {}  # bg job: the fg jobs sharing a processor with it
+        # bg job: (Σ size, max estimated termination) of above[job], REASY's background-head reservation (Alg. 3
+        # lines 14–17, keasy._reservation); dropped whenever above[job] changes
+        self.above_res: dict[int, tuple[int, float]] = {}
         self.idle_fg = P
         self.busy_bg = 0
         self.wsz: list[int] = []
@@ -227,12 +230,32 @@ class TwoTier:
             heapq.heappush(self.heap, (now + max(self.wl[j], 0.0) / r, v, j))
 
     def _refresh(self, jobs, now: float) -> None:
-        """New rates (eqs. 3.1–3.2) for ``jobs`` after a change on their processors."""
+        """New rates (eqs. 3.1–3.2) for ``jobs`` after a change on their processors (``_bg_rate`` and ``_set_rate``
+        inline: 1.5 jobs a job are refreshed, issue 17 third round)."""
+        tier, rate, tupd, wl, version, heap = self.tier, self.rate, self.tupd, self.wl, self.version, self.heap
+        record = self.record
         for j in jobs:
-            if self.tier[j] == BG:
-                self._set_rate(j, self._bg_rate(j), now)
-            else:
-                self._set_rate(j, 1.0 if not self.bgm & self.jm[j] else 1.0 - self.loss[j], now)
+            if tier[j] == BG:  # eq. 3.2, the slowest process: under the busiest fg job above j
+                over = self.above[j]
+                if over:
+                    cpu = self.cpu
+                    eff = self.eff[j]
+                    r = min(eff, eff * (1.0 - max(map(cpu.__getitem__, over))) / cpu[j])
+                else:
+                    r = 1.0
+            else:  # eq. 3.1
+                r = 1.0 if not self.bgm & self.jm[j] else 1.0 - self.loss[j]
+            old = rate[j]
+            if r == old:
+                continue
+            w = wl[j] = wl[j] - old * (now - tupd[j])  # _set_rate: settle the work at the old rate
+            tupd[j] = now
+            if record:
+                self._close(j, now)
+            rate[j] = r
+            v = version[j] = version[j] + 1
+            if r > 0:
+                heapq.heappush(heap, (now + max(w, 0.0) / r, v, j))
 
     def _close(self, j: int, now: float) -> None:
         t = self.tier[j]
@@ -242,37 +265,57 @@ class TwoTier:
 
     # -- placement ---------------------------------------------------------------------------
     def place_fg(self, j: int, m: int, pr: list[int] | None, now: float) -> None:
-        """j onto the fg VMs of mask ``m`` (``pr``: the same processors in Dispatch order, when recording)."""
-        if self.tier[j] == WAITING:  # _leave_queue, inline (the hot path)
+        """j onto the fg VMs of mask ``m`` (``pr``: the same processors in Dispatch order, when recording); j leaves
+        J_q ∪ J_bg (Alg. 2 Deploy, lines 1–13: a deployed job is no longer a candidate of Alg. 1).
+
+        The hot path of every Deploy: ``_leave_queue``, ``_start_rate`` and ``leave_unfg`` are inlined (issue 17,
+        third round: one call per deploy instead of four)."""
+        tier, s = self.tier, self.size_l[j]
+        t = tier[j]
+        if t == WAITING:  # _leave_queue
             self.n_waiting -= 1
             wsz = self.wsz
-            del wsz[bisect.bisect_left(wsz, self.size_l[j])]
+            del wsz[bisect.bisect_left(wsz, s)]
             self.first_start[j] = now
             self.tupd[j] = now
-        c = self.cpu[j]
+        elif not t:  # deployed at its arrival, never queued (keasy.arrival_pass)
+            self.first_start[j] = now
+            self.tupd[j] = now
+        if self.unfg[j]:  # leave_unfg
+            self.unfg[j] = 0
+            self.size_u[j] = self.P + 1
+            usz = self.usz
+            del usz[bisect.bisect_left(usz, s)]
         self.jm[j] = m
         self.fgm |= m
-        self.idle_fg -= self.size_l[j]
-        if self.cpu_known and c >= self.threshold:  # the bg VMs above it stop being eligible
+        self.idle_fg -= s
+        if self.cpu_known and self.cpu[j] >= self.threshold:  # the bg VMs above it stop being eligible
             self.hotm |= m
         self.fg_run.add(j)
-        self.tier[j] = FG
+        tier[j] = FG
         if self.record:
             self.procs[j] = pr
             fgj = self.fgj
             for p in pr:
                 fgj[p] = j
         self.seg_start[j] = now
-        key = (now + ((self.wl[j] - self.rate[j] * (now - self.tupd[j])) + self.slack[j]), j)  # est_remaining
+        wl = self.wl[j]
+        key = (now + ((wl - self.rate[j] * (now - self.tupd[j])) + self.slack[j]), j)  # est_remaining
         self.fg_key[j] = key
         bisect.insort(self.fg_sorted, key)
         shared = self.bgm & m
-        self._start_rate(j, 1.0 if not shared else 1.0 - self.loss[j], now)
+        r = 1.0 if not shared else 1.0 - self.loss[j]  # eq. 3.1; _start_rate:
+        self.rate[j] = r
+        v = self.version[j] + 1
+        self.version[j] = v
+        if r > 0:
+            heapq.heappush(self.heap, (now + max(wl, 0.0) / r, v, j))
         if shared:
-            jm, above = self.jm, self.above
+            jm, above, res = self.jm, self.above, self.above_res
             under = sorted([k for k in self.bg_run if jm[k] & m])
             for k in under:
                 above[k][j] = None
+                res.pop(k, None)
             self._refresh(under, now)
 
     def place_bg(self, j: int, m: int, pr: list[int] | None, now: float) -> None:
@@ -288,6 +331,7 @@ class TwoTier:
         self.seg_start[j] = now
         over = self._over(j) if self.fgm & m else {}
         self.above[j] = over
+        self.above_res.pop(j, None)
         if over:
             self._refresh(list(over), now)
         self._start_rate(j, self._bg_rate(j), now)
@@ -340,14 +384,17 @@ class TwoTier:
             if self.bgm & m:
                 jm, above = self.jm, self.above
                 under = sorted([k for k in self.bg_run if jm[k] & m])
+                res = self.above_res
                 for k in under:
                     del above[k][j]
+                    res.pop(k, None)
                 self._refresh(under, now)
         else:
             self.bgm &= ~m
             self.bg_run.discard(j)
             self.busy_bg -= self.size_l[j]
             over = self.above.pop(j)
+            self.above_res.pop(j, None)
             if over:
                 self._refresh(self._over(j) if self.record else list(over), now)
         return m, self.procs[j]
@@ -459,6 +506,7 @@ def simulate_two_tier(inst, algorithm: str, params, progress=None, reservations:
     inf = float("inf")
     version, tier, unfg, wl, end = sim.version, sim.tier, sim.unfg, sim.wl, sim.end
     remove, arrive, leave_unfg, heappop = sim.remove, sim.arrive, sim.leave_unfg, heapq.heappop
+    ALL, cpu_known = sim.ALL, sim.cpu_known
     while done < n:
         while heap and heap[0][1] != version[heap[0][2]]:
             heappop(heap)
@@ -489,14 +537,21 @@ def simulate_two_tier(inst, algorithm: str, params, progress=None, reservations:
             if progress is not None and done % step == 0:
                 progress(done / n)
         while na < n and submit[na] <= now:
-            arrive(na)
             na += 1
         if full:
+            for j in range(na0, na):
+                arrive(j)
             foreground_pass(sim, now, na, mode)
         elif na > na0:
-            arrival_pass(sim, now, na0, na, mode)
+            arrival_pass(sim, now, na0, na, mode)  # it makes the new jobs arrive (or starts them at once)
         if sim.n_waiting:  # Step 3 has nothing to place otherwise
-            background_pass(sim, now, na)
+            # background_pass's own early returns, tested here: no eligible bg VM; the smallest waiting job does
+            # not fit; no arrival and no more eligible VMs than the last pass left (every job still waiting is
+            # larger) — most events (issue 17, third round). Skipping a pass that places nothing keeps its
+            # bookkeeping (``arrived``, ``bg_left``) on the safe side: fewer later skips, never a wrong one.
+            free = (ALL & ~(sim.bgm | sim.hotm) if cpu_known else ALL & ~sim.bgm).bit_count()
+            if free and sim.wsz[0] <= free and (sim.arrived or free > sim.bg_left):
+                background_pass(sim, now, na)
         ts.append(now)
         s_fg.append(sim.P - sim.idle_fg)
         s_bg.append(sim.busy_bg)
