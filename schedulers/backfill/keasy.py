@@ -181,11 +181,23 @@ def arrival_pass(sim: TwoTier, now: float, na0: int, na: int, mode: str) -> None
     the new ones are tested against the recomputed N_E, as the full pass would; otherwise the full pass.
 
     The new jobs join J_q here (``sim.arrive``; the event loop leaves them to this pass) — except a job that
-    starts at once, which never enters the queue's structures: the tests before a deploy read no queue
+    starts at once (into an empty J_q ∪ J_bg, Step 1, or by backfilling), which never enters the queue's structures: the tests before a deploy read no queue
     structure, and a job deployed at its arrival would leave them at once (issue 17, third round: 80 % of the
     arrivals at load 0.7). They are all queued (t_r = their estimate), so ``_backfill`` and ``deploy`` are
     inlined: Alg. 1 lines 26–32 / Alg. 3 lines 22–28 with Deploy of a queued job = Dispatch(j, FG).
     """
+    if INCREMENTAL and not sim.usz:  # J_q ∪ J_bg empty: Step 1 (lines 1–11) deploys the new jobs while they fit
+        size_l = sim.size_l
+        j = na0
+        while j < na and size_l[j] <= sim.idle_fg:
+            sim.place_fg(j, *sim.fg_candidates(size_l[j]), now)  # never queued
+            j += 1
+        sim.fg_cache = None
+        if j < na:  # the first that does not fit is the head: the rest of the full pass from there
+            for k in range(j, na):
+                sim.arrive(k)
+            foreground_pass(sim, now, na, mode)
+        return
     c = sim.fg_cache
     if INCREMENTAL and c is not None and c[1] >= now:
         qh = sim.qh  # _advance to the first member below na0 (the new jobs are not flagged yet)
@@ -260,7 +272,10 @@ def _advance(sim: TwoTier, na: int) -> int:
 
 
 def background_pass(sim: TwoTier, now: float, na: int) -> None:
-    """Alg. 1 Step 3: SJF (by estimate) over the queue into the background tier."""
+    """Alg. 1 Step 3: SJF (by estimate) over the queue into the background tier.
+
+    The queued jobs that fit in the eligible VMs, by estimate (ties in arrival order): one numpy comparison
+    over the span when J_q ∪ J_bg has many members, else a walk over its members (issue 17, third round)."""
     if sim.n_waiting == 0:
         return
     free = (sim.ALL & ~(sim.bgm | sim.hotm) if sim.cpu_known else sim.ALL & ~sim.bgm).bit_count()  # n_elig
@@ -271,11 +286,22 @@ def background_pass(sim: TwoTier, now: float, na: int) -> None:
     if sim.wsz[0] > free:  # the smallest waiting job does not fit: nothing to scan
         return
     lo = _advance(sim, na)
-    q = lo + ((sim.tier_np[lo:na] == WAITING) & (sim.size[lo:na] <= free)).nonzero()[0]
-    q = q[np.argsort(sim.est[q], kind="stable")]
+    if len(sim.usz) > LONG_LIST:  # many members of J_q ∪ J_bg: numpy over the span, a stable sort by estimate
+        q = lo + ((sim.tier_np[lo:na] == WAITING) & (sim.size[lo:na] <= free)).nonzero()[0]
+        q = q[np.argsort(sim.est[q], kind="stable")].tolist()
+    else:  # few: walk the members; (estimate, index) pairs sort as the stable sort does
+        unfg, tier, size_l, est_l = sim.unfg, sim.tier, sim.size_l, sim.est_l
+        pairs = []
+        j = unfg.find(1, lo, na)
+        while j >= 0:
+            if tier[j] == WAITING and size_l[j] <= free:
+                pairs.append((est_l[j], j))
+            j = unfg.find(1, j + 1, na)
+        pairs.sort()
+        q = [j for _, j in pairs]
     cand = sim.bg_candidates()
     used = 0
-    for j in q.tolist():
+    for j in q:
         sj = sim.size_l[j]
         if sj > free - used:
             continue

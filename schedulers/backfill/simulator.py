@@ -149,7 +149,8 @@ class TwoTier:
         self.jm = [0] * n
         self.bg_run: set[int] = set()  # jobs in the bg tier
         self.fg_run: set[int] = set()  # jobs in the fg tier
-        self.above: dict[int, dict[int, None]] = {}  # bg job: the fg jobs sharing a processor with it
+        # bg job: {fg job sharing a processor with it: that fg job's CPU use} (the values feed eq. 3.2's max)
+        self.above: dict[int, dict[int, float]] = {}
         # bg job: (Σ size, max estimated termination) of above[job], REASY's background-head reservation (Alg. 3
         # lines 14–17, keasy._reservation); dropped whenever above[job] changes
         self.above_res: dict[int, tuple[int, float]] = {}
@@ -161,6 +162,9 @@ class TwoTier:
         # larger than the eligible VMs the last pass left (the queue only shrinks between arrivals)
         self.bg_left = -1
         self.arrived = False
+        # eligible bg VMs may have become more since the event loop last counted them: only a removal (of a bg job,
+        # or of an fg job at ≥ the threshold) frees one; placements only take them
+        self.elig_up = True
         self.tier = bytearray(n)  # WAITING / BG / FG / DONE (0: not arrived); tier_np is a numpy view of it
         self.tier_np = np.frombuffer(self.tier, dtype=np.int8)
         self.unfg = bytearray(n)  # waiting or background: the list J_q ∪ J_bg of Alg. 1
@@ -203,7 +207,7 @@ class TwoTier:
         over = self.above[j]
         if not over:
             return 1.0
-        m = max(map(self.cpu.__getitem__, over))
+        m = max(over.values())
         eff = self.eff[j]
         return min(eff, eff * (1.0 - m) / self.cpu[j])
 
@@ -240,7 +244,7 @@ class TwoTier:
                 if over:
                     cpu = self.cpu
                     eff = self.eff[j]
-                    r = min(eff, eff * (1.0 - max(map(cpu.__getitem__, over))) / cpu[j])
+                    r = min(eff, eff * (1.0 - max(over.values())) / cpu[j])
                 else:
                     r = 1.0
             else:  # eq. 3.1
@@ -311,10 +315,12 @@ class TwoTier:
         if r > 0:
             heapq.heappush(self.heap, (now + max(wl, 0.0) / r, v, j))
         if shared:
-            jm, above, res = self.jm, self.above, self.above_res
-            under = sorted([k for k in self.bg_run if jm[k] & m])
+            jm, above, res, c = self.jm, self.above, self.above_res, self.cpu[j]
+            under = [k for k in self.bg_run if jm[k] & m]
+            if len(under) > 1:  # job order (the order stretches close in); ~2 bg jobs run at a time
+                under.sort()
             for k in under:
-                above[k][j] = None
+                above[k][j] = c
                 res.pop(k, None)
             self._refresh(under, now)
 
@@ -340,9 +346,11 @@ class TwoTier:
         """The fg jobs above bg job j; when recording, in first-seen order along its processors (the order their
         stretches are closed in); otherwise from the masks."""
         if self.record:
-            return dict.fromkeys([f for f in map(self.fgj.__getitem__, self.procs[j]) if f >= 0])
+            cpu = self.cpu
+            return {f: cpu[f] for f in [f for f in map(self.fgj.__getitem__, self.procs[j]) if f >= 0]}
         m, jm = self.jm[j], self.jm
-        return {f: None for f in self.fg_run if jm[f] & m}
+        cpu = self.cpu
+        return {f: cpu[f] for f in self.fg_run if jm[f] & m}
 
     def _leave_queue(self, j: int, now: float) -> None:
         if self.tier[j] == WAITING:
@@ -373,6 +381,8 @@ class TwoTier:
         m = self.jm[j]
         if self.tier[j] == FG:
             self.fgm &= ~m
+            if self.hotm & m:
+                self.elig_up = True
             self.hotm &= ~m
             self.idle_fg += self.size_l[j]
             self.fg_run.discard(j)
@@ -383,7 +393,9 @@ class TwoTier:
             del self.fg_sorted[bisect.bisect_left(self.fg_sorted, self.fg_key[j])]
             if self.bgm & m:
                 jm, above = self.jm, self.above
-                under = sorted([k for k in self.bg_run if jm[k] & m])
+                under = [k for k in self.bg_run if jm[k] & m]
+                if len(under) > 1:  # job order (the order stretches close in); ~2 bg jobs run at a time
+                    under.sort()
                 res = self.above_res
                 for k in under:
                     del above[k][j]
@@ -391,6 +403,7 @@ class TwoTier:
                 self._refresh(under, now)
         else:
             self.bgm &= ~m
+            self.elig_up = True
             self.bg_run.discard(j)
             self.busy_bg -= self.size_l[j]
             over = self.above.pop(j)
@@ -424,7 +437,10 @@ class TwoTier:
         m = calm
         out = _bits(calm, nc) if rec else None
         got = nc
-        for g in self._by_cpu(self.bg_run, idle):
+        bg_run = self.bg_run
+        # one bg job (the common case): its idle fg VMs are the only group
+        groups = [self.jm[next(iter(bg_run))] & idle] if len(bg_run) == 1 else self._by_cpu(bg_run, idle)
+        for g in groups:
             g = _low(g, need - got)
             m |= g
             got += g.bit_count()
@@ -544,11 +560,14 @@ def simulate_two_tier(inst, algorithm: str, params, progress=None, reservations:
             foreground_pass(sim, now, na, mode)
         elif na > na0:
             arrival_pass(sim, now, na0, na, mode)  # it makes the new jobs arrive (or starts them at once)
-        if sim.n_waiting:  # Step 3 has nothing to place otherwise
+        if sim.n_waiting and (sim.arrived or sim.elig_up):  # Step 3 has nothing to place otherwise
             # background_pass's own early returns, tested here: no eligible bg VM; the smallest waiting job does
             # not fit; no arrival and no more eligible VMs than the last pass left (every job still waiting is
             # larger) — most events (issue 17, third round). Skipping a pass that places nothing keeps its
-            # bookkeeping (``arrived``, ``bg_left``) on the safe side: fewer later skips, never a wrong one.
+            # bookkeeping (``arrived``, ``bg_left``) on the safe side: fewer later skips, never a wrong one. With
+            # no arrival and no removal that frees an eligible VM since the last count (``elig_up``), the count
+            # can only have fallen: each of these skips still holds, and nothing is counted.
+            sim.elig_up = False
             free = (ALL & ~(sim.bgm | sim.hotm) if cpu_known else ALL & ~sim.bgm).bit_count()
             if free and sim.wsz[0] <= free and (sim.arrived or free > sim.bg_left):
                 background_pass(sim, now, na)

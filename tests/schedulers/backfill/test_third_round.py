@@ -1,5 +1,6 @@
 """Issue 17, third round: the structures the passes now keep instead of recomputing equal a recomputation.
 
+- ``sim.above[k]``: the fg jobs above bg job k, each with its CPU use (eq. 3.2 takes their max);
 - ``sim.above_res``: REASY's background-head reservation terms (Σ size and the last estimated termination of
   the fg jobs above a bg job, Alg. 3 lines 14–17), kept until ``above[job]`` changes;
 - the arrival path starts a job that fits at once without queueing it: after every pass a job is in J_q's
@@ -19,6 +20,8 @@ from .test_incremental import check_state
 
 
 def _check_above_res(sim) -> None:
+    for k, over in sim.above.items():  # each fg job above a bg job carries its CPU use (eq. 3.2's max)
+        assert over == {f: sim.cpu[f] for f in over}, k
     for k, (total, last) in sim.above_res.items():
         assert sim.tier[k] == BG, f"cached reservation of job {k}, which is not in the background"
         jobs = sim.above[k]
