@@ -140,7 +140,10 @@ def foreground_pass(sim: TwoTier, now: float, na: int, mode: str) -> None:
     idle = sim.idle_fg
     if idle == 0 or h + 1 >= na:
         return
-    shadow, extra = _reservation(sim, h, now, mode)
+    if mode == "R" and tier[h] == BG:  # Alg. 3 lines 14–17
+        shadow, extra = _reservation(sim, h, now, mode)
+    else:  # Alg. 1 lines 14–21 (what _reservation returns for such a head)
+        shadow, extra = shadow_and_extra(idle, size_l[h], sim.fg_sorted, size_l, now)
     if sim.reservations is not None and h not in sim.reservations:
         sim.reservations[h] = (shadow, int(tier[h]))
     lo = h + 1
@@ -160,7 +163,7 @@ def foreground_pass(sim: TwoTier, now: float, na: int, mode: str) -> None:
                 if len(cands) == k:
                     break
             j += 1
-    sim.fg_cache = (h, shadow, _backfill(sim, cands, now, shadow, extra, mode))
+    sim.fg_cache = (h, shadow, _backfill(sim, cands, now, shadow, extra, mode) if cands else extra)
 
 
 def arrival_pass(sim: TwoTier, now: float, na0: int, na: int, mode: str) -> None:

@@ -86,6 +86,10 @@ def _low(m: int, k: int) -> int:
     """The mask of the ``k`` lowest set bits of ``m`` (``m`` if it has no more)."""
     if m.bit_count() <= k:
         return m
+    low = m & -m
+    run = (low << k) - low  # the k bits from the lowest set one: taken whole when all set (2 calls in 3)
+    if m & run == run:
+        return run
     if k <= 8:  # a few: peel the lowest bit
         out = 0
         for _ in range(k):
@@ -455,7 +459,7 @@ class TwoTier:
         an idle fg VM (load 0) in index order, then those under each fg job grouped by its CPU use, lowest first
         (``take`` hands them out in this order)."""
         elig = self.elig_mask()
-        if not self.cpu_known:
+        if not self.cpu_known or not elig & self.fgm:  # no eligible VM under a busy fg VM: one group
             return [elig]
         return [elig & ~self.fgm, *self._by_cpu(self.fg_run, elig)]
 
