@@ -68,12 +68,12 @@ def deploy(sim: TwoTier, j: int, now: float, mode: str) -> bool:
     """Deploy(j, BackfillType) of Alg. 2 ('K' kill, 'M' migrate, 'R' reservation only); ``place_fg`` takes j out
     of J_q ∪ J_bg."""
     if sim.tier[j] == BG:
-        if sim.own_fg_idle(j):  # Alg. 2 lines 2–4: swap the priorities of its VMs
+        if sim.own_fg_idle(j):  # Alg. 2 lines 4–6: swap the priorities of its VMs
             m, pr = sim.remove(j, now)
             sim.counters["swaps"] += 1
             sim.place_fg(j, m, pr, now)
             return True
-        if mode == "R":  # Alg. 2 line 8
+        if mode == "R":  # Alg. 2 lines 8–9
             return False
         sim.remove(j, now)
         if sim.record:
@@ -112,15 +112,15 @@ def _reservation(sim: TwoTier, h: int, now: float, mode: str) -> tuple[float, in
 def foreground_pass(sim: TwoTier, now: float, na: int, mode: str) -> None:
     """Alg. 1 Steps 1–2 (Step 2 per Alg. 3 for REASY).
 
-    Step 2's candidates are the jobs of J_q ∪ J_bg after the head that fit in the idle fg VMs now (Alg. 1 line
-    26), in arrival order. How many there are is known before any scan: the sizes of J_q ∪ J_bg are kept sorted
+    Step 2's candidates are the jobs of J_q ∪ J_bg after the head that fit in the idle fg VMs now (Alg. 1 lines
+    24–26), in arrival order. How many there are is known before any scan: the sizes of J_q ∪ J_bg are kept sorted
     (``sim.usz``), so one bisection counts those ≤ N_idle. None: no scan. Few members: a walk over the members
     (``bytearray.find``) that stops at the last one that fits; many: one numpy comparison over the span (issue
     17, third round: the span after the head holds ~200 jobs for ~12 members at load 0.7).
     """
     sim.fg_cache = None
     unfg, size_l, tier = sim.unfg, sim.size_l, sim.tier
-    # Step 1: FCFS over J_q ∪ J_bg (lines 1–11), from the first member (_advance, inline)
+    # Step 1: FCFS over J_q ∪ J_bg (Alg. 1 lines 3–12), from the first member (_advance, inline)
     lo = sim.qh
     if lo < na:
         lo = unfg.find(1, lo, na)
@@ -187,9 +187,9 @@ def arrival_pass(sim: TwoTier, now: float, na0: int, na: int, mode: str) -> None
     starts at once (into an empty J_q ∪ J_bg, Step 1, or by backfilling), which never enters the queue's structures: the tests before a deploy read no queue
     structure, and a job deployed at its arrival would leave them at once (issue 17, third round: 80 % of the
     arrivals at load 0.7). They are all queued (t_r = their estimate), so ``_backfill`` and ``deploy`` are
-    inlined: Alg. 1 lines 26–32 / Alg. 3 lines 22–28 with Deploy of a queued job = Dispatch(j, FG).
+    inlined: Alg. 1 lines 24–32 / Alg. 3 lines 20–28 with Deploy of a queued job = Dispatch(j, FG).
     """
-    if INCREMENTAL and not sim.usz:  # J_q ∪ J_bg empty: Step 1 (lines 1–11) deploys the new jobs while they fit
+    if INCREMENTAL and not sim.usz:  # J_q ∪ J_bg empty: Step 1 (Alg. 1 lines 3–10) deploys the new jobs while they fit
         size_l = sim.size_l
         j = na0
         while j < na and size_l[j] <= sim.idle_fg:
@@ -227,8 +227,8 @@ def arrival_pass(sim: TwoTier, now: float, na0: int, na: int, mode: str) -> None
         if sj > idle:
             arrive(j)
             continue
-        late = est_l[j] > shadow - now  # line 27: t_r + t_c > T_S
-        if late and sj > extra:  # line 32: nor on the extra VMs
+        late = est_l[j] > shadow - now  # t_r + t_c > T_S (Alg. 1 lines 28, 31; Alg. 3 lines 24, 27)
+        if late and sj > extra:  # nor N_j ≤ N_E (line 28 / 24): not backfilled
             arrive(j)
             continue
         sim.place_fg(j, *sim.fg_candidates(sj), now)  # starts at once: never enters J_q's structures
@@ -275,7 +275,7 @@ def _advance(sim: TwoTier, na: int) -> int:
 
 
 def background_pass(sim: TwoTier, now: float, na: int) -> None:
-    """Alg. 1 Step 3: SJF (by estimate) over the queue into the background tier.
+    """Alg. 1 Step 3 (lines 33–38): SJF (by estimate) over the queue into the background tier.
 
     The queued jobs that fit in the eligible VMs, by estimate (ties in arrival order): one numpy comparison
     over the span when J_q ∪ J_bg has many members, else a walk over its members (issue 17, third round)."""

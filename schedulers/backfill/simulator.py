@@ -274,7 +274,7 @@ class TwoTier:
     # -- placement ---------------------------------------------------------------------------
     def place_fg(self, j: int, m: int, pr: list[int] | None, now: float) -> None:
         """j onto the fg VMs of mask ``m`` (``pr``: the same processors in Dispatch order, when recording); j leaves
-        J_q ∪ J_bg (Alg. 2 Deploy, lines 1–13: a deployed job is no longer a candidate of Alg. 1).
+        J_q ∪ J_bg (Alg. 1 lines 10 and 30: remove j from J_q or J_bg, insert it into J_fg).
 
         The hot path of every Deploy: ``_leave_queue``, ``_start_rate`` and ``leave_unfg`` are inlined (issue 17,
         third round: one call per deploy instead of four)."""
