@@ -37,6 +37,8 @@ Readings where the pseudo-code is loose:
 
 from __future__ import annotations
 
+from bisect import bisect_right
+
 import numpy as np
 
 from schedulers.backfill.easy import shadow_and_extra
@@ -44,6 +46,7 @@ from schedulers.backfill.simulator import BG, WAITING, TwoTier
 
 __all__ = ["arrival_pass", "background_pass", "deploy", "foreground_pass"]
 
+inf = float("inf")
 LONG_LIST = 32  # above this many jobs after the head, backfill candidates come from one numpy comparison
 INCREMENTAL = True  # arrivals alone take arrival_pass (False: always the full Steps 1–2; the tests compare both)
 
@@ -62,15 +65,15 @@ def _deploy_runtime(sim: TwoTier, j: int, now: float, mode: str) -> float | None
 
 
 def deploy(sim: TwoTier, j: int, now: float, mode: str) -> bool:
-    """Deploy(j, BackfillType) of Alg. 2 ('K' kill, 'M' migrate, 'R' reservation only)."""
+    """Deploy(j, BackfillType) of Alg. 2 ('K' kill, 'M' migrate, 'R' reservation only); ``place_fg`` takes j out
+    of J_q ∪ J_bg."""
     if sim.tier[j] == BG:
-        if sim.own_fg_idle(j):
+        if sim.own_fg_idle(j):  # Alg. 2 lines 4–6: swap the priorities of its VMs
             m, pr = sim.remove(j, now)
             sim.counters["swaps"] += 1
             sim.place_fg(j, m, pr, now)
-            sim.leave_unfg(j)
             return True
-        if mode == "R":
+        if mode == "R":  # Alg. 2 lines 8–9
             return False
         sim.remove(j, now)
         if sim.record:
@@ -82,51 +85,85 @@ def deploy(sim: TwoTier, j: int, now: float, mode: str) -> bool:
         else:
             sim.counters["migrations"] += 1
             sim.wl[j] += sim.cost
-    m, pr = sim.fg_candidates(sim.size_l[j])
+    m, pr = sim.fg_candidates(sim.size_l[j])  # Dispatch(j, FG), Alg. 2 lines 19–22
     sim.place_fg(j, m, pr, now)
-    sim.leave_unfg(j)
     return True
 
 
 def _reservation(sim: TwoTier, h: int, now: float, mode: str) -> tuple[float, int]:
-    """(shadow time T_S, extra fg VMs N_E) for head job h (Alg. 1 lines 14–21, Alg. 3 lines 3–17)."""
+    """(shadow time T_S, extra fg VMs N_E) for head job h (Alg. 1 lines 14–21, Alg. 3 lines 3–17).
+
+    REASY's background head (Alg. 3 lines 14–17): T_S the last estimated termination of the fg jobs on its own
+    processors, N_E = N_idle + (their total size) − N_R. The sum and the max over ``above[h]`` are kept in
+    ``sim.above_res`` until ``above[h]`` changes (an fg job lands on or leaves h's processors): the arrival
+    path asks for this reservation on every arrival under a pinned head (issue 17, third round)."""
     need = sim.size_l[h]
     if mode == "R" and sim.tier[h] == BG:
-        jobs = sim.above[h]  # the fg jobs on h's processors (a sum of ints and a max: any order gives the same)
-        size_l, fg_key = sim.size_l, sim.fg_key
-        total = sum([size_l[k] for k in jobs])
-        shadow = max([fg_key[k][0] for k in jobs], default=now)
-        return max(shadow, now), sim.idle_fg + total - need
+        c = sim.above_res.get(h)
+        if c is None:
+            jobs = sim.above[h]  # a sum of ints and a max: any order gives the same
+            size_l, fg_key = sim.size_l, sim.fg_key
+            c = sim.above_res[h] = (sum([size_l[k] for k in jobs]), max([fg_key[k][0] for k in jobs], default=-inf))
+        total, shadow = c
+        return (shadow if shadow > now else now), sim.idle_fg + total - need
     return shadow_and_extra(sim.idle_fg, need, sim.fg_sorted, sim.size_l, now)
 
 
 def foreground_pass(sim: TwoTier, now: float, na: int, mode: str) -> None:
-    """Alg. 1 Steps 1–2 (Step 2 per Alg. 3 for REASY)."""
+    """Alg. 1 Steps 1–2 (Step 2 per Alg. 3 for REASY).
+
+    Step 2's candidates are the jobs of J_q ∪ J_bg after the head that fit in the idle fg VMs now (Alg. 1 lines
+    24–26), in arrival order. How many there are is known before any scan: the sizes of J_q ∪ J_bg are kept sorted
+    (``sim.usz``), so one bisection counts those ≤ N_idle. None: no scan. Few members: a walk over the members
+    (``bytearray.find``) that stops at the last one that fits; many: one numpy comparison over the span (issue
+    17, third round: the span after the head holds ~200 jobs for ~12 members at load 0.7).
+    """
     sim.fg_cache = None
-    # Step 1: FCFS over J_q ∪ J_bg
-    lo = _advance(sim, na)
-    unfg = sim.unfg
+    unfg, size_l, tier = sim.unfg, sim.size_l, sim.tier
+    # Step 1: FCFS over J_q ∪ J_bg (Alg. 1 lines 3–12), from the first member (_advance, inline)
+    lo = sim.qh
+    if lo < na:
+        lo = unfg.find(1, lo, na)
+        sim.qh = lo = na if lo < 0 else lo
     while True:
         h = unfg.find(1, lo, na) if lo < na else -1  # _head
         if h < 0:
             return
-        if sim.size_l[h] > sim.idle_fg or not deploy(sim, h, now, mode):
+        if size_l[h] > sim.idle_fg:
+            break
+        if tier[h] == WAITING:  # Deploy of a queued job: Dispatch(h, FG) (Alg. 2 lines 19–22)
+            sim.place_fg(h, *sim.fg_candidates(size_l[h]), now)
+        elif not deploy(sim, h, now, mode):
             break
         lo = h + 1
     # Step 2: reservation for the head, then backfill (nothing to do without an idle fg VM or a later job)
-    if sim.idle_fg == 0 or h + 1 >= na:
+    idle = sim.idle_fg
+    if idle == 0 or h + 1 >= na:
         return
-    shadow, extra = _reservation(sim, h, now, mode)
+    if mode == "R" and tier[h] == BG:  # Alg. 3 lines 14–17
+        shadow, extra = _reservation(sim, h, now, mode)
+    else:  # Alg. 1 lines 14–21 (what _reservation returns for such a head)
+        shadow, extra = shadow_and_extra(idle, size_l[h], sim.fg_sorted, size_l, now)
     if sim.reservations is not None and h not in sim.reservations:
-        sim.reservations[h] = (shadow, int(sim.tier[h]))
+        sim.reservations[h] = (shadow, int(tier[h]))
     lo = h + 1
-    if sim.usz[0] > sim.idle_fg:  # no job of J_q ∪ J_bg fits in the idle fg VMs: no candidate, no scan
+    usz = sim.usz
+    k = bisect_right(usz, idle) - (size_l[h] <= idle)  # members after the head that fit now
+    if k <= 0:  # none: no scan
         cands = []
-    elif na - lo > LONG_LIST:  # the jobs of J_q ∪ J_bg that fit now, by one comparison on their size column
-        cands = ((sim.size_u[lo:na] <= sim.idle_fg).nonzero()[0] + lo).tolist()
-    else:  # short list: a plain loop is cheaper
-        cands = [j for j in range(lo, na) if sim.unfg[j] and sim.size_l[j] <= sim.idle_fg]
-    sim.fg_cache = (h, shadow, _backfill(sim, cands, now, shadow, extra, mode))
+    elif len(usz) > LONG_LIST:  # many members: one comparison on their size column
+        cands = ((sim.size_u[lo:na] <= idle).nonzero()[0] + lo).tolist()
+    else:  # few: walk the members up to the k-th that fits (all members are below na)
+        cands = []
+        j = lo
+        while True:
+            j = unfg.find(1, j, na)
+            if size_l[j] <= idle:
+                cands.append(j)
+                if len(cands) == k:
+                    break
+            j += 1
+    sim.fg_cache = (h, shadow, _backfill(sim, cands, now, shadow, extra, mode) if cands else extra)
 
 
 def arrival_pass(sim: TwoTier, now: float, na0: int, na: int, mode: str) -> None:
@@ -145,19 +182,64 @@ def arrival_pass(sim: TwoTier, now: float, na0: int, na: int, mode: str) -> None
     the idle count, which this path's own deployments change) recomputes its reservation: if T_S is unchanged
     and N_E no larger than the last pass left, every older job is still rejected by the argument above and
     the new ones are tested against the recomputed N_E, as the full pass would; otherwise the full pass.
+
+    The new jobs join J_q here (``sim.arrive``; the event loop leaves them to this pass) — except a job that
+    starts at once (into an empty J_q ∪ J_bg, Step 1, or by backfilling), which never enters the queue's structures: the tests before a deploy read no queue
+    structure, and a job deployed at its arrival would leave them at once (issue 17, third round: 80 % of the
+    arrivals at load 0.7). They are all queued (t_r = their estimate), so ``_backfill`` and ``deploy`` are
+    inlined: Alg. 1 lines 24–32 / Alg. 3 lines 20–28 with Deploy of a queued job = Dispatch(j, FG).
     """
+    if INCREMENTAL and not sim.usz:  # J_q ∪ J_bg empty: Step 1 (Alg. 1 lines 3–10) deploys the new jobs while they fit
+        size_l = sim.size_l
+        j = na0
+        while j < na and size_l[j] <= sim.idle_fg:
+            sim.place_fg(j, *sim.fg_candidates(size_l[j]), now)  # never queued
+            j += 1
+        sim.fg_cache = None
+        if j < na:  # the first that does not fit is the head: the rest of the full pass from there
+            for k in range(j, na):
+                sim.arrive(k)
+            foreground_pass(sim, now, na, mode)
+        return
     c = sim.fg_cache
-    if not INCREMENTAL or c is None or c[1] < now or _advance(sim, na) != c[0]:
+    if INCREMENTAL and c is not None and c[1] >= now:
+        qh = sim.qh  # _advance to the first member below na0 (the new jobs are not flagged yet)
+        if qh < na0:
+            qh = sim.unfg.find(1, qh, na0)
+            sim.qh = qh = na0 if qh < 0 else qh
+        h, shadow, extra = c
+        if qh == h and mode == "R" and sim.tier[h] == BG:
+            shadow_now, extra_now = _reservation(sim, h, now, mode)
+            if shadow_now != shadow or extra_now > extra:
+                c = None
+            extra = extra_now
+    else:
+        c = None
+    if c is None or qh != h:
+        for j in range(na0, na):
+            sim.arrive(j)
         foreground_pass(sim, now, na, mode)
         return
-    h, shadow, extra = c
-    if mode == "R" and sim.tier[h] == BG:
-        shadow_now, extra_now = _reservation(sim, h, now, mode)
-        if shadow_now != shadow or extra_now > extra:
-            foreground_pass(sim, now, na, mode)
-            return
-        extra = extra_now
-    sim.fg_cache = (h, shadow, _backfill(sim, range(na0, na), now, shadow, extra, mode))
+    size_l, est_l, arrive = sim.size_l, sim.est_l, sim.arrive
+    idle = sim.idle_fg
+    for j in range(na0, na):
+        sj = size_l[j]
+        if sj > idle:
+            arrive(j)
+            continue
+        late = est_l[j] > shadow - now  # t_r + t_c > T_S (Alg. 1 lines 28, 31; Alg. 3 lines 24, 27)
+        if late and sj > extra:  # nor N_j ≤ N_E (line 28 / 24): not backfilled
+            arrive(j)
+            continue
+        sim.place_fg(j, *sim.fg_candidates(sj), now)  # starts at once: never enters J_q's structures
+        if late:
+            extra -= sj
+        idle = sim.idle_fg
+        if idle == 0:
+            for k in range(j + 1, na):
+                arrive(k)
+            break
+    sim.fg_cache = (h, shadow, extra)
 
 
 def _backfill(sim: TwoTier, cands, now: float, shadow: float, extra: int, mode: str) -> int:
@@ -167,13 +249,18 @@ def _backfill(sim: TwoTier, cands, now: float, shadow: float, extra: int, mode: 
         sj = size_l[j]
         if sj > sim.idle_fg or not unfg[j]:
             continue
-        t_r = est_l[j] if tier[j] == WAITING else _deploy_runtime(sim, j, now, mode)
+        queued = tier[j] == WAITING
+        t_r = est_l[j] if queued else _deploy_runtime(sim, j, now, mode)
         if t_r is None:
             continue
         late = t_r > shadow - now
         if late and sj > extra:
             continue
-        if deploy(sim, j, now, mode) and late:
+        if queued:  # Deploy of a queued job: Dispatch(j, FG)
+            sim.place_fg(j, *sim.fg_candidates(sj), now)
+        else:
+            deploy(sim, j, now, mode)  # a bg job with a t_r: Deploy succeeds (a swap, a kill or a migration)
+        if late:
             extra -= sj
         if sim.idle_fg == 0:
             break
@@ -188,7 +275,10 @@ def _advance(sim: TwoTier, na: int) -> int:
 
 
 def background_pass(sim: TwoTier, now: float, na: int) -> None:
-    """Alg. 1 Step 3: SJF (by estimate) over the queue into the background tier."""
+    """Alg. 1 Step 3 (lines 33–38): SJF (by estimate) over the queue into the background tier.
+
+    The queued jobs that fit in the eligible VMs, by estimate (ties in arrival order): one numpy comparison
+    over the span when J_q ∪ J_bg has many members, else a walk over its members (issue 17, third round)."""
     if sim.n_waiting == 0:
         return
     free = (sim.ALL & ~(sim.bgm | sim.hotm) if sim.cpu_known else sim.ALL & ~sim.bgm).bit_count()  # n_elig
@@ -199,11 +289,22 @@ def background_pass(sim: TwoTier, now: float, na: int) -> None:
     if sim.wsz[0] > free:  # the smallest waiting job does not fit: nothing to scan
         return
     lo = _advance(sim, na)
-    q = lo + ((sim.tier_np[lo:na] == WAITING) & (sim.size[lo:na] <= free)).nonzero()[0]
-    q = q[np.argsort(sim.est[q], kind="stable")]
+    if len(sim.usz) > LONG_LIST:  # many members of J_q ∪ J_bg: numpy over the span, a stable sort by estimate
+        q = lo + ((sim.tier_np[lo:na] == WAITING) & (sim.size[lo:na] <= free)).nonzero()[0]
+        q = q[np.argsort(sim.est[q], kind="stable")].tolist()
+    else:  # few: walk the members; (estimate, index) pairs sort as the stable sort does
+        unfg, tier, size_l, est_l = sim.unfg, sim.tier, sim.size_l, sim.est_l
+        pairs = []
+        j = unfg.find(1, lo, na)
+        while j >= 0:
+            if tier[j] == WAITING and size_l[j] <= free:
+                pairs.append((est_l[j], j))
+            j = unfg.find(1, j + 1, na)
+        pairs.sort()
+        q = [j for _, j in pairs]
     cand = sim.bg_candidates()
     used = 0
-    for j in q.tolist():
+    for j in q:
         sj = sim.size_l[j]
         if sj > free - used:
             continue

@@ -86,6 +86,10 @@ def _low(m: int, k: int) -> int:
     """The mask of the ``k`` lowest set bits of ``m`` (``m`` if it has no more)."""
     if m.bit_count() <= k:
         return m
+    low = m & -m
+    run = (low << k) - low  # the k bits from the lowest set one: taken whole when all set (2 calls in 3)
+    if m & run == run:
+        return run
     if k <= 8:  # a few: peel the lowest bit
         out = 0
         for _ in range(k):
@@ -149,7 +153,11 @@ class TwoTier:
         self.jm = [0] * n
         self.bg_run: set[int] = set()  # jobs in the bg tier
         self.fg_run: set[int] = set()  # jobs in the fg tier
-        self.above: dict[int, dict[int, None]] = {}  # bg job: the fg jobs sharing a processor with it
+        # bg job: {fg job sharing a processor with it: that fg job's CPU use} (the values feed eq. 3.2's max)
+        self.above: dict[int, dict[int, float]] = {}
+        # bg job: (Σ size, max estimated termination) of above[job], REASY's background-head reservation (Alg. 3
+        # lines 14–17, keasy._reservation); dropped whenever above[job] changes
+        self.above_res: dict[int, tuple[int, float]] = {}
         self.idle_fg = P
         self.busy_bg = 0
         self.wsz: list[int] = []
@@ -158,6 +166,9 @@ class TwoTier:
         # larger than the eligible VMs the last pass left (the queue only shrinks between arrivals)
         self.bg_left = -1
         self.arrived = False
+        # eligible bg VMs may have become more since the event loop last counted them: only a removal (of a bg job,
+        # or of an fg job at ≥ the threshold) frees one; placements only take them
+        self.elig_up = True
         self.tier = bytearray(n)  # WAITING / BG / FG / DONE (0: not arrived); tier_np is a numpy view of it
         self.tier_np = np.frombuffer(self.tier, dtype=np.int8)
         self.unfg = bytearray(n)  # waiting or background: the list J_q ∪ J_bg of Alg. 1
@@ -200,7 +211,7 @@ class TwoTier:
         over = self.above[j]
         if not over:
             return 1.0
-        m = max(map(self.cpu.__getitem__, over))
+        m = max(over.values())
         eff = self.eff[j]
         return min(eff, eff * (1.0 - m) / self.cpu[j])
 
@@ -227,12 +238,32 @@ class TwoTier:
             heapq.heappush(self.heap, (now + max(self.wl[j], 0.0) / r, v, j))
 
     def _refresh(self, jobs, now: float) -> None:
-        """New rates (eqs. 3.1–3.2) for ``jobs`` after a change on their processors."""
+        """New rates (eqs. 3.1–3.2) for ``jobs`` after a change on their processors (``_bg_rate`` and ``_set_rate``
+        inline: 1.5 jobs a job are refreshed, issue 17 third round)."""
+        tier, rate, tupd, wl, version, heap = self.tier, self.rate, self.tupd, self.wl, self.version, self.heap
+        record = self.record
         for j in jobs:
-            if self.tier[j] == BG:
-                self._set_rate(j, self._bg_rate(j), now)
-            else:
-                self._set_rate(j, 1.0 if not self.bgm & self.jm[j] else 1.0 - self.loss[j], now)
+            if tier[j] == BG:  # eq. 3.2, the slowest process: under the busiest fg job above j
+                over = self.above[j]
+                if over:
+                    cpu = self.cpu
+                    eff = self.eff[j]
+                    r = min(eff, eff * (1.0 - max(over.values())) / cpu[j])
+                else:
+                    r = 1.0
+            else:  # eq. 3.1
+                r = 1.0 if not self.bgm & self.jm[j] else 1.0 - self.loss[j]
+            old = rate[j]
+            if r == old:
+                continue
+            w = wl[j] = wl[j] - old * (now - tupd[j])  # _set_rate: settle the work at the old rate
+            tupd[j] = now
+            if record:
+                self._close(j, now)
+            rate[j] = r
+            v = version[j] = version[j] + 1
+            if r > 0:
+                heapq.heappush(heap, (now + max(w, 0.0) / r, v, j))
 
     def _close(self, j: int, now: float) -> None:
         t = self.tier[j]
@@ -242,37 +273,59 @@ class TwoTier:
 
     # -- placement ---------------------------------------------------------------------------
     def place_fg(self, j: int, m: int, pr: list[int] | None, now: float) -> None:
-        """j onto the fg VMs of mask ``m`` (``pr``: the same processors in Dispatch order, when recording)."""
-        if self.tier[j] == WAITING:  # _leave_queue, inline (the hot path)
+        """j onto the fg VMs of mask ``m`` (``pr``: the same processors in Dispatch order, when recording); j leaves
+        J_q ∪ J_bg (Alg. 1 lines 10 and 30: remove j from J_q or J_bg, insert it into J_fg).
+
+        The hot path of every Deploy: ``_leave_queue``, ``_start_rate`` and ``leave_unfg`` are inlined (issue 17,
+        third round: one call per deploy instead of four)."""
+        tier, s = self.tier, self.size_l[j]
+        t = tier[j]
+        if t == WAITING:  # _leave_queue
             self.n_waiting -= 1
             wsz = self.wsz
-            del wsz[bisect.bisect_left(wsz, self.size_l[j])]
+            del wsz[bisect.bisect_left(wsz, s)]
             self.first_start[j] = now
             self.tupd[j] = now
-        c = self.cpu[j]
+        elif not t:  # deployed at its arrival, never queued (keasy.arrival_pass)
+            self.first_start[j] = now
+            self.tupd[j] = now
+        if self.unfg[j]:  # leave_unfg
+            self.unfg[j] = 0
+            self.size_u[j] = self.P + 1
+            usz = self.usz
+            del usz[bisect.bisect_left(usz, s)]
         self.jm[j] = m
         self.fgm |= m
-        self.idle_fg -= self.size_l[j]
-        if self.cpu_known and c >= self.threshold:  # the bg VMs above it stop being eligible
+        self.idle_fg -= s
+        if self.cpu_known and self.cpu[j] >= self.threshold:  # the bg VMs above it stop being eligible
             self.hotm |= m
         self.fg_run.add(j)
-        self.tier[j] = FG
+        tier[j] = FG
         if self.record:
             self.procs[j] = pr
             fgj = self.fgj
             for p in pr:
                 fgj[p] = j
         self.seg_start[j] = now
-        key = (now + ((self.wl[j] - self.rate[j] * (now - self.tupd[j])) + self.slack[j]), j)  # est_remaining
+        wl = self.wl[j]
+        key = (now + ((wl - self.rate[j] * (now - self.tupd[j])) + self.slack[j]), j)  # est_remaining
         self.fg_key[j] = key
         bisect.insort(self.fg_sorted, key)
         shared = self.bgm & m
-        self._start_rate(j, 1.0 if not shared else 1.0 - self.loss[j], now)
+        r = 1.0 if not shared else 1.0 - self.loss[j]  # eq. 3.1; _start_rate:
+        self.rate[j] = r
+        v = self.version[j] + 1
+        self.version[j] = v
+        if r > 0:
+            heapq.heappush(self.heap, (now + max(wl, 0.0) / r, v, j))
         if shared:
-            jm, above = self.jm, self.above
-            under = sorted([k for k in self.bg_run if jm[k] & m])
+            jm, above, res, c = self.jm, self.above, self.above_res, self.cpu[j]
+            under = [k for k in self.bg_run if jm[k] & m]
+            if len(under) > 1:  # job order (the order stretches close in); ~2 bg jobs run at a time
+                under.sort()
             for k in under:
-                above[k][j] = None
+                above[k][j] = c
+                res.pop(k, None)
             self._refresh(under, now)
 
     def place_bg(self, j: int, m: int, pr: list[int] | None, now: float) -> None:
@@ -288,6 +341,7 @@ class TwoTier:
         self.seg_start[j] = now
         over = self._over(j) if self.fgm & m else {}
         self.above[j] = over
+        self.above_res.pop(j, None)
         if over:
             self._refresh(list(over), now)
         self._start_rate(j, self._bg_rate(j), now)
@@ -296,9 +350,11 @@ class TwoTier:
         """The fg jobs above bg job j; when recording, in first-seen order along its processors (the order their
         stretches are closed in); otherwise from the masks."""
         if self.record:
-            return dict.fromkeys([f for f in map(self.fgj.__getitem__, self.procs[j]) if f >= 0])
+            cpu = self.cpu
+            return {f: cpu[f] for f in [f for f in map(self.fgj.__getitem__, self.procs[j]) if f >= 0]}
         m, jm = self.jm[j], self.jm
-        return {f: None for f in self.fg_run if jm[f] & m}
+        cpu = self.cpu
+        return {f: cpu[f] for f in self.fg_run if jm[f] & m}
 
     def _leave_queue(self, j: int, now: float) -> None:
         if self.tier[j] == WAITING:
@@ -329,6 +385,8 @@ class TwoTier:
         m = self.jm[j]
         if self.tier[j] == FG:
             self.fgm &= ~m
+            if self.hotm & m:
+                self.elig_up = True
             self.hotm &= ~m
             self.idle_fg += self.size_l[j]
             self.fg_run.discard(j)
@@ -339,15 +397,21 @@ class TwoTier:
             del self.fg_sorted[bisect.bisect_left(self.fg_sorted, self.fg_key[j])]
             if self.bgm & m:
                 jm, above = self.jm, self.above
-                under = sorted([k for k in self.bg_run if jm[k] & m])
+                under = [k for k in self.bg_run if jm[k] & m]
+                if len(under) > 1:  # job order (the order stretches close in); ~2 bg jobs run at a time
+                    under.sort()
+                res = self.above_res
                 for k in under:
                     del above[k][j]
+                    res.pop(k, None)
                 self._refresh(under, now)
         else:
             self.bgm &= ~m
+            self.elig_up = True
             self.bg_run.discard(j)
             self.busy_bg -= self.size_l[j]
             over = self.above.pop(j)
+            self.above_res.pop(j, None)
             if over:
                 self._refresh(self._over(j) if self.record else list(over), now)
         return m, self.procs[j]
@@ -377,7 +441,10 @@ class TwoTier:
         m = calm
         out = _bits(calm, nc) if rec else None
         got = nc
-        for g in self._by_cpu(self.bg_run, idle):
+        bg_run = self.bg_run
+        # one bg job (the common case): its idle fg VMs are the only group
+        groups = [self.jm[next(iter(bg_run))] & idle] if len(bg_run) == 1 else self._by_cpu(bg_run, idle)
+        for g in groups:
             g = _low(g, need - got)
             m |= g
             got += g.bit_count()
@@ -392,7 +459,7 @@ class TwoTier:
         an idle fg VM (load 0) in index order, then those under each fg job grouped by its CPU use, lowest first
         (``take`` hands them out in this order)."""
         elig = self.elig_mask()
-        if not self.cpu_known:
+        if not self.cpu_known or not elig & self.fgm:  # no eligible VM under a busy fg VM: one group
             return [elig]
         return [elig & ~self.fgm, *self._by_cpu(self.fg_run, elig)]
 
@@ -459,6 +526,7 @@ def simulate_two_tier(inst, algorithm: str, params, progress=None, reservations:
     inf = float("inf")
     version, tier, unfg, wl, end = sim.version, sim.tier, sim.unfg, sim.wl, sim.end
     remove, arrive, leave_unfg, heappop = sim.remove, sim.arrive, sim.leave_unfg, heapq.heappop
+    ALL, cpu_known = sim.ALL, sim.cpu_known
     while done < n:
         while heap and heap[0][1] != version[heap[0][2]]:
             heappop(heap)
@@ -489,14 +557,24 @@ def simulate_two_tier(inst, algorithm: str, params, progress=None, reservations:
             if progress is not None and done % step == 0:
                 progress(done / n)
         while na < n and submit[na] <= now:
-            arrive(na)
             na += 1
         if full:
+            for j in range(na0, na):
+                arrive(j)
             foreground_pass(sim, now, na, mode)
         elif na > na0:
-            arrival_pass(sim, now, na0, na, mode)
-        if sim.n_waiting:  # Step 3 has nothing to place otherwise
-            background_pass(sim, now, na)
+            arrival_pass(sim, now, na0, na, mode)  # it makes the new jobs arrive (or starts them at once)
+        if sim.n_waiting and (sim.arrived or sim.elig_up):  # Step 3 has nothing to place otherwise
+            # background_pass's own early returns, tested here: no eligible bg VM; the smallest waiting job does
+            # not fit; no arrival and no more eligible VMs than the last pass left (every job still waiting is
+            # larger) — most events (issue 17, third round). Skipping a pass that places nothing keeps its
+            # bookkeeping (``arrived``, ``bg_left``) on the safe side: fewer later skips, never a wrong one. With
+            # no arrival and no removal that frees an eligible VM since the last count (``elig_up``), the count
+            # can only have fallen: each of these skips still holds, and nothing is counted.
+            sim.elig_up = False
+            free = (ALL & ~(sim.bgm | sim.hotm) if cpu_known else ALL & ~sim.bgm).bit_count()
+            if free and sim.wsz[0] <= free and (sim.arrived or free > sim.bg_left):
+                background_pass(sim, now, na)
         ts.append(now)
         s_fg.append(sim.P - sim.idle_fg)
         s_bg.append(sim.busy_bg)
