@@ -178,7 +178,8 @@ def _gantt(parsed, index, t0, t1, row0, rows, pixels, max_bars):
         by_row = None  # a narrow window: the time-sorted segments file reads fewer rows
     if schema is not None and page:
         if by_row:  # the page's rows alone, from the worker's index sorted by row (runs.indexes)
-            arrays = _by_row_window(by_row, lo, hi, row0, len(page), modes, "share" in present)
+            groups = _by_row_groups(parsed, index, by_row, row0, len(page))
+            arrays = _by_row_window(by_row, lo, hi, row0, len(page), modes, "share" in present, groups)
             count = int(arrays["start"].size)
         else:
             wanted = stored.window(lo, hi, ["start", "end", "resource"] + (["share"] if "share" in present else []))
@@ -238,8 +239,11 @@ def _gantt(parsed, index, t0, t1, row0, rows, pixels, max_bars):
     }
     if mode == "occupancy":
         capacities = (run.get("extra") or {}).get("capacities") or {}
-        out["occupancy"] = _occupancy(arrays, page, capacities, lo, hi, pixels, modes)
-        out["zoom_shows_bars"] = _zoom_shows_bars(arrays["start"], arrays["end"], lo, hi, pixels, max_bars)
+        out["occupancy"], overlap = _occupancy_and_overlap(arrays, page, capacities, lo, hi, pixels, modes)
+        if hi - lo <= 2 * MIN_ZOOM or overlap is None:
+            out["zoom_shows_bars"] = _zoom_shows_bars(arrays["start"], arrays["end"], lo, hi, pixels, max_bars)
+        else:  # the same counts, summed over the rows' own sorted times (no sort of the page's segments)
+            out["zoom_shows_bars"] = bool(overlap.min() <= max_bars)
         return out
     if table is None or not table.num_rows:
         return out
@@ -641,30 +645,39 @@ def _by_row_is_cheaper(parsed, index, by_row, lo, hi, row0, rows):
     return by_rows[page, 0].sum() <= by_time[hit, 0].sum()
 
 
-def _by_row_window(name, lo, hi, row0, rows, modes, has_share):
+def _by_row_groups(parsed, index, by_row, row0, rows):
+    """The by-row index's row groups holding rows ``row0 .. row0 + rows − 1`` (footer statistics)."""
+    by_rows = _group_stats(parsed, index, by_row)[1]
+    return np.flatnonzero((by_rows[:, 1] < row0 + rows) & (by_rows[:, 2] >= row0)).tolist()
+
+
+def _by_row_window(name, lo, hi, row0, rows, modes, has_share, groups=None):
     """:func:`_segment_arrays` of the window from the run's by-row index (``runs.indexes``): the
-    same segments, each row's in the same (start) order; only the page's row groups are read."""
+    same segments, each row's in the same (start) order; only the page's row groups are read
+    (``groups``, from the footer: read whole and sliced, :func:`indexes.read_by_row`).
+
+    The columns stay as read (no widening copies); instead of ``row``, ``bounds[k] .. bounds[k + 1]``
+    are the page's row ``k``'s segments, and ``share`` is None when the index left it out (every share 1)."""
     keys = [m for m in modes if m["type"] != "job"]
     table = indexes.read_by_row(name, row0, rows, ["start", "end", *(["share"] if has_share else []),
-                                                   *(f"c_{m['key']}" for m in keys)])  # fmt: skip
+                                                   *(f"c_{m['key']}" for m in keys)], groups)  # fmt: skip
     starts, ends = _floats(table, "start"), _floats(table, "end")
     keep = (starts < hi) & (ends > lo) if hi > lo else (starts <= lo) & (ends >= lo)  # as StoredRun.window
     if keep.all():  # the whole run: no copies
         keep = slice(None)
 
-    def column(name, dtype):
-        return np.asarray(table[name].to_numpy(zero_copy_only=False), dtype=dtype)[keep]
+    def column(name):
+        return table[name].to_numpy(zero_copy_only=False)[keep] if table.num_rows else np.zeros(0)
 
-    has_share = "share" in table.column_names  # the index leaves it out when every share is 1
-    share = np.nan_to_num(column("share", float), nan=1.0) if has_share else np.ones(starts[keep].size)
-    values = {m["key"]: column(f"c_{m['key']}", np.float64 if m["type"] == "scale" else np.int64) for m in keys}
-    return {"start": starts[keep], "end": ends[keep], "share": share, "row": column("row", np.int64) - row0,
-            "values": values}  # fmt: skip
+    share = np.nan_to_num(np.asarray(column("share"), float), nan=1.0) if "share" in table.column_names else None
+    values = {m["key"]: column(f"c_{m['key']}") for m in keys}
+    bounds = np.searchsorted(column("row"), np.arange(row0, row0 + rows + 1), side="left")  # sorted by row
+    return {"start": starts[keep], "end": ends[keep], "share": share, "bounds": bounds, "values": values}
 
 
 def _occupancy(arrays, page, capacities, lo, hi, pixels, modes=()):
     """Per row, the busy fraction of each of ``pixels`` equal columns of ``[lo, hi)`` (``arrays``:
-    the page's segments in the window, :func:`_segment_arrays`).
+    the page's segments in the window, :func:`_segment_arrays` or :func:`_by_row_window`).
 
     With F(x) = Σ share·|[start, end) ∩ [lo, x)|, a column's busy time is F(right) − F(left);
     F is a sum of ramps, evaluated at every column edge from cumulative sums over the
@@ -676,54 +689,78 @@ def _occupancy(arrays, page, capacities, lo, hi, pixels, modes=()):
     **busy-weighted mean** Σ share·time·value / Σ share·time, as ``chr(48 + level)`` with
     level = round((mean − min)/(max − min) · 63) over the mode's range.
     """
-    edges = np.linspace(lo, hi, pixels + 1)
-    width = (hi - lo) / pixels
-    starts, ends = np.maximum(arrays["start"], lo), np.minimum(arrays["end"], hi)
-    share, codes, values = arrays["share"], arrays["row"], arrays["values"]
-    grid = np.zeros((len(page), pixels))
-    eps = EPS * width
-    heads0 = np.zeros(0, np.int64)
-    strings = {key: ["." * pixels for _ in page] for key in values}
+    return _occupancy_and_overlap(arrays, page, capacities, lo, hi, pixels, modes)[0]
 
-    in_order = bool(np.all(codes[1:] >= codes[:-1]))  # the by-row index: rows already together
+
+def _page_rows(arrays):
+    """``(row on the page, segments)`` of every row with segments: a slice when they lie together."""
+    if "bounds" in arrays:  # the by-row index: each row's segments together, rows in order
+        bounds = arrays["bounds"].tolist()
+        return [(r, slice(a, b)) for r, (a, b) in enumerate(itertools.pairwise(bounds)) if b > a]
+    codes = arrays["row"]
+    in_order = bool(np.all(codes[1:] >= codes[:-1]))
     order = None if in_order else np.argsort(codes, kind="stable")  # each row's segments in their given order
     sorted_codes = codes if in_order else codes[order]
-    heads = np.flatnonzero(np.concatenate([[True], sorted_codes[1:] != sorted_codes[:-1]])) if codes.size else heads0
+    if not codes.size:
+        return []
+    heads = np.flatnonzero(np.concatenate([[True], sorted_codes[1:] != sorted_codes[:-1]]))
     present = sorted_codes[heads]
-    for r, a0, b0 in zip(present.tolist(), heads.tolist(), [*heads[1:].tolist(), codes.size], strict=True):
-        m = slice(a0, b0) if in_order else order[a0:b0]
-        busy_of = _RowRamps(edges, starts[m], ends[m]).busy
+    return [(r, slice(a, b) if in_order else order[a:b])
+            for r, a, b in zip(present.tolist(), heads.tolist(), [*heads[1:].tolist(), codes.size], strict=True)]  # fmt: skip
+
+
+def _occupancy_and_overlap(arrays, page, capacities, lo, hi, pixels, modes=()):
+    """:func:`_occupancy`, and per column of the window how many of the segments overlap it (the
+    counts :func:`_zoom_shows_bars` takes, summed over the rows' own sorted starts and ends: the same
+    integers), or None where those counts would not be the same (columns too narrow for the times'
+    floating point: the caller counts over all the segments then)."""
+    edges = np.linspace(lo, hi, pixels + 1)
+    width = (hi - lo) / pixels
+    share, values = arrays["share"], arrays["values"]
+    grid = np.zeros((len(page), pixels))
+    eps = EPS * width
+    strings = {key: ["." * pixels for _ in page] for key in values}
+    # Clipped to the window, a start is before a right edge (> lo) and an end at or before a left edge
+    # (< hi) exactly when it was unclipped: per-row counts of the clipped times sum to the global ones.
+    counted = pixels > 0 and edges[1] > lo and edges[-2] < hi
+    starts_before = np.zeros(pixels, np.int64)
+    ends_by = np.zeros(pixels, np.int64)
+    for r, m in _page_rows(arrays):
+        s_m, e_m = arrays["start"][m], arrays["end"][m]
+        sh = None if share is None else share[m]
+        ramps = _RowRamps(edges, np.maximum(s_m, lo), np.minimum(e_m, hi))
+        if counted:
+            starts_before += np.searchsorted(ramps.s, edges[1:], side="left")
+            ends_by += ramps.ke[:-1]
         cap = float(capacities.get(page[r], 1.0) or 1.0)
         if width > 0:
-            busy = busy_of(share[m])
-            grid[r] = np.clip(busy / (width * cap), 0.0, 1.0)
+            grid[r] = np.clip(ramps.busy(sh) / (width * cap), 0.0, 1.0)
         else:  # an instant: the shares of what runs at it (busy time / zero width would be 0 / 0)
-            s_m, e_m = arrays["start"][m], arrays["end"][m]
             at = (s_m <= lo) & ((e_m > lo) | (s_m == e_m))
-            grid[r] = min(float(share[m][at].sum()) / cap, 1.0)
+            grid[r] = min(float(sh[at].sum() if sh is not None else np.count_nonzero(at)) / cap, 1.0)
         for mode in modes:
             key = mode["key"]
             if key not in values:
                 continue
-            v = values[key]
-            vr = v[m]
+            vr = values[key][m]
             if mode["type"] == "scale":
+                vr = np.asarray(vr, float)
                 ok = ~np.isnan(vr)
-                w = np.where(ok, share[m], 0.0)
-                total = busy_of(w)
-                mean = np.divide(busy_of(w * np.nan_to_num(vr)), total, out=np.zeros(pixels), where=total > eps)
+                w = np.where(ok, 1.0 if sh is None else sh, 0.0)
+                total = ramps.busy(w)
+                mean = np.divide(ramps.busy(w * np.nan_to_num(vr)), total, out=np.zeros(pixels), where=total > eps)
                 a, b = mode["range"]
                 level = np.rint((mean - a) / (b - a) * (SCALE_LEVELS - 1)) if b > a else np.zeros(pixels)
                 chars = np.where(total > eps, 48 + np.clip(level, 0, SCALE_LEVELS - 1), 46)
             else:
-                cats = np.unique(vr[vr >= 0])
-                per = np.stack([busy_of(np.where(vr == c, share[m], 0.0)) for c in cats]) if cats.size else None
+                cats, per = ramps.busy_by_category(vr, sh)
                 chars = np.full(pixels, 46)
                 if per is not None:
                     best = np.argmax(per, axis=0)
                     chars = np.where(per.max(axis=0) > eps, 48 + cats[best], 46)
             strings[key][r] = bytes(chars.astype(np.uint8).tolist()).decode("ascii")
-    return {"columns": pixels, "t": [lo, hi], "rows": np.round(grid, 3).tolist(), "c": strings}
+    occupancy = {"columns": pixels, "t": [lo, hi], "rows": np.round(grid, 3).tolist(), "c": strings}
+    return occupancy, (starts_before - ends_by if counted else None)
 
 
 # Busy time below this fraction of a column is rounding noise of the cumulative sums, not work.
@@ -732,21 +769,69 @@ EPS = 1e-6
 
 class _RowRamps:
     """One row's busy time per column for any weights: :func:`_ramp_sum` of its starts minus that of
-    its ends, with the sorts and edge searches done once for every weight (the same arithmetic)."""
+    its ends, with the sorts and edge searches done once for every weight (the same arithmetic).
+
+    Times already in order (a row of the by-row index is in start order, and a row whose segments
+    never overlap in end order too) are not permuted: a stable sort of sorted times is the identity.
+    Weights None are all 1: Σ 1 is the count (exact in floating point) and 1·p is p."""
 
     def __init__(self, edges, starts, ends):
         self.edges = edges
-        self.s_order, self.e_order = np.argsort(starts, kind="stable"), np.argsort(ends, kind="stable")
-        self.s, self.e = starts[self.s_order], ends[self.e_order]
+        self.s_order, self.e_order = _stable_order(starts), _stable_order(ends)
+        self.s = starts if self.s_order is None else starts[self.s_order]
+        self.e = ends if self.e_order is None else ends[self.e_order]
         self.ks, self.ke = np.searchsorted(self.s, edges, side="right"), np.searchsorted(self.e, edges, side="right")
 
     def _ramp(self, p, k, w):
-        cw, cwp = np.concatenate([[0.0], np.cumsum(w)]), np.concatenate([[0.0], np.cumsum(w * p)])
+        if w is None:  # every weight 1
+            cw, cwp = np.arange(p.size + 1, dtype=float), np.concatenate([[0.0], np.cumsum(p)])
+        else:
+            cw, cwp = np.concatenate([[0.0], np.cumsum(w)]), np.concatenate([[0.0], np.cumsum(w * p)])
         return self.edges * cw[k] - cwp[k]
 
+    @staticmethod
+    def _take(values, order):
+        return values if values is None or order is None else values[order]
+
     def busy(self, weights):
-        ramp_s = self._ramp(self.s, self.ks, weights[self.s_order])
-        return np.diff(ramp_s - self._ramp(self.e, self.ke, weights[self.e_order]))
+        ramp_s = self._ramp(self.s, self.ks, self._take(weights, self.s_order))
+        return np.diff(ramp_s - self._ramp(self.e, self.ke, self._take(weights, self.e_order)))
+
+    def busy_by_category(self, codes, weights):
+        """``(categories, busy)``: the categories (codes ≥ 0) present in ascending order and, stacked,
+        each one's :meth:`busy` of the weights masked to its segments (None: none present).
+
+        Each category's ramps run over its own segments alone, in the same sorted order: the masked
+        cumulative sums add only exact zeros between them (x + 0 = x), so every value is the same as
+        the masked ones' (up to the sign of a zero, which no comparison and no sum can tell)."""
+        sides = []
+        for p, order in ((self.s, self.s_order), (self.e, self.e_order)):
+            c = self._take(codes, order)
+            by_code = np.argsort(c, kind="stable")  # a radix sort for small codes; positions ascending in each
+            sides.append((p, self._take(weights, order), c[by_code], by_code))
+        sorted_codes = sides[0][2]
+        first = np.searchsorted(sorted_codes, 0, side="left")
+        cats = np.unique(sorted_codes[first:]).astype(np.int64)
+        if not cats.size:
+            return cats, None
+        per = np.empty((cats.size, self.edges.size - 1))
+        spans = [(np.searchsorted(c, cats.astype(c.dtype), side="left").tolist(),
+                  np.searchsorted(c, cats.astype(c.dtype), side="right").tolist()) for _, _, c, _ in sides]  # fmt: skip
+        for j in range(cats.size):
+            ramps = []
+            for (p, w, _, by_code), (a, b) in zip(sides, spans, strict=True):
+                at = by_code[a[j] : b[j]]
+                pc_ = p[at]
+                ramps.append(self._ramp(pc_, np.searchsorted(pc_, self.edges, side="right"), self._take(w, at)))
+            per[j] = np.diff(ramps[0] - ramps[1])
+        return cats, per
+
+
+def _stable_order(values):
+    """``np.argsort(values, kind="stable")``, or None when that is the identity (already in order)."""
+    if values.size < 2 or bool(np.all(values[1:] >= values[:-1])):
+        return None
+    return np.argsort(values, kind="stable")
 
 
 def _ramp_sum(x, points, weights):
