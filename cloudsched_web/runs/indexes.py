@@ -171,26 +171,27 @@ def _event_labels(name: str, positions: np.ndarray) -> tuple[list, list]:
     return part["job"].take(at).to_pylist(), part["task"].take(at).to_pylist()
 
 
-def read_by_row(name: str, row0: int, rows: int, columns: list[str], groups=None) -> pa.Table:
-    """The segments of rows ``row0 .. row0 + rows − 1`` (row groups of other rows are skipped).
-
-    ``groups``: the row groups holding them when the caller knows (from the footer's statistics of
-    ``row``); they are read whole, in one piece, and the page's rows sliced out of them (sorted by
-    row: no filter, no copy). Without them, a filtered read (the same rows)."""
-    source = _source(name)
-    if groups is None:
-        present = pq.read_schema(source).names
-        wanted = ["row"] + [c for c in columns if c in present and c != "row"]
-        return pq.read_table(source, columns=wanted, filters=[("row", ">=", row0), ("row", "<", row0 + rows)])
-    pf = pq.ParquetFile(source)
+def iter_by_row(name: str, groups: list[int], row0: int, rows: int, columns: list[str], batch: int = 65_536):
+    """``(row, table)`` for each of the rows ``row0 .. row0 + rows − 1`` with segments, in row order:
+    ``row`` and ``columns`` of its segments (start order). ``groups`` are the row groups holding them
+    (from the footer's statistics of ``row``); they are read ``batch`` segments at a time, so no more
+    than a batch and one row's segments are held at once."""
+    if not groups:
+        return
+    pf = pq.ParquetFile(_source(name))
     present = pf.schema_arrow.names
     wanted = ["row"] + [c for c in columns if c in present and c != "row"]
-    table = pf.read_row_groups([int(g) for g in groups], columns=wanted)
-    at = table["row"].to_numpy() if table.num_rows else np.zeros(0, np.int32)
-    a, b = np.searchsorted(at, row0, side="left"), np.searchsorted(at, row0 + rows, side="left")
-    return table.slice(int(a), int(b - a))
-
-
-def read_by_row_codes(name: str, codes: list[int]) -> pa.Table:
-    """``row``, ``start``, ``end`` of the segments of the rows ``codes`` (sorted by row, start order inside)."""
-    return pq.read_table(_source(name), columns=["row", "start", "end"], filters=[("row", "in", list(codes))])
+    pending, current = [], None
+    for part in pf.iter_batches(batch_size=batch, row_groups=[int(g) for g in groups], columns=wanted,
+                                use_threads=False):  # fmt: skip
+        at = part.column(0).to_numpy()
+        cuts = (np.flatnonzero(at[1:] != at[:-1]) + 1).tolist()
+        for a, b in zip([0, *cuts], [*cuts, len(at)], strict=True):
+            row = int(at[a])
+            if row != current:
+                if pending and row0 <= current < row0 + rows:
+                    yield current, pa.Table.from_batches(pending)
+                pending, current = [], row
+            pending.append(part.slice(a, b - a))
+    if pending and row0 <= current < row0 + rows:
+        yield current, pa.Table.from_batches(pending)

@@ -172,15 +172,17 @@ def _gantt(parsed, index, t0, t1, row0, rows, pixels, max_bars):
     extra_keys = [k for k in EXTRA_KEYS if k in present]
     modes = colour_modes(parsed)
     mode_cols = sorted({c for m in modes for c in m["columns"] if c in present})
-    table = arrays = None
+    table = shown = None
+    capacities = (run.get("extra") or {}).get("capacities") or {}
     by_row = indexes.files_of(parsed, index).get("byrow")
     if by_row and not _by_row_is_cheaper(parsed, index, by_row, lo, hi, row0, len(page)):
         by_row = None  # a narrow window: the time-sorted segments file reads fewer rows
     if schema is not None and page:
         if by_row:  # the page's rows alone, from the worker's index sorted by row (runs.indexes)
             groups = _by_row_groups(parsed, index, by_row, row0, len(page))
-            arrays = _by_row_window(by_row, lo, hi, row0, len(page), modes, "share" in present, groups)
-            count = int(arrays["start"].size)
+            rows_of_page = _by_row_rows(by_row, groups, lo, hi, row0, len(page), modes, "share" in present)
+            shown = _occupancy_and_zoom(rows_of_page, page, capacities, lo, hi, pixels, modes, max_bars)
+            count = shown["count"]
         else:
             wanted = stored.window(lo, hi, ["start", "end", "resource"] + (["share"] if "share" in present else []))
             on_page = pc.is_in(pc.cast(wanted["resource"], pa.string()), value_set=pa.array(page, pa.string()))
@@ -191,13 +193,14 @@ def _gantt(parsed, index, t0, t1, row0, rows, pixels, max_bars):
                 pc.is_in(pc.cast(table["resource"], pa.string()), value_set=pa.array(page, pa.string()))
             )
             mode = "bars"
-        elif arrays is not None:
+        elif shown is not None:
             mode = "occupancy"
         else:
             table = stored.window(
                 lo, hi, ["start", "end", "resource", *(["share"] if "share" in present else []), *mode_cols]
             )
             arrays = _segment_arrays(table.filter(on_page), page, modes)
+            shown = _occupancy_and_zoom(_page_rows(arrays), page, capacities, lo, hi, pixels, modes, max_bars)
             mode = "occupancy"
     else:
         count, mode = 0, "bars"
@@ -238,12 +241,7 @@ def _gantt(parsed, index, t0, t1, row0, rows, pixels, max_bars):
         },
     }
     if mode == "occupancy":
-        capacities = (run.get("extra") or {}).get("capacities") or {}
-        out["occupancy"], overlap = _occupancy_and_overlap(arrays, page, capacities, lo, hi, pixels, modes)
-        if hi - lo <= 2 * MIN_ZOOM or overlap is None:
-            out["zoom_shows_bars"] = _zoom_shows_bars(arrays["start"], arrays["end"], lo, hi, pixels, max_bars)
-        else:  # the same counts, summed over the rows' own sorted times (no sort of the page's segments)
-            out["zoom_shows_bars"] = bool(overlap.min() <= max_bars)
+        out["occupancy"], out["zoom_shows_bars"] = shown["occupancy"], shown["zoom_shows_bars"]
         return out
     if table is None or not table.num_rows:
         return out
@@ -522,16 +520,16 @@ def _row_lanes(parsed, index, names):
     rows = parsed.memo(("lane_rows", index), dict)
     missing = [n for n in names if n not in rows]
     by_row = indexes.files_of(parsed, index).get("byrow") if missing else None
-    if by_row:  # each row's segments in start order, from the worker's index (runs.indexes)
+    if by_row:  # each row's segments in start order, from the worker's index (runs.indexes), a row at a time
         axis = {n: i for i, n in enumerate(_layout(parsed, index)["names"])}
-        codes = [axis[n] for n in missing]
-        table = indexes.read_by_row_codes(by_row, codes)
-        at = np.asarray(table["row"].to_numpy(zero_copy_only=False), np.int64)
-        all_starts, all_ends = _floats(table, "start"), _floats(table, "end")
-        for n, c in zip(missing, codes, strict=True):
-            a, b = np.searchsorted(at, c, side="left"), np.searchsorted(at, c, side="right")  # sorted by row
-            starts, ends = all_starts[a:b], all_ends[a:b]
-            rows[n] = (starts, ends, _greedy_lanes(starts, ends))
+        wanted = {axis[n]: n for n in missing}
+        first, last = min(wanted), max(wanted)
+        by_rows = _group_stats(parsed, index, by_row)[1]
+        groups = [g for g, (_, a, b) in enumerate(by_rows.tolist()) if any(a <= c <= b for c in wanted)]
+        for code, table in indexes.iter_by_row(by_row, groups, first, last - first + 1, ["start", "end"]):
+            if code in wanted:  # the row's own arrays (not views keeping the whole batch read alive)
+                starts, ends = _owned(_floats(table, "start")), _owned(_floats(table, "end"))
+                rows[wanted[code]] = (starts, ends, _small_lanes(_greedy_lanes(starts, ends)))
     elif missing:
         table = parsed.stored(index).table("segments", ["start", "end", "resource"])
         codes = np.asarray(
@@ -545,8 +543,18 @@ def _row_lanes(parsed, index, names):
         for k, n in enumerate(missing):
             idx = order[bounds[k + 1] : bounds[k + 2]]
             starts, ends = all_starts[idx], all_ends[idx]
-            rows[n] = (starts, ends, _greedy_lanes(starts, ends))
+            rows[n] = (starts, ends, _small_lanes(_greedy_lanes(starts, ends)))
     return {n: rows[n] for n in names}
+
+
+def _owned(values):
+    """``values`` in memory of their own (a view of an Arrow buffer would keep all of it)."""
+    return values if values.base is None else values.copy()
+
+
+def _small_lanes(lane):
+    """Lane numbers in the smallest integers that hold them (kept per row for the whole run)."""
+    return lane.astype(np.int8) if lane.size and lane.max() < 127 else lane
 
 
 def _window_lanes(parsed, index, lanes, table, lo, hi, page):
@@ -651,33 +659,31 @@ def _by_row_groups(parsed, index, by_row, row0, rows):
     return np.flatnonzero((by_rows[:, 1] < row0 + rows) & (by_rows[:, 2] >= row0)).tolist()
 
 
-def _by_row_window(name, lo, hi, row0, rows, modes, has_share, groups=None):
-    """:func:`_segment_arrays` of the window from the run's by-row index (``runs.indexes``): the
-    same segments, each row's in the same (start) order; only the page's row groups are read
-    (``groups``, from the footer: read whole and sliced, :func:`indexes.read_by_row`).
-
-    The columns stay as read (no widening copies); instead of ``row``, ``bounds[k] .. bounds[k + 1]``
-    are the page's row ``k``'s segments, and ``share`` is None when the index left it out (every share 1)."""
+def _by_row_rows(name, groups, lo, hi, row0, rows, modes, has_share):
+    """The page's rows' segments in the window from the run's by-row index (``runs.indexes``), one row
+    at a time: ``(row on the page, arrays)`` as :func:`_page_rows` gives them from :func:`_segment_arrays`
+    (the same segments, each row's in the same (start) order; ``share`` None where the index left it
+    out: every share 1). Only the page's row groups (``groups``, from the footer) are read, a batch at a
+    time (:func:`indexes.iter_by_row`), so no column of the whole page is ever held."""
     keys = [m for m in modes if m["type"] != "job"]
-    table = indexes.read_by_row(name, row0, rows, ["start", "end", *(["share"] if has_share else []),
-                                                   *(f"c_{m['key']}" for m in keys)], groups)  # fmt: skip
-    starts, ends = _floats(table, "start"), _floats(table, "end")
-    keep = (starts < hi) & (ends > lo) if hi > lo else (starts <= lo) & (ends >= lo)  # as StoredRun.window
-    if keep.all():  # the whole run: no copies
-        keep = slice(None)
+    columns = ["start", "end", *(["share"] if has_share else []), *(f"c_{m['key']}" for m in keys)]
+    for row, table in indexes.iter_by_row(name, groups, row0, rows, columns):
+        starts, ends = _floats(table, "start"), _floats(table, "end")
+        keep = (starts < hi) & (ends > lo) if hi > lo else (starts <= lo) & (ends >= lo)  # as StoredRun.window
+        if keep.all():  # the whole run: no copies
+            keep = slice(None)
 
-    def column(name):
-        return table[name].to_numpy(zero_copy_only=False)[keep] if table.num_rows else np.zeros(0)
+        def column(name, keep=keep, table=table):
+            return table[name].to_numpy(zero_copy_only=False)[keep]
 
-    share = np.nan_to_num(np.asarray(column("share"), float), nan=1.0) if "share" in table.column_names else None
-    values = {m["key"]: column(f"c_{m['key']}") for m in keys}
-    bounds = np.searchsorted(column("row"), np.arange(row0, row0 + rows + 1), side="left")  # sorted by row
-    return {"start": starts[keep], "end": ends[keep], "share": share, "bounds": bounds, "values": values}
+        share = np.nan_to_num(np.asarray(column("share"), float), nan=1.0) if "share" in table.column_names else None
+        values = {m["key"]: column(f"c_{m['key']}") for m in keys}
+        yield row - row0, {"start": starts[keep], "end": ends[keep], "share": share, "values": values}
 
 
 def _occupancy(arrays, page, capacities, lo, hi, pixels, modes=()):
     """Per row, the busy fraction of each of ``pixels`` equal columns of ``[lo, hi)`` (``arrays``:
-    the page's segments in the window, :func:`_segment_arrays` or :func:`_by_row_window`).
+    the page's segments in the window, :func:`_segment_arrays`).
 
     With F(x) = Σ share·|[start, end) ∩ [lo, x)|, a column's busy time is F(right) − F(left);
     F is a sum of ramps, evaluated at every column edge from cumulative sums over the
@@ -689,45 +695,50 @@ def _occupancy(arrays, page, capacities, lo, hi, pixels, modes=()):
     **busy-weighted mean** Σ share·time·value / Σ share·time, as ``chr(48 + level)`` with
     level = round((mean − min)/(max − min) · 63) over the mode's range.
     """
-    return _occupancy_and_overlap(arrays, page, capacities, lo, hi, pixels, modes)[0]
+    return _occupancy_and_zoom(_page_rows(arrays), page, capacities, lo, hi, pixels, modes, 0)["occupancy"]
 
 
 def _page_rows(arrays):
-    """``(row on the page, segments)`` of every row with segments: a slice when they lie together."""
-    if "bounds" in arrays:  # the by-row index: each row's segments together, rows in order
-        bounds = arrays["bounds"].tolist()
-        return [(r, slice(a, b)) for r, (a, b) in enumerate(itertools.pairwise(bounds)) if b > a]
+    """``(row on the page, its arrays)`` of every row with segments in ``arrays`` (:func:`_segment_arrays`)."""
     codes = arrays["row"]
+    if not codes.size:
+        return
     in_order = bool(np.all(codes[1:] >= codes[:-1]))
     order = None if in_order else np.argsort(codes, kind="stable")  # each row's segments in their given order
     sorted_codes = codes if in_order else codes[order]
-    if not codes.size:
-        return []
     heads = np.flatnonzero(np.concatenate([[True], sorted_codes[1:] != sorted_codes[:-1]]))
-    present = sorted_codes[heads]
-    return [(r, slice(a, b) if in_order else order[a:b])
-            for r, a, b in zip(present.tolist(), heads.tolist(), [*heads[1:].tolist(), codes.size], strict=True)]  # fmt: skip
+    share = arrays["share"]
+    for r, a, b in zip(sorted_codes[heads].tolist(), heads.tolist(), [*heads[1:].tolist(), codes.size], strict=True):
+        m = slice(a, b) if in_order else order[a:b]
+        yield r, {"start": arrays["start"][m], "end": arrays["end"][m], "share": None if share is None else share[m],
+                  "values": {k: v[m] for k, v in arrays["values"].items()}}  # fmt: skip
 
 
-def _occupancy_and_overlap(arrays, page, capacities, lo, hi, pixels, modes=()):
-    """:func:`_occupancy`, and per column of the window how many of the segments overlap it (the
-    counts :func:`_zoom_shows_bars` takes, summed over the rows' own sorted starts and ends: the same
-    integers), or None where those counts would not be the same (columns too narrow for the times'
-    floating point: the caller counts over all the segments then)."""
+def _occupancy_and_zoom(rows, page, capacities, lo, hi, pixels, modes, max_bars):
+    """``{"occupancy", "zoom_shows_bars", "count"}`` of the page's rows (``rows``: ``(row on the page,
+    arrays)`` of each row with segments in the window, as :func:`_page_rows` gives them): the
+    :func:`_occupancy`, :func:`_zoom_shows_bars` and the number of segments.
+
+    Zoom's overlap counts are summed over the rows' own sorted times, the same integers as over all
+    the segments at once, except where the columns are too narrow for the times' floating point
+    (then the segments are kept and counted as :func:`_zoom_shows_bars` does)."""
     edges = np.linspace(lo, hi, pixels + 1)
     width = (hi - lo) / pixels
-    share, values = arrays["share"], arrays["values"]
     grid = np.zeros((len(page), pixels))
     eps = EPS * width
-    strings = {key: ["." * pixels for _ in page] for key in values}
+    keys = [m["key"] for m in modes if m["type"] != "job"]
+    strings = {}
     # Clipped to the window, a start is before a right edge (> lo) and an end at or before a left edge
     # (< hi) exactly when it was unclipped: per-row counts of the clipped times sum to the global ones.
-    counted = pixels > 0 and edges[1] > lo and edges[-2] < hi
+    counted = edges[1] > lo and edges[-2] < hi
     starts_before = np.zeros(pixels, np.int64)
     ends_by = np.zeros(pixels, np.int64)
-    for r, m in _page_rows(arrays):
-        s_m, e_m = arrays["start"][m], arrays["end"][m]
-        sh = None if share is None else share[m]
+    kept, count = [], 0
+    for r, row in rows:
+        s_m, e_m, sh, values = row["start"], row["end"], row["share"], row["values"]
+        count += s_m.size
+        if not counted:
+            kept.append((s_m, e_m))
         ramps = _RowRamps(edges, np.maximum(s_m, lo), np.minimum(e_m, hi))
         if counted:
             starts_before += np.searchsorted(ramps.s, edges[1:], side="left")
@@ -742,7 +753,8 @@ def _occupancy_and_overlap(arrays, page, capacities, lo, hi, pixels, modes=()):
             key = mode["key"]
             if key not in values:
                 continue
-            vr = values[key][m]
+            strings.setdefault(key, {})
+            vr = values[key]
             if mode["type"] == "scale":
                 vr = np.asarray(vr, float)
                 ok = ~np.isnan(vr)
@@ -759,8 +771,17 @@ def _occupancy_and_overlap(arrays, page, capacities, lo, hi, pixels, modes=()):
                     best = np.argmax(per, axis=0)
                     chars = np.where(per.max(axis=0) > eps, 48 + cats[best], 46)
             strings[key][r] = bytes(chars.astype(np.uint8).tolist()).decode("ascii")
-    occupancy = {"columns": pixels, "t": [lo, hi], "rows": np.round(grid, 3).tolist(), "c": strings}
-    return occupancy, (starts_before - ends_by if counted else None)
+    idle = "." * pixels
+    c = {key: [strings.get(key, {}).get(r, idle) for r in range(len(page))] for key in keys}
+    occupancy = {"columns": pixels, "t": [lo, hi], "rows": np.round(grid, 3).tolist(), "c": c}
+    if hi - lo <= 2 * MIN_ZOOM:
+        zoom = False
+    elif counted:
+        zoom = bool((starts_before - ends_by).min() <= max_bars)
+    else:
+        zoom = _zoom_shows_bars(*(np.concatenate([k[i] for k in kept] or [np.zeros(0)]) for i in (0, 1)),
+                                lo, hi, pixels, max_bars)  # fmt: skip
+    return {"occupancy": occupancy, "zoom_shows_bars": zoom, "count": count}
 
 
 # Busy time below this fraction of a column is rounding noise of the cumulative sums, not work.

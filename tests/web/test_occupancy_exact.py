@@ -4,7 +4,7 @@ The reference below is the definition as the code had it before its per-row shor
 per weight, F(x) = Σ w·max(0, x − start) − Σ w·max(0, x − end) from ``_ramp_sum`` (cumulative sums over
 the stable sorts), a category's weights masked to its segments, and zoom's overlap counts over every
 segment of the page at once. The shortcuts (times already in order not permuted, weights 1 not
-multiplied, a category's ramps over its own segments, the counts summed per row) must not change a bit.
+multiplied, a category's ramps over its own segments, the counts summed per row) must not change a bit; nor may reading the page a row at a time.
 """
 
 import json
@@ -94,20 +94,17 @@ def test_occupancy_and_zoom_counts_are_the_definitions_bit_for_bit(seed):
             for with_share in (True, False):
                 arrays = {"start": start[order], "end": end[order], "share": share[order] if with_share else None,
                           "row": row[order], "values": {"state": cat[order], "freq": freq[order]}}  # fmt: skip
-                if by_row:  # as _by_row_window gives them: where each row begins and ends instead of codes
-                    arrays["bounds"] = np.searchsorted(arrays["row"], np.arange(len(page) + 1))
                 for lo, hi, pixels in WINDOWS:
                     kept = (arrays["start"] < hi) & (arrays["end"] > lo) if hi > lo else (
                         (arrays["start"] <= lo) & (arrays["end"] >= lo))  # fmt: skip
-                    win = {k: v[kept] if k in ("start", "end", "row") else v for k, v in arrays.items()}
+                    win = {k: v[kept] for k, v in arrays.items() if k in ("start", "end", "row")}
                     win["share"] = None if arrays["share"] is None else arrays["share"][kept]
                     win["values"] = {k: v[kept] for k, v in arrays["values"].items()}
-                    if by_row:
-                        win["bounds"] = np.searchsorted(win["row"], np.arange(len(page) + 1))
-                    got, overlap = timeline._occupancy_and_overlap(win, page, capacities, lo, hi, pixels, MODES)
-                    want, want_overlap = _reference(win, page, capacities, lo, hi, pixels, MODES)
-                    assert json.dumps(got, sort_keys=True) == json.dumps(want, sort_keys=True), (lo, hi, by_row)
-                    if hi > lo:
-                        assert overlap is not None and np.array_equal(overlap, want_overlap), (lo, hi, by_row)
-                    else:
-                        assert overlap is None  # an instant: counted over the segments (_zoom_shows_bars)
+                    rows = list(timeline._page_rows(win))
+                    want, overlap = _reference(win, page, capacities, lo, hi, pixels, MODES)
+                    for max_bars in sorted({0, 3, overlap.min() - 1, overlap.min(), overlap.min() + 1, 10**6}):
+                        got = timeline._occupancy_and_zoom(rows, page, capacities, lo, hi, pixels, MODES, max_bars)
+                        assert json.dumps(got["occupancy"], sort_keys=True) == json.dumps(want, sort_keys=True)
+                        assert got["count"] == win["start"].size
+                        zoom = timeline._zoom_shows_bars(win["start"], win["end"], lo, hi, pixels, max_bars)
+                        assert got["zoom_shows_bars"] == zoom, (lo, hi, by_row, max_bars)
