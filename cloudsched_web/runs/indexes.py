@@ -25,6 +25,7 @@ the same payloads (``tests/web/test_indexes.py``). See docs/results.md, "Serving
 
 from __future__ import annotations
 
+import itertools
 import json
 
 import numpy as np
@@ -63,8 +64,9 @@ def build(header: dict, manifest: dict) -> dict:
     for i, info in enumerate(manifest["runs"]):
         files = {}
         layout = timeline._layout(parsed, i)
-        lanes = timeline._lanes(parsed, i)["count"]
         names = layout["names"]
+        byrow = _by_row(parsed, i, names, modes)  # every segment read once: the by-row file and the lanes
+        lanes = {} if byrow is None else dict(zip(names, _lane_counts(byrow, len(names)), strict=True))
         group_of = {n: g["name"] for g in layout["groups"] for n in names[g["row0"] : g["row0"] + g["rows"]]}
         rows = pa.table({"name": pa.array(names, pa.string()),
                          "group": pa.array([group_of.get(n, "") for n in names], pa.string()),
@@ -75,7 +77,6 @@ def build(header: dict, manifest: dict) -> dict:
         events = pa.table({"t": ev["t"], "kind": ev["kind"], "row": ev["row"], "job": ev["job"], "task": ev["task"]})
         events = events.replace_schema_metadata({KINDS: json.dumps(ev["kinds"]).encode()})
         files["events"] = _write(f"{base}/r{i}-events.parquet", events, 65_536)
-        byrow = _by_row(parsed, i, names, modes)
         if byrow is not None:
             files["byrow"] = _write(f"{base}/r{i}-byrow.parquet", byrow)
         runs.append({**info, "index": files})
@@ -84,7 +85,11 @@ def build(header: dict, manifest: dict) -> dict:
 
 
 def _by_row(parsed, index, names, modes) -> pa.Table | None:
-    """The run's segments on the axis sorted by row (stable), with their colour values."""
+    """The run's segments on the axis sorted by row (stable), with their colour values.
+
+    The segments file is read once, as stored: in a file of stretches (``runs.store``) every column but
+    ``resource`` is one value per stretch, so the colour values are found per stretch and each
+    segment takes its stretch's (the very values the expanded segments give, without expanding them)."""
     from cloudsched_web.runs import timeline
 
     stored = parsed.stored(index)
@@ -93,14 +98,26 @@ def _by_row(parsed, index, names, modes) -> pa.Table | None:
         return None
     present = set(schema.names)
     mode_cols = sorted({c for m in modes for c in m["columns"] if c in present})
-    table = stored.table(
-        "segments", ["start", "end", "resource", *(["share"] if "share" in present else []), *mode_cols]
-    )
-    codes = timeline._codes(table["resource"], names)
+    source = stored._source("segments")
+    labels = (pq.read_schema(source).metadata or {}).get(store.STRETCH)
+    table = pq.read_table(source, columns=["start", "end", "resource", *(["share"] if "share" in present else []),
+                                           *mode_cols])  # fmt: skip
+    if labels is not None:  # one row per stretch: its segments' resources as a list (store._expand)
+        lists = table["resource"].combine_chunks() if table["resource"].num_chunks != 1 else table["resource"].chunk(0)
+        lengths = np.diff(lists.offsets.to_numpy())
+        lookup = timeline._codes(pa.array(json.loads(labels), pa.string()), names)
+        flat = pc.fill_null(lists.flatten(), -1).to_numpy(zero_copy_only=False)
+        codes = np.append(lookup, -1)[flat]  # a missing resource (−1) is on no row
+    else:
+        lengths = None
+        codes = timeline._codes(table["resource"], names)
     keep = codes >= 0
     small = codes[keep].astype(np.int16) if len(names) < 32768 else codes[keep]  # 16 bits: a radix sort
-    order = np.nonzero(keep)[0][np.argsort(small, kind="stable")]
-    cols = {"row": pa.array(codes[order].astype(np.int32)),
+    by_row = np.argsort(small, kind="stable")
+    order = np.nonzero(keep)[0][by_row]
+    if lengths is not None:  # each segment's stretch, in row order
+        order = np.repeat(np.arange(len(lengths), dtype=np.int32), lengths)[order]
+    cols = {"row": pa.array(small[by_row].astype(np.int32)),
             "start": pa.array(timeline._floats(table, "start")[order]),
             "end": pa.array(timeline._floats(table, "end")[order])}  # fmt: skip
     if "share" in present and not pc.all(pc.fill_null(pc.equal(table["share"], 1.0), True)).as_py():
@@ -111,6 +128,24 @@ def _by_row(parsed, index, names, modes) -> pa.Table | None:
         values = timeline._mode_array(table, m)[order]
         cols[f"c_{m['key']}"] = pa.array(values if m["type"] == "scale" else _small_int(values))
     return pa.table(cols)
+
+
+def _lane_counts(byrow: pa.Table, rows: int) -> list[int]:
+    """Per row of the axis, the most of its segments running at once (at least 1), from the by-row
+    table: at its k-th start in time order (counting from 1) a row runs k segments minus those that
+    ended at or before it (an end before a start at the same instant, as ``timeline._events_by_row``
+    orders them), and the most is reached at a start."""
+    row = byrow["row"].to_numpy()
+    starts, ends = byrow["start"].to_numpy(), byrow["end"].to_numpy()
+    bounds = np.searchsorted(row, np.arange(rows + 1, dtype=row.dtype)).tolist()
+    out = []
+    for a, b in itertools.pairwise(bounds):
+        s, e = starts[a:b], np.sort(ends[a:b])
+        if s.size > 1 and np.any(s[1:] < s[:-1]):
+            s = np.sort(s)
+        running = np.arange(1, s.size + 1) - np.searchsorted(e, s, side="right")
+        out.append(max(1, int(running.max())) if s.size else 1)
+    return out
 
 
 def _small_int(values: np.ndarray) -> np.ndarray:

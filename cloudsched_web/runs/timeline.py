@@ -321,6 +321,9 @@ def colour_modes(parsed):
     A category mode is offered when some run has 2..``MAX_CATEGORIES`` values of it, a scale
     when some run has a numeric column. Categories and ranges span the whole result, so a
     colour means the same on every Gantt of the page and at every zoom.
+
+    The mode columns are read as stored: a file of stretches (``runs.store``) holds each stretch's
+    values once, the same for all of its segments, so its distinct values and range are the segments'.
     """
 
     def build():
@@ -337,7 +340,7 @@ def colour_modes(parsed):
                 cols = [c for c in spec[2] if c in schema.names]
                 if not cols:
                     continue
-                table = stored.table("segments", cols)
+                table = pq.read_table(stored._source("segments"), columns=cols)  # as stored: see below
                 if spec[3] == "scale":
                     v = table[cols[0]]
                     lo, hi = pc.min(v).as_py(), pc.max(v).as_py()
@@ -937,18 +940,24 @@ def _event_table(parsed, index):
         name = indexes.files_of(parsed, index).get("events")
         if name:  # built by the worker when it stored the result (runs.indexes)
             return indexes.read_events(name)
-        t, kind, res, job, task = [], [], [], [], []
         stored = parsed.stored(index)
         schema = stored.schema("segments")
-        if schema is not None and "ended" in schema.names:
+        seg_t, seg_kind, seg_row = np.zeros(0), pa.array([], pa.string()), np.zeros(0, np.int32)
+        seg_job = seg_task = pa.array([], pa.string())
+        if schema is not None and "ended" in schema.names:  # whole columns, no Python loop over the events
             cols = [c for c in ("end", "resource", "job", "task", "ended") if c in schema.names]
             ends = [("ended", "in", ["migrated", "killed", "preempted"])]  # read only those rows' job and task
             seg = stored.table("segments", cols, filters=ends)
-            t += seg["end"].to_pylist()
-            kind += seg["ended"].to_pylist()
-            res += [str(r) for r in pc.cast(seg["resource"], pa.string()).to_pylist()]
-            job += [str(j) for j in seg["job"].to_pylist()] if "job" in cols else [""] * seg.num_rows
-            task += [str(j) for j in seg["task"].to_pylist()] if "task" in cols else [""] * seg.num_rows
+            seg = {c: seg[c].combine_chunks() for c in cols}  # one array per column
+            seg_t = np.asarray(seg["end"].to_numpy(zero_copy_only=False), dtype=float)
+            seg_kind = pc.cast(seg["ended"], pa.string())
+            res = pc.fill_null(pc.cast(seg["resource"], pa.string()), "None")  # str(None), as a name
+            at = pc.index_in(res, value_set=pa.array(_layout(parsed, index)["names"], pa.string()))
+            seg_row = np.asarray(pc.fill_null(at, -2).to_numpy(zero_copy_only=False), np.int32)  # −2: off the axis
+            blank = pa.array([""] * len(seg["end"]), pa.string())
+            seg_job, seg_task = (pc.fill_null(pc.cast(seg[c], pa.string()), "None") if c in cols else blank
+                                 for c in ("job", "task"))  # fmt: skip
+        t, kind, job = [], [], []  # the job records' events (few)
         jobs = parsed.jobs_table(index)
         if jobs is not None and jobs.num_rows:
             names = jobs.column_names
@@ -969,20 +978,23 @@ def _event_table(parsed, index):
                     if times[i] is not None:
                         t.append(times[i])
                         kind.append(name)
-                        res.append(None)
                         job.append(ids[i])
-                        task.append("")
-        order = np.argsort(np.asarray(t, dtype=float), kind="stable")
-        row_of = {n: i for i, n in enumerate(_layout(parsed, index)["names"])}
-        kinds, codes = np.unique(np.asarray(kind, dtype=object), return_inverse=True) if kind else ([], [])
+        times = np.concatenate([seg_t, np.asarray(t, dtype=float)])
+        order = np.argsort(times, kind="stable")
+        kinds = sorted(set(pc.unique(seg_kind).to_pylist()) | set(kind))
+        codes = np.concatenate([np.asarray(pc.index_in(seg_kind, value_set=pa.array(kinds, pa.string())).to_numpy(
+            zero_copy_only=False), np.int64), np.asarray([kinds.index(k) for k in kind], np.int64)])  # fmt: skip
+        take = pa.array(order)
+        jobs_ = pa.concat_arrays([seg_job, pa.array(job, pa.string())]).take(take)
+        tasks = pa.concat_arrays([seg_task, pa.array([""] * len(job), pa.string())]).take(take)
         return {
-            "t": np.asarray(t, dtype=float)[order],
-            "kind": np.asarray(codes, dtype=np.int8)[order],
-            "kinds": [str(k) for k in kinds],
-            "row": np.asarray([-1 if res[i] is None else row_of.get(res[i], -2) for i in order], dtype=np.int32),
-            "job": (jobs := pa.array([job[i] for i in order], pa.string())),
-            "task": (tasks := pa.array([task[i] for i in order], pa.string())),
-            "labels": lambda at: (jobs.take(pa.array(at)).to_pylist(), tasks.take(pa.array(at)).to_pylist()),
+            "t": times[order],
+            "kind": codes.astype(np.int8)[order],
+            "kinds": kinds,
+            "row": np.concatenate([seg_row, np.full(len(t), -1, np.int32)])[order],
+            "job": jobs_,
+            "task": tasks,
+            "labels": lambda at: (jobs_.take(pa.array(at)).to_pylist(), tasks.take(pa.array(at)).to_pylist()),
         }
 
     return parsed.memo(("events", index), build)
