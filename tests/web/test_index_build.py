@@ -1,0 +1,94 @@
+"""How runs.indexes builds the worker's index files: each run's segments read once, as stored.
+
+The by-row file takes each stretch's colour values for its segments (instead of expanding the
+stretches first), the lane counts come from the by-row order (instead of a second sweep sorted by row),
+and the event table from whole columns (instead of a loop over the events). Each must give what the
+plain reading gives: the files of a stretches file equal those of the same segments one per row, the
+counts equal the on-the-fly sweep's (``timeline._lanes``), and the event table is pinned below.
+"""
+
+import uuid
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+import schedulers
+from cloudsched_web.runs import indexes, store, timeline
+from cloudsched_web.runs.queries import ParsedResult
+
+
+def _seg(job, res, s, e, **extra):
+    return {"job": job, "task": f"{job}.0", "resource": res, "start": s, "end": e, "share": 1.0, **extra}
+
+
+def _parsed(doc):
+    header, manifest = store.save(0, uuid.uuid4().hex, doc)
+    return ParsedResult(header, manifest)
+
+
+def _tables(parsed):
+    built = indexes.build(parsed.doc, parsed.manifest)
+    files = [{k: pq.read_table(store.source(v)) for k, v in info["index"].items()} for info in built["runs"]]
+    return files, built["index"]["colour_modes"]
+
+
+def test_the_index_files_of_stretches_are_those_of_the_same_segments_one_per_row(monkeypatch):
+    doc = schedulers.run({**schedulers.example("backfill"), "algorithms": ["keasy", "measy"]})
+    stretched = _parsed(doc)
+    assert store.STRETCH in pq.read_schema(stretched.stored(0)._source("segments")).metadata  # the case under test
+    monkeypatch.setattr(store, "MIN_GAIN", float("inf"))  # never worth it: one row per segment
+    plain = _parsed(doc)
+    assert store.STRETCH not in (pq.read_schema(plain.stored(0)._source("segments")).metadata or {})
+    (files, modes), (plain_files, plain_modes) = _tables(stretched), _tables(plain)
+    assert modes == plain_modes and [m["key"] for m in modes] == ["job", "state"]
+    assert modes[1]["categories"] == ["background tier", "background tier, killed", "background tier, migrated away",
+                                      "foreground tier"]  # fmt: skip
+    for a, b in zip(files, plain_files, strict=True):
+        assert a.keys() == b.keys() == {"rows", "events", "byrow"}
+        for kind in a:
+            assert a[kind].equals(b[kind], check_metadata=True), kind
+        assert "c_state" in a["byrow"].column_names and max(a["rows"]["lanes"].to_pylist()) == 2
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_lane_counts_from_the_by_row_order_are_the_sweeps(seed):
+    rng = np.random.default_rng(seed)
+    n = 300
+    start = rng.integers(0, 40, n).astype(float)  # ties, zero lengths, back-to-back segments
+    end = start + rng.choice([0.0, 1.0, 2.0, 5.0], n)
+    order = np.lexsort((end, start)) if seed % 2 else np.arange(n)  # in start order, and not
+    schedule = [_seg(str(i), f"m{rng.integers(0, 6)}", float(start[i]), float(end[i])) for i in order]
+    parsed = _parsed({"summary": {}, "runs": [{"algorithm": "a", "repetition": 0, "metrics": {}, "series": {},
+                                               "jobs": [], "schedule": schedule}]})  # fmt: skip
+    names = timeline._layout(parsed, 0)["names"]
+    byrow = indexes._by_row(parsed, 0, names, timeline.colour_modes(parsed))
+    sweep = timeline._lanes(parsed, 0)["count"]  # no index: the on-the-fly sweep over all rows at once
+    assert indexes._lane_counts(byrow, len(names)) == [sweep[n] for n in names]
+    assert max(sweep.values()) > 2
+
+
+def test_the_event_table_of_a_hand_made_schedule():
+    schedule = [_seg("a", "m0", 0.0, 10.0, ended="killed"), _seg("b", None, 2.0, 6.0, ended="migrated"),
+                _seg("c", "m1", 3.0, 3.0, ended="preempted"), _seg("d", "m1", 1.0, 2.0),
+                _seg("e", "None", 4.0, 6.0, ended="killed"), _seg("f", "m2", 0.0, 6.0, ended="finished")]  # fmt: skip
+    jobs = [{"job": "a", "arrival": 0.0, "rejected": False}, {"job": "x", "arrival": 7, "rejected": True},
+            {"job": None, "arrival": 3.0, "rejected": True}]  # fmt: skip
+    parsed = _parsed({"summary": {}, "runs": [{"algorithm": "a", "repetition": 0, "metrics": {}, "series": {},
+                                               "jobs": jobs, "schedule": schedule}]})  # fmt: skip
+    assert timeline._layout(parsed, 0)["names"] == ["None", "m0", "m1", "m2"]
+    ev = timeline._event_table(parsed, 0)
+    assert ev["kinds"] == ["killed", "migrated", "preempted", "rejected"]
+    assert ev["t"].dtype == np.float64 and ev["kind"].dtype == np.int8 and ev["row"].dtype == np.int32
+    assert ev["t"].tolist() == [3.0, 3.0, 6.0, 6.0, 7.0, 10.0]  # time order, ties in file order, then the jobs'
+    assert [ev["kinds"][k] for k in ev["kind"].tolist()] == ["preempted", "rejected", "migrated", "killed",
+                                                            "rejected", "killed"]  # fmt: skip
+    # job events on row −1; a segment without resource reads as "None" (str(None), as the code always had it)
+    assert ev["row"].tolist() == [2, -1, 0, 0, -1, 1]
+    assert ev["job"].to_pylist() == ["c", "None", "b", "e", "x", "a"] and ev["job"].type == pa.string()
+    assert ev["task"].to_pylist() == ["c.0", "", "b.0", "e.0", "", "a.0"]
+    assert ev["labels"](np.array([5, 0])) == (["a", "c"], ["a.0", "c.0"])
+    parsed = _parsed({"summary": {}, "runs": [{"algorithm": "a", "repetition": 0, "metrics": {}, "series": {},
+                                               "jobs": [], "schedule": schedule[:4]}]})  # fmt: skip
+    assert timeline._event_table(parsed, 0)["row"].tolist() == [1, -2, 0]  # without "None": on no row (never shown)
