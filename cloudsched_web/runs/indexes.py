@@ -112,9 +112,10 @@ def _by_row(parsed, index, names, modes) -> pa.Table | None:
         lengths = None
         codes = timeline._codes(table["resource"], names)
     keep = codes >= 0
-    small = codes[keep].astype(np.int16) if len(names) < 32768 else codes[keep]  # 16 bits: a radix sort
+    everyone = bool(keep.all())  # (the usual case: every segment has its row; no copies to leave some out)
+    small = (codes if everyone else codes[keep]).astype(np.int16 if len(names) < 32768 else np.int64)  # radix sort
     by_row = np.argsort(small, kind="stable")
-    order = np.nonzero(keep)[0][by_row]
+    order = by_row if everyone else np.nonzero(keep)[0][by_row]
     if lengths is not None:  # each segment's stretch, in row order
         order = np.repeat(np.arange(len(lengths), dtype=np.int32), lengths)[order]
     cols = {"row": pa.array(small[by_row].astype(np.int32)),

@@ -14,11 +14,12 @@ import heapq
 import itertools
 
 import numpy as np
+import orjson
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from cloudsched_web.runs import indexes
+from cloudsched_web.runs import indexes, store
 from cloudsched_web.runs.queries import QueryError, _bounded_int
 from schedulers.core.series import energy_j, envelope
 
@@ -58,6 +59,10 @@ def _layout(parsed, index):
         if schema is None:
             return {"names": [], "groups": [], "group_by": None}
         key = next((k for k in GROUP_KEYS if k in schema.names), None)
+        labels = None if key else (pq.read_schema(stored._source("segments")).metadata or {}).get(store.STRETCH)
+        if labels is not None:  # a file of stretches names every resource it holds, once (runs.store)
+            order = sorted(orjson.loads(labels), key=lambda n: (natural_key(""), natural_key(n)))
+            return {"names": order, "groups": [], "group_by": None}
         table = stored.table("segments", ["resource"] + ([key] if key else []))
         names = [v for v in pc.unique(pc.cast(table["resource"], pa.string())).to_pylist() if v is not None]
         group_of = dict.fromkeys(names, "")
