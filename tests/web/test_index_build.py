@@ -92,3 +92,18 @@ def test_the_event_table_of_a_hand_made_schedule():
     parsed = _parsed({"summary": {}, "runs": [{"algorithm": "a", "repetition": 0, "metrics": {}, "series": {},
                                                "jobs": [], "schedule": schedule[:4]}]})  # fmt: skip
     assert timeline._event_table(parsed, 0)["row"].tolist() == [1, -2, 0]  # without "None": on no row (never shown)
+
+
+def test_the_axis_of_a_stretches_file_is_in_natural_order_as_of_one_row_per_segment(monkeypatch):
+    res = ["m10", "m2", "m0", "m1"]  # first appearance is not the axis order
+    schedule = [
+        {**_seg(str(j), res[k], 10.0 * j, 10.0 * j + 5), "task": f"{j}.{k}"} for j in range(40) for k in range(4)
+    ]
+    doc = {"summary": {}, "runs": [{"algorithm": "a", "repetition": 0, "metrics": {}, "series": {}, "jobs": [],
+                                    "schedule": schedule}]}  # fmt: skip
+    stretched = _parsed(doc)
+    assert store.STRETCH in pq.read_schema(stretched.stored(0)._source("segments")).metadata  # the case under test
+    monkeypatch.setattr(store, "MIN_GAIN", float("inf"))
+    plain = _parsed(doc)
+    assert timeline._layout(stretched, 0) == timeline._layout(plain, 0)
+    assert timeline._layout(stretched, 0)["names"] == ["m0", "m1", "m2", "m10"]
