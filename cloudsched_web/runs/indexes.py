@@ -66,11 +66,15 @@ def build(header: dict, manifest: dict) -> dict:
         layout = timeline._layout(parsed, i)
         names = layout["names"]
         byrow = _by_row(parsed, i, names, modes)  # every segment read once: the by-row file and the lanes
-        lanes = {} if byrow is None else dict(zip(names, _lane_counts(byrow, len(names)), strict=True))
+        counts = [1] * len(names) if byrow is None else _lane_counts(byrow, len(names))
+        drawn = counts
+        if byrow is not None:
+            lane, drawn = _segment_lanes(byrow, counts)
+            byrow = byrow.append_column("lane", pa.array(lane))
         group_of = {n: g["name"] for g in layout["groups"] for n in names[g["row0"] : g["row0"] + g["rows"]]}
         rows = pa.table({"name": pa.array(names, pa.string()),
                          "group": pa.array([group_of.get(n, "") for n in names], pa.string()),
-                         "lanes": pa.array([lanes.get(n, 1) for n in names], pa.int32())})  # fmt: skip
+                         "lanes": pa.array(counts, pa.int32()), "drawn": pa.array(drawn, pa.int32())})  # fmt: skip
         rows = rows.replace_schema_metadata({GROUP_BY: (layout["group_by"] or "").encode()})
         files["rows"] = _write(f"{base}/r{i}-rows.parquet", rows)
         ev = timeline._event_table(parsed, i)
@@ -149,6 +153,28 @@ def _lane_counts(byrow: pa.Table, rows: int) -> list[int]:
     return out
 
 
+def _segment_lanes(byrow: pa.Table, counts: list[int]) -> tuple[np.ndarray, list[int]]:
+    """Each segment's lane inside its row, and per row the lanes it takes once drawn.
+
+    A lane is what ``timeline._row_lanes`` assigns when a page first draws the row's bars: greedy
+    colouring (``timeline._greedy_lanes``) of the row's whole run in start order, in the rows needing
+    more than one lane (``counts``; 0 in the others, which are never drawn in lanes). A drawn row takes
+    at least its count of lanes, one more where a zero-length segment lies inside another (the sweep
+    ends it before it starts)."""
+    from cloudsched_web.runs import timeline
+
+    row = byrow["row"].to_numpy()
+    starts, ends = byrow["start"].to_numpy(), byrow["end"].to_numpy()
+    bounds = np.searchsorted(row, np.arange(len(counts) + 1, dtype=row.dtype)).tolist()
+    lane = np.zeros(row.size, np.int32)
+    drawn = list(counts)
+    for r, (a, b) in enumerate(itertools.pairwise(bounds)):
+        if counts[r] > 1 and b > a:
+            lane[a:b] = timeline._greedy_lanes(starts[a:b], ends[a:b])
+            drawn[r] = max(counts[r], int(lane[a:b].max()) + 1)
+    return _small_int(lane), drawn
+
+
 def _small_int(values: np.ndarray) -> np.ndarray:
     return values.astype(np.int8) if values.size == 0 or values.max() < 127 else values.astype(np.int32)
 
@@ -172,11 +198,13 @@ def colour_modes(parsed) -> list | None:
     return index.get("colour_modes") if index.get("version") == VERSION else None
 
 
-def read_rows(name: str) -> tuple[list, list, str | None, list]:
-    """``(names, groups, group_by, lanes)`` of a rows file."""
+def read_rows(name: str) -> tuple[list, list, str | None, list, list | None]:
+    """``(names, groups, group_by, lanes, drawn)`` of a rows file (``drawn`` None: written before the
+    segments' lanes were in the by-row file)."""
     table = pq.read_table(_source(name))
     group_by = (table.schema.metadata or {}).get(GROUP_BY, b"").decode() or None
-    return table["name"].to_pylist(), table["group"].to_pylist(), group_by, table["lanes"].to_pylist()
+    drawn = table["drawn"].to_pylist() if "drawn" in table.column_names else None
+    return table["name"].to_pylist(), table["group"].to_pylist(), group_by, table["lanes"].to_pylist(), drawn
 
 
 def read_events(name: str) -> dict:

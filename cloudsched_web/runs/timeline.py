@@ -52,7 +52,7 @@ def _layout(parsed, index):
     def build():
         stored_rows = _stored_rows(parsed, index)
         if stored_rows:  # built by the worker when it stored the result (runs.indexes)
-            names, group_of, key, _ = stored_rows
+            names, group_of, key, _, _ = stored_rows
             return {"names": names, "groups": _groups(names, group_of) if key else [], "group_by": key}
         stored = parsed.stored(index)
         schema = stored.schema("segments")
@@ -422,7 +422,7 @@ def _lanes(parsed, index):
     def build():
         stored_rows = _stored_rows(parsed, index)
         if stored_rows:  # built by the worker (runs.indexes)
-            names, _, _, counts = stored_rows
+            names, _, _, counts, _ = stored_rows
             return {"count": dict(zip(names, counts, strict=True))}
         table = parsed.stored(index).table("segments", ["start", "end", "resource"])
         names = _layout(parsed, index)["names"]
@@ -573,6 +573,20 @@ def _window_lanes(parsed, index, lanes, table, lo, hi, page):
         return out.tolist()
     res = np.asarray(pc.cast(table["resource"], pa.string()).to_numpy(zero_copy_only=False))
     starts = _floats(table, "start")
+    stored_rows = _stored_rows(parsed, index)
+    by_row = indexes.files_of(parsed, index).get("byrow")
+    if by_row and stored_rows and stored_rows[4] is not None:  # the worker stored each segment's lane
+        axis = {n: i for i, n in enumerate(stored_rows[0])}
+        drawn = stored_rows[4]
+        found = _index_lanes(parsed, index, by_row, [axis[n] for n in overlapped], lo, hi)
+        for name in overlapped:
+            s, lane = found.get(axis[name], (np.zeros(0), np.zeros(0, np.int32)))
+            at = np.nonzero(res == name)[0]
+            if at.size != s.size or not np.array_equal(starts[at], s):
+                raise QueryError("run", "the schedule changed while it was read", "reload the page")
+            out[at] = lane
+            lanes["count"][name] = max(lanes["count"][name], drawn[axis[name]])
+        return out.tolist()
     for name, (s, e, lane) in _row_lanes(parsed, index, overlapped).items():
         hit = (s < hi) & (e > lo) if hi > lo else (s <= lo) & (e >= lo)
         at = np.nonzero(res == name)[0]
@@ -581,6 +595,37 @@ def _window_lanes(parsed, index, lanes, table, lo, hi, page):
         out[at] = lane[hit]
         lanes["count"][name] = max(lanes["count"][name], int(lane.max()) + 1)  # a zero-length segment inside another
     return out.tolist()
+
+
+def _index_lanes(parsed, index, by_row, codes, lo, hi):
+    """``{row: (starts, lanes)}`` of the rows ``codes``' segments in the window, from the lanes the worker
+    stored in the by-row index (``runs.indexes``; each row's in start order, as :func:`_row_lanes` gives
+    them). Only the row groups of those rows whose times overlap the window are read (footer statistics);
+    nothing is kept."""
+    rows_of, times = _group_stats(parsed, index, by_row)[1], _by_row_times(parsed, index, by_row)
+    lo_t, hi_t = times[:, 1], times[:, 2]
+    when = (lo_t < hi) & (hi_t > lo) if hi > lo else (lo_t <= lo) & (hi_t >= lo)
+    wanted = np.asarray(sorted(codes))
+    first = np.searchsorted(wanted, rows_of[:, 1], side="left")  # the first wanted row at or after the group's
+    holds = (first < wanted.size) & (wanted[np.minimum(first, wanted.size - 1)] <= rows_of[:, 2])
+    groups = np.flatnonzero(when & holds).tolist()
+    if not groups:
+        return {}
+    parts = []  # a row group at a time: only what it holds of the window is kept
+    for batch in pq.ParquetFile(indexes._source(by_row)).iter_batches(
+        batch_size=indexes.ROW_GROUP, row_groups=groups, columns=["row", "start", "end", "lane"], use_threads=False
+    ):
+        row, s, e = (batch.column(k).to_numpy() for k in range(3))
+        keep = np.flatnonzero(((s < hi) & (e > lo) if hi > lo else (s <= lo) & (e >= lo)) & np.isin(row, wanted))
+        parts.append((row[keep], s[keep], batch.column(3).to_numpy()[keep]))
+    row, s, lane = (np.concatenate([p[k] for p in parts]) for k in range(3))
+    bounds = np.searchsorted(row, np.append(wanted, wanted[-1] + 1).astype(row.dtype))  # sorted by row
+    return {int(c): (s[a:b], lane[a:b]) for c, a, b in zip(wanted.tolist(), bounds[:-1], bounds[1:], strict=True)}
+
+
+def _by_row_times(parsed, index, by_row):
+    """Per row group of the by-row index ``(segments, min start, max end)`` (footer; read once per run)."""
+    return parsed.memo(("byrow_times", index), lambda: _stats(indexes._source(by_row), ("start", "end")))
 
 
 def _zoom_shows_bars(starts, ends, lo, hi, pixels, max_bars):

@@ -107,3 +107,30 @@ def test_the_axis_of_a_stretches_file_is_in_natural_order_as_of_one_row_per_segm
     plain = _parsed(doc)
     assert timeline._layout(stretched, 0) == timeline._layout(plain, 0)
     assert timeline._layout(stretched, 0)["names"] == ["m0", "m1", "m2", "m10"]
+
+
+def test_index_files_written_before_the_lanes_were_stored_still_serve_the_same_pages():
+    """A result indexed before ``lane`` (by-row) and ``drawn`` (rows) existed assigns lanes as it did."""
+    import json
+
+    from tests.web.test_indexes import _requests
+
+    doc = schedulers.run({**schedulers.example("vm_reservations")})
+    header, manifest = store.save(0, uuid.uuid4().hex, doc)
+    built = indexes.build(header, manifest)
+    older = json.loads(json.dumps(built))
+    for info in older["runs"]:
+        for kind, drop in (("rows", "drawn"), ("byrow", "lane")):
+            table = pq.read_table(store.source(info["index"][kind]))
+            assert drop in table.column_names
+            info["index"][kind] = indexes._write(info["index"][kind].replace(".parquet", "-old.parquet"),
+                                                 table.drop_columns([drop]))  # fmt: skip
+    old, new, plain = ParsedResult(header, older), ParsedResult(header, built), ParsedResult(header, manifest)
+    assert indexes.read_rows(older["runs"][0]["index"]["rows"])[4] is None
+    for i in range(len(doc["runs"])):
+        assert max(timeline._lanes(new, i)["count"].values()) > 1  # the case under test: rows in lanes
+        for kw in _requests(plain, i):
+            args = (i, kw["t0"], kw["t1"], kw["row0"], kw["rows"], kw["pixels"], kw["max_bars"])
+            a, b, c = timeline._gantt(plain, *args), timeline._gantt(old, *args), timeline._gantt(new, *args)
+            assert json.dumps(b, sort_keys=True) == json.dumps(a, sort_keys=True) == json.dumps(c, sort_keys=True)
+    assert any(k[0] == "lane_rows" for k in old._memo) and not any(k[0] == "lane_rows" for k in new._memo)
