@@ -201,7 +201,7 @@ def colour_modes(parsed) -> list | None:
 def read_rows(name: str) -> tuple[list, list, str | None, list, list | None]:
     """``(names, groups, group_by, lanes, drawn)`` of a rows file (``drawn`` None: written before the
     segments' lanes were in the by-row file)."""
-    table = pq.read_table(_source(name))
+    table = pq.read_table(_source(name), use_threads=False)
     group_by = (table.schema.metadata or {}).get(GROUP_BY, b"").decode() or None
     drawn = table["drawn"].to_pylist() if "drawn" in table.column_names else None
     return table["name"].to_pylist(), table["group"].to_pylist(), group_by, table["lanes"].to_pylist(), drawn
@@ -210,7 +210,7 @@ def read_rows(name: str) -> tuple[list, list, str | None, list, list | None]:
 def read_events(name: str) -> dict:
     """The events' ``t``, ``kind``, ``kinds`` and ``row``; ``labels(positions)`` reads the ``job`` and
     ``task`` of the events at those positions only (from the row groups holding them)."""
-    table = pq.read_table(_source(name), columns=["t", "kind", "row"])
+    table = pq.read_table(_source(name), columns=["t", "kind", "row"], use_threads=False)
     return {
         "t": table["t"].to_numpy(),
         "kind": table["kind"].to_numpy(),
@@ -230,7 +230,7 @@ def _event_labels(name: str, positions: np.ndarray) -> tuple[list, list]:
         np.searchsorted(first, positions.min(), side="right") - 1,
         np.searchsorted(first, positions.max(), side="right"),
     )
-    part = pf.read_row_groups(list(range(int(g0), int(g1))), columns=["job", "task"])
+    part = pf.read_row_groups(list(range(int(g0), int(g1))), columns=["job", "task"], use_threads=False)
     at = pa.array(positions - first[g0])
     return part["job"].take(at).to_pylist(), part["task"].take(at).to_pylist()
 
@@ -242,7 +242,7 @@ def iter_by_row(name: str, groups: list[int], row0: int, rows: int, columns: lis
     than a batch and one row's segments are held at once."""
     if not groups:
         return
-    pf = pq.ParquetFile(_source(name))
+    pf = pq.ParquetFile(_source(name), pre_buffer=False)  # read here, in this thread (no I/O pool's)
     present = pf.schema_arrow.names
     wanted = ["row"] + [c for c in columns if c in present and c != "row"]
     pending, current = [], None

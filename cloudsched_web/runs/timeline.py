@@ -612,7 +612,7 @@ def _index_lanes(parsed, index, by_row, codes, lo, hi):
     if not groups:
         return {}
     parts = []  # a row group at a time: only what it holds of the window is kept
-    for batch in pq.ParquetFile(indexes._source(by_row)).iter_batches(
+    for batch in pq.ParquetFile(indexes._source(by_row), pre_buffer=False).iter_batches(
         batch_size=indexes.ROW_GROUP, row_groups=groups, columns=["row", "start", "end", "lane"], use_threads=False
     ):
         row, s, e = (batch.column(k).to_numpy() for k in range(3))
