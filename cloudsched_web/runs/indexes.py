@@ -66,10 +66,9 @@ def build(header: dict, manifest: dict) -> dict:
         layout = timeline._layout(parsed, i)
         names = layout["names"]
         byrow = _by_row(parsed, i, names, modes)  # every segment read once: the by-row file and the lanes
-        counts = [1] * len(names) if byrow is None else _lane_counts(byrow, len(names))
-        drawn = counts
+        counts = drawn = [1] * len(names)
         if byrow is not None:
-            lane, drawn = _segment_lanes(byrow, counts)
+            counts, lane, drawn = _lanes(byrow, len(names))
             byrow = byrow.append_column("lane", pa.array(lane))
         group_of = {n: g["name"] for g in layout["groups"] for n in names[g["row0"] : g["row0"] + g["rows"]]}
         rows = pa.table({"name": pa.array(names, pa.string()),
@@ -111,7 +110,8 @@ def _by_row(parsed, index, names, modes) -> pa.Table | None:
         lengths = np.diff(lists.offsets.to_numpy())
         lookup = timeline._codes(pa.array(json.loads(labels), pa.string()), names)
         flat = pc.fill_null(lists.flatten(), -1).to_numpy(zero_copy_only=False)
-        codes = np.append(lookup, -1)[flat]  # a missing resource (−1) is on no row
+        narrow = np.int16 if len(names) < 32768 else np.int64
+        codes = np.append(lookup, -1).astype(narrow)[flat]  # a missing resource (−1) is on no row
     else:
         lengths = None
         codes = timeline._codes(table["resource"], names)
@@ -122,7 +122,8 @@ def _by_row(parsed, index, names, modes) -> pa.Table | None:
     order = by_row if everyone else np.nonzero(keep)[0][by_row]
     if lengths is not None:  # each segment's stretch, in row order
         order = np.repeat(np.arange(len(lengths), dtype=np.int32), lengths)[order]
-    cols = {"row": pa.array(small[by_row].astype(np.int32)),
+    rows = np.repeat(np.arange(len(names), dtype=np.int32), np.bincount(small, minlength=len(names)))  # in order
+    cols = {"row": pa.array(rows),
             "start": pa.array(timeline._floats(table, "start")[order]),
             "end": pa.array(timeline._floats(table, "end")[order])}  # fmt: skip
     if "share" in present and not pc.all(pc.fill_null(pc.equal(table["share"], 1.0), True)).as_py():
@@ -135,44 +136,35 @@ def _by_row(parsed, index, names, modes) -> pa.Table | None:
     return pa.table(cols)
 
 
-def _lane_counts(byrow: pa.Table, rows: int) -> list[int]:
-    """Per row of the axis, the most of its segments running at once (at least 1), from the by-row
-    table: at its k-th start in time order (counting from 1) a row runs k segments minus those that
-    ended at or before it (an end before a start at the same instant, as ``timeline._events_by_row``
-    orders them), and the most is reached at a start."""
-    row = byrow["row"].to_numpy()
-    starts, ends = byrow["start"].to_numpy(), byrow["end"].to_numpy()
-    bounds = np.searchsorted(row, np.arange(rows + 1, dtype=row.dtype)).tolist()
-    out = []
-    for a, b in itertools.pairwise(bounds):
-        s, e = starts[a:b], np.sort(ends[a:b])
-        if s.size > 1 and np.any(s[1:] < s[:-1]):
-            s = np.sort(s)
-        running = np.arange(1, s.size + 1) - np.searchsorted(e, s, side="right")
-        out.append(max(1, int(running.max())) if s.size else 1)
-    return out
+def _lanes(byrow: pa.Table, rows: int) -> tuple[list[int], np.ndarray, list[int]]:
+    """``(counts, lane, drawn)``: per row of the axis the most of its segments running at once (at least 1),
+    each segment's lane inside its row, and per row the lanes it takes once drawn.
 
-
-def _segment_lanes(byrow: pa.Table, counts: list[int]) -> tuple[np.ndarray, list[int]]:
-    """Each segment's lane inside its row, and per row the lanes it takes once drawn.
-
-    A lane is what ``timeline._row_lanes`` assigns when a page first draws the row's bars: greedy
-    colouring (``timeline._greedy_lanes``) of the row's whole run in start order, in the rows needing
-    more than one lane (``counts``; 0 in the others, which are never drawn in lanes). A drawn row takes
-    at least its count of lanes, one more where a zero-length segment lies inside another (the sweep
-    ends it before it starts)."""
+    A count is found in the by-row order: at its k-th start in time order (counting from 1) a row runs
+    k segments minus those that ended at or before it (an end before a start at the same instant, as
+    ``timeline._events_by_row`` orders them), and the most is reached at a start. A lane is what
+    ``timeline._row_lanes`` assigns when a page first draws the row's bars: greedy colouring
+    (``timeline._greedy_lanes``, given those running counts) of the row's whole run in start order, in
+    the rows needing more than one lane (0 in the others, which are never drawn in lanes). A drawn row
+    takes at least its count of lanes, one more where a zero-length segment lies inside another (the
+    sweep ends it before it starts)."""
     from cloudsched_web.runs import timeline
 
     row = byrow["row"].to_numpy()
     starts, ends = byrow["start"].to_numpy(), byrow["end"].to_numpy()
-    bounds = np.searchsorted(row, np.arange(len(counts) + 1, dtype=row.dtype)).tolist()
+    bounds = np.searchsorted(row, np.arange(rows + 1, dtype=row.dtype)).tolist()
+    counts, drawn = [], []
     lane = np.zeros(row.size, np.int32)
-    drawn = list(counts)
-    for r, (a, b) in enumerate(itertools.pairwise(bounds)):
-        if counts[r] > 1 and b > a:
-            lane[a:b] = timeline._greedy_lanes(starts[a:b], ends[a:b])
-            drawn[r] = max(counts[r], int(lane[a:b].max()) + 1)
-    return _small_int(lane), drawn
+    for a, b in itertools.pairwise(bounds):
+        s, e = starts[a:b], np.sort(ends[a:b])
+        in_order = not (s.size > 1 and np.any(s[1:] < s[:-1]))
+        running = np.arange(1, s.size + 1) - np.searchsorted(e, s if in_order else np.sort(s), side="right")
+        counts.append(max(1, int(running.max())) if s.size else 1)
+        drawn.append(counts[-1])
+        if counts[-1] > 1:
+            lane[a:b] = timeline._greedy_lanes(s, ends[a:b], running - 1 if in_order else None)
+            drawn[-1] = max(counts[-1], int(lane[a:b].max()) + 1)
+    return counts, _small_int(lane), drawn
 
 
 def _small_int(values: np.ndarray) -> np.ndarray:

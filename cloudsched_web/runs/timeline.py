@@ -466,14 +466,15 @@ def _events_by_row(starts, ends, codes, n_rows):
     return step[order], rows[order]
 
 
-def _greedy_lanes(starts, ends):
+def _greedy_lanes(starts, ends, running=None):
     """Greedy colouring of an interval graph in the given (start) order: the lowest lane free at each start.
 
     Uses exactly as many lanes as the most intervals running at once (optimal for interval
     graphs) and is deterministic. In start order the row falls apart into clusters — a segment
     that starts when every earlier one has ended opens one — and greedy starts afresh in each (every
     lane free: the same lowest lanes are taken), so a lone segment gets lane 0 and a pair lanes 0, 1
-    without the loop (:func:`_greedy_loop`, which the larger clusters go through).
+    without the loop (:func:`_greedy_loop`, which the larger clusters go through). ``running``: at
+    each start, how many earlier segments have not ended (:func:`_two_lanes`), when the caller has it.
     """
     n = starts.size
     if n < 2 or np.any(starts[1:] < starts[:-1]):
@@ -481,7 +482,7 @@ def _greedy_lanes(starts, ends):
     reach = np.maximum.accumulate(ends)
     opens = np.concatenate([[True], starts[1:] >= reach[:-1]])  # nothing runs at its start
     if np.all(ends > starts):
-        two = _two_lanes(starts, ends, reach, opens)
+        two = _two_lanes(starts, ends, reach, opens, running)
         if two is not None:
             return two
     heads = np.flatnonzero(opens)
@@ -493,14 +494,15 @@ def _greedy_lanes(starts, ends):
     return lane
 
 
-def _two_lanes(starts, ends, reach, opens):
+def _two_lanes(starts, ends, reach, opens, running=None):
     """:func:`_greedy_lanes` of a row where at most one earlier segment runs at any segment's start (no
     zero-length ones), or None. Then the one running is the earlier segment with the latest end, and the
     greedy takes the other of lanes 0 and 1: a segment's lane is the parity of its chain of such
     predecessors back to its cluster's first segment (pointer doubling, no loop over segments)."""
     n = starts.size
     idx = np.arange(n)
-    running = idx - np.searchsorted(np.sort(ends), starts, side="right")  # earlier ones not ended (ends > starts)
+    if running is None:  # earlier ones not ended (ends > starts)
+        running = idx - np.searchsorted(np.sort(ends), starts, side="right")
     if running.max() > 1:
         return None
     holder = np.maximum.accumulate(np.where(ends == reach, idx, -1))  # the latest end so far: whose

@@ -65,7 +65,7 @@ def test_lane_counts_from_the_by_row_order_are_the_sweeps(seed):
     names = timeline._layout(parsed, 0)["names"]
     byrow = indexes._by_row(parsed, 0, names, timeline.colour_modes(parsed))
     sweep = timeline._lanes(parsed, 0)["count"]  # no index: the on-the-fly sweep over all rows at once
-    assert indexes._lane_counts(byrow, len(names)) == [sweep[n] for n in names]
+    assert indexes._lanes(byrow, len(names))[0] == [sweep[n] for n in names]
     assert max(sweep.values()) > 2
 
 
