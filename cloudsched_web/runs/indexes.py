@@ -8,14 +8,20 @@ without reading the whole schedule. They are properties of the stored result, so
 builders the web process would run (``runs.timeline``), and writes them as small files in
 the result's directory:
 
-- ``r{i}-rows.parquet``: one line per resource in axis order: ``name``, ``group`` and
-  ``lanes`` (the most segments running at once on it); the grouping column in the metadata;
+- ``r{i}-rows.parquet``: one line per resource in axis order: ``name``, ``group``,
+  ``lanes`` (the most segments running at once on it) and ``drawn`` (the lanes its bars take:
+  one more where a zero-length segment lies inside another); the grouping column in the metadata;
 - ``r{i}-events.parquet``: every event in time order: ``t``, ``kind``, ``row`` (the resource's
   row on the axis; −1 a job event without resource, −2 a resource off the axis), ``job``, ``task``;
 - ``r{i}-byrow.parquet``: every segment on the axis sorted by row (stably: start order inside
-  a row): ``row``, ``start``, ``end``, ``share`` and per colour mode its value (``c_<mode>``:
-  the category's index, −1 none, or the scale's value, NaN none), in small row groups whose
-  statistics let a page of rows read only its own segments.
+  a row): ``row``, ``start``, ``end``, ``share``, per colour mode its value (``c_<mode>``:
+  the category's index, −1 none, or the scale's value, NaN none) and its ``lane`` inside the row
+  (0 in rows of one lane), in small row groups whose statistics let a page of rows read only its
+  own segments (and a window of them only the groups its times overlap).
+
+Each run's segments file is read once for all of them, as stored (stretches are not expanded: a
+stretch's values are its segments'). Index files written before ``drawn`` and ``lane`` serve as
+before (the web process colours a row's lanes when a page first draws it).
 
 The manifest (``Run.result_files``, in the database) only gains the file names per run
 (``index``) and the colour modes (a few categories); results stored before this have neither,
