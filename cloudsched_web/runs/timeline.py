@@ -886,23 +886,17 @@ class _RowRamps:
         Each category's ramps run over its own segments alone, in the same sorted order: the masked
         cumulative sums add only exact zeros between them (x + 0 = x), so every value is the same as
         the masked ones' (up to the sign of a zero, which no comparison and no sum can tell)."""
-        sides = []
-        for p, order in ((self.s, self.s_order), (self.e, self.e_order)):
-            c = self._take(codes, order)
-            by_code = np.argsort(c, kind="stable")  # a radix sort for small codes; positions ascending in each
-            sides.append((p, self._take(weights, order), c[by_code], by_code))
-        sorted_codes = sides[0][2]
-        first = np.searchsorted(sorted_codes, 0, side="left")
-        cats = np.unique(sorted_codes[first:]).astype(np.int64)
+        valid = codes[codes >= 0]
+        cats = np.flatnonzero(np.bincount(valid)) if valid.size else np.zeros(0, np.int64)
         if not cats.size:
             return cats, None
         per = np.empty((cats.size, self.edges.size - 1))
-        spans = [(np.searchsorted(c, cats.astype(c.dtype), side="left").tolist(),
-                  np.searchsorted(c, cats.astype(c.dtype), side="right").tolist()) for _, _, c, _ in sides]  # fmt: skip
-        for j in range(cats.size):
+        sides = [(p, self._take(codes, order), self._take(weights, order))
+                 for p, order in ((self.s, self.s_order), (self.e, self.e_order))]  # fmt: skip
+        for j, cat in enumerate(cats.tolist()):
             ramps = []
-            for (p, w, _, by_code), (a, b) in zip(sides, spans, strict=True):
-                at = by_code[a[j] : b[j]]
+            for p, c, w in sides:
+                at = np.flatnonzero(c == cat)  # the category's segments, in the sorted order
                 pc_ = p[at]
                 ramps.append(self._ramp(pc_, np.searchsorted(pc_, self.edges, side="right"), self._take(w, at)))
             per[j] = np.diff(ramps[0] - ramps[1])
