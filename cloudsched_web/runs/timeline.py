@@ -865,11 +865,9 @@ class _RowRamps:
         self.ks, self.ke = np.searchsorted(self.s, edges, side="right"), np.searchsorted(self.e, edges, side="right")
 
     def _ramp(self, p, k, w):
-        if w is None:  # every weight 1
-            cw, cwp = np.arange(p.size + 1, dtype=float), np.concatenate([[0.0], np.cumsum(p)])
-        else:
-            cw, cwp = np.concatenate([[0.0], np.cumsum(w)]), np.concatenate([[0.0], np.cumsum(w * p)])
-        return self.edges * cw[k] - cwp[k]
+        cwp = _prefix(p if w is None else w * p)
+        cw_k = k.astype(float) if w is None else _prefix(w)[k]  # every weight 1: Σ is the count
+        return self.edges * cw_k - cwp[k]
 
     @staticmethod
     def _take(values, order):
@@ -901,6 +899,14 @@ class _RowRamps:
                 ramps.append(self._ramp(pc_, np.searchsorted(pc_, self.edges, side="right"), self._take(w, at)))
             per[j] = np.diff(ramps[0] - ramps[1])
         return cats, per
+
+
+def _prefix(values):
+    """``[0, v0, v0 + v1, …]``: the running sums (``np.cumsum``, in order) after a leading 0."""
+    out = np.empty(values.size + 1)
+    out[0] = 0.0
+    np.cumsum(values, out=out[1:])
+    return out
 
 
 def _stable_order(values):
