@@ -143,7 +143,7 @@ def gantt(parsed, index, t0=None, t1=None, row0=0, rows=ROWS, pixels=PIXELS, max
     """Run ``index``'s Gantt (see :func:`_gantt`); the whole-run view, asked by every page load, is memoised.
 
     Afterwards the Arrow memory pool hands what it cached of the request's reads back to the system
-    (under 1 ms; about 20 MB less resident after the 200,000-job bench's Gantt requests)."""
+    (under 1 ms; 16–40 MB less resident after the 200,000-job bench's requests)."""
     try:
         if t0 in (None, "") and t1 in (None, ""):
             key = ("gantt_whole", index, str(row0), str(rows), str(pixels), max_bars)
@@ -351,7 +351,7 @@ def colour_modes(parsed):
                 cols = [c for c in spec[2] if c in schema.names]
                 if not cols:
                     continue
-                table = pq.read_table(stored._source("segments"), columns=cols)  # as stored: see below
+                table = pq.read_table(stored._source("segments"), columns=cols)  # as stored (see above)
                 if spec[3] == "scale":
                     v = table[cols[0]]
                     lo, hi = pc.min(v).as_py(), pc.max(v).as_py()
