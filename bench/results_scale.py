@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/results_scale.py [--jobs 200000] [--algorithms easy,keasy,reasy,measy]
                                            [--max-segments N] [--profile] [--old-blob] [--no-serve]
+                                           [--profile-serve]
 
 Schedules are recorded in full unless ``--max-segments`` states a limit. The worker's part is
 timed step by step: the simulation (the library returns Columns), ``Run.store_result`` (Parquet
@@ -9,7 +10,8 @@ straight from the arrays) and ``page.summarize`` (validity checks on whole colum
 between the simulation and a succeeded run — then the chart indexes (``runs.indexes``), which the
 worker builds after it has marked the run succeeded, with the
 process's peak RSS after each. ``--profile`` runs the store step again under cProfile and prints
-where its time goes; ``--old-blob`` also measures the old compressed JSON blob for the size
+where its time goes; ``--profile-serve`` prints where the serving process's cold whole-run Gantt
+requests spend theirs; ``--old-blob`` also measures the old compressed JSON blob for the size
 ratio (streamed through zlib a chunk of records at a time, as ``result.json`` is exported, so only its
 size is ever held; it runs after the RSS figures are taken).
 
@@ -101,13 +103,14 @@ def main():
     parser.add_argument("--profile", action="store_true", help="cProfile the store step")
     parser.add_argument("--old-blob", action="store_true", help="also build the old JSON blob (size ratio)")
     parser.add_argument("--no-serve", action="store_true", help="stop after storing (no page or window timings)")
+    parser.add_argument("--profile-serve", action="store_true", help="cProfile the cold whole-run Gantt requests")
     parser.add_argument(
         "--scenario", help="a scenario JSON file to run instead (e.g. federated on the full Thunder log)"
     )
     parser.add_argument("--serve", nargs=3, metavar=("VAR_DIR", "RUN", "ALGORITHMS"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve:
-        return serve(*args.serve)
+        return serve(*args.serve, profile=args.profile_serve)
     print(f"load average at start: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
     tmp = tempfile.mkdtemp(prefix="cloudsched-bench-")
     _setup(tmp)
@@ -204,10 +207,10 @@ def main():
 
     # Served by a fresh process, as by a web worker: its RSS growth is the serving's alone.
     command = [sys.executable, __file__, "--serve", tmp, str(run.pk), ",".join(config["algorithms"])]
-    subprocess.run(command, check=True)
+    subprocess.run(command + (["--profile-serve"] if args.profile_serve else []), check=True)
 
 
-def serve(tmp, run_pk, algorithms):
+def serve(tmp, run_pk, algorithms, profile=False):
     """Time the result page, Gantt and series windows and the API on the stored run, in this (fresh) process."""
     _setup(tmp)
     from django.conf import settings
@@ -246,8 +249,23 @@ def serve(tmp, run_pk, algorithms):
                   (f"gantt {alg} 1 %", {"kind": "gantt", "run": i, **pct}),
                   (f"gantt {alg} 10 min", {"kind": "gantt", "run": i, **one})]  # fmt: skip
     calls += [("series whole run", {"kind": "series", "rep": 0}), ("series 1 %", {"kind": "series", "rep": 0, **pct})]
+    profiler = None
+    if profile:
+        import cProfile
+
+        profiler = cProfile.Profile()
     for label, params in calls:
-        rows.append((label, *_cold_warm(client, f"{base}/data.json", params), 0.5))
+        whole = label.endswith("whole run") and params["kind"] == "gantt"
+        if profiler is not None and whole:
+            profiler.enable()
+        cold = _timed(client, f"{base}/data.json", params)  # the cold request (profiled for whole runs)
+        if profiler is not None and whole:
+            profiler.disable()
+        c_cpu, walls, cpus = _CPU["last"], [], []
+        for _ in range(3):
+            walls.append(_timed(client, f"{base}/data.json", params)[0])
+            cpus.append(_CPU["last"])
+        rows.append((label, cold[0], statistics.median(walls), cold[1], c_cpu, statistics.median(cpus), 0.5))
     api = f"/api/v1/runs/{run.pk}/result/segments"
     params = {"run": 0, "start": pct["t0"], "end": pct["t1"], "limit": 5000}
     rows.append(("API segments 1 %", *_cold_warm(client, api, params), 0.5))
@@ -263,6 +281,11 @@ def serve(tmp, run_pk, algorithms):
     grow = _rss_mb() - rss0
     peak = _rss_mb("VmHWM:")  # this process's own peak (ru_maxrss carries the parent's over exec)
     print(f"\nweb process RSS grew {grow:.0f} MB while serving (target < 200 MB); peak RSS {peak:.0f} MB")
+    if profiler is not None:
+        import pstats
+
+        print("\ncold whole-run Gantt requests (CPU, profiled: the timings above include the profiler's cost):")
+        pstats.Stats(profiler).sort_stats("tottime").print_stats(15)
 
 
 if __name__ == "__main__":

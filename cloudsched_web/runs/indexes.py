@@ -8,14 +8,20 @@ without reading the whole schedule. They are properties of the stored result, so
 builders the web process would run (``runs.timeline``), and writes them as small files in
 the result's directory:
 
-- ``r{i}-rows.parquet``: one line per resource in axis order: ``name``, ``group`` and
-  ``lanes`` (the most segments running at once on it); the grouping column in the metadata;
+- ``r{i}-rows.parquet``: one line per resource in axis order: ``name``, ``group``,
+  ``lanes`` (the most segments running at once on it) and ``drawn`` (the lanes its bars take:
+  one more where a zero-length segment lies inside another); the grouping column in the metadata;
 - ``r{i}-events.parquet``: every event in time order: ``t``, ``kind``, ``row`` (the resource's
   row on the axis; −1 a job event without resource, −2 a resource off the axis), ``job``, ``task``;
 - ``r{i}-byrow.parquet``: every segment on the axis sorted by row (stably: start order inside
-  a row): ``row``, ``start``, ``end``, ``share`` and per colour mode its value (``c_<mode>``:
-  the category's index, −1 none, or the scale's value, NaN none), in small row groups whose
-  statistics let a page of rows read only its own segments.
+  a row): ``row``, ``start``, ``end``, ``share``, per colour mode its value (``c_<mode>``:
+  the category's index, −1 none, or the scale's value, NaN none) and its ``lane`` inside the row
+  (0 in rows of one lane), in small row groups whose statistics let a page of rows read only its
+  own segments (and a window of them only the groups its times overlap).
+
+Each run's segments file is read once for all of them, as stored (stretches are not expanded: a
+stretch's values are its segments'). Index files written before ``drawn`` and ``lane`` serve as
+before (the web process colours a row's lanes when a page first draws it).
 
 The manifest (``Run.result_files``, in the database) only gains the file names per run
 (``index``) and the colour modes (a few categories); results stored before this have neither,
@@ -25,6 +31,7 @@ the same payloads (``tests/web/test_indexes.py``). See docs/results.md, "Serving
 
 from __future__ import annotations
 
+import itertools
 import json
 
 import numpy as np
@@ -63,19 +70,22 @@ def build(header: dict, manifest: dict) -> dict:
     for i, info in enumerate(manifest["runs"]):
         files = {}
         layout = timeline._layout(parsed, i)
-        lanes = timeline._lanes(parsed, i)["count"]
         names = layout["names"]
+        byrow = _by_row(parsed, i, names, modes)  # every segment read once: the by-row file and the lanes
+        counts = drawn = [1] * len(names)
+        if byrow is not None:
+            counts, lane, drawn = _lanes(byrow, len(names))
+            byrow = byrow.append_column("lane", pa.array(lane))
         group_of = {n: g["name"] for g in layout["groups"] for n in names[g["row0"] : g["row0"] + g["rows"]]}
         rows = pa.table({"name": pa.array(names, pa.string()),
                          "group": pa.array([group_of.get(n, "") for n in names], pa.string()),
-                         "lanes": pa.array([lanes.get(n, 1) for n in names], pa.int32())})  # fmt: skip
+                         "lanes": pa.array(counts, pa.int32()), "drawn": pa.array(drawn, pa.int32())})  # fmt: skip
         rows = rows.replace_schema_metadata({GROUP_BY: (layout["group_by"] or "").encode()})
         files["rows"] = _write(f"{base}/r{i}-rows.parquet", rows)
         ev = timeline._event_table(parsed, i)
         events = pa.table({"t": ev["t"], "kind": ev["kind"], "row": ev["row"], "job": ev["job"], "task": ev["task"]})
         events = events.replace_schema_metadata({KINDS: json.dumps(ev["kinds"]).encode()})
         files["events"] = _write(f"{base}/r{i}-events.parquet", events, 65_536)
-        byrow = _by_row(parsed, i, names, modes)
         if byrow is not None:
             files["byrow"] = _write(f"{base}/r{i}-byrow.parquet", byrow)
         files.update(jobindex.files(parsed, i, base))  # the diff's per-job index (runs.jobindex)
@@ -85,7 +95,11 @@ def build(header: dict, manifest: dict) -> dict:
 
 
 def _by_row(parsed, index, names, modes) -> pa.Table | None:
-    """The run's segments on the axis sorted by row (stable), with their colour values."""
+    """The run's segments on the axis sorted by row (stable), with their colour values.
+
+    The segments file is read once, as stored: in a file of stretches (``runs.store``) every column but
+    ``resource`` is one value per stretch, so the colour values are found per stretch and each
+    segment takes its stretch's (the very values the expanded segments give, without expanding them)."""
     from cloudsched_web.runs import timeline
 
     stored = parsed.stored(index)
@@ -94,14 +108,29 @@ def _by_row(parsed, index, names, modes) -> pa.Table | None:
         return None
     present = set(schema.names)
     mode_cols = sorted({c for m in modes for c in m["columns"] if c in present})
-    table = stored.table(
-        "segments", ["start", "end", "resource", *(["share"] if "share" in present else []), *mode_cols]
-    )
-    codes = timeline._codes(table["resource"], names)
+    source = stored._source("segments")
+    labels = (pq.read_schema(source).metadata or {}).get(store.STRETCH)
+    table = pq.read_table(source, columns=["start", "end", "resource", *(["share"] if "share" in present else []),
+                                           *mode_cols])  # fmt: skip
+    if labels is not None:  # one row per stretch: its segments' resources as a list (store._expand)
+        lists = table["resource"].combine_chunks() if table["resource"].num_chunks != 1 else table["resource"].chunk(0)
+        lengths = np.diff(lists.offsets.to_numpy())
+        lookup = timeline._codes(pa.array(json.loads(labels), pa.string()), names)
+        flat = pc.fill_null(lists.flatten(), -1).to_numpy(zero_copy_only=False)
+        narrow = np.int16 if len(names) < 32768 else np.int64
+        codes = np.append(lookup, -1).astype(narrow)[flat]  # a missing resource (−1) is on no row
+    else:
+        lengths = None
+        codes = timeline._codes(table["resource"], names)
     keep = codes >= 0
-    small = codes[keep].astype(np.int16) if len(names) < 32768 else codes[keep]  # 16 bits: a radix sort
-    order = np.nonzero(keep)[0][np.argsort(small, kind="stable")]
-    cols = {"row": pa.array(codes[order].astype(np.int32)),
+    everyone = bool(keep.all())  # (the usual case: every segment has its row; no copies to leave some out)
+    small = (codes if everyone else codes[keep]).astype(np.int16 if len(names) < 32768 else np.int64)  # radix sort
+    by_row = np.argsort(small, kind="stable")
+    order = by_row if everyone else np.nonzero(keep)[0][by_row]
+    if lengths is not None:  # each segment's stretch, in row order
+        order = np.repeat(np.arange(len(lengths), dtype=np.int32), lengths)[order]
+    rows = np.repeat(np.arange(len(names), dtype=np.int32), np.bincount(small, minlength=len(names)))  # in order
+    cols = {"row": pa.array(rows),
             "start": pa.array(timeline._floats(table, "start")[order]),
             "end": pa.array(timeline._floats(table, "end")[order])}  # fmt: skip
     if "share" in present and not pc.all(pc.fill_null(pc.equal(table["share"], 1.0), True)).as_py():
@@ -112,6 +141,37 @@ def _by_row(parsed, index, names, modes) -> pa.Table | None:
         values = timeline._mode_array(table, m)[order]
         cols[f"c_{m['key']}"] = pa.array(values if m["type"] == "scale" else _small_int(values))
     return pa.table(cols)
+
+
+def _lanes(byrow: pa.Table, rows: int) -> tuple[list[int], np.ndarray, list[int]]:
+    """``(counts, lane, drawn)``: per row of the axis the most of its segments running at once (at least 1),
+    each segment's lane inside its row, and per row the lanes it takes once drawn.
+
+    A count is found in the by-row order: at its k-th start in time order (counting from 1) a row runs
+    k segments minus those that ended at or before it (an end before a start at the same instant, as
+    ``timeline._events_by_row`` orders them), and the most is reached at a start. A lane is what
+    ``timeline._row_lanes`` assigns when a page first draws the row's bars: greedy colouring
+    (``timeline._greedy_lanes``, given those running counts) of the row's whole run in start order, in
+    the rows needing more than one lane (0 in the others, which are never drawn in lanes). A drawn row
+    takes at least its count of lanes, one more where a zero-length segment lies inside another (the
+    sweep ends it before it starts)."""
+    from cloudsched_web.runs import timeline
+
+    row = byrow["row"].to_numpy()
+    starts, ends = byrow["start"].to_numpy(), byrow["end"].to_numpy()
+    bounds = np.searchsorted(row, np.arange(rows + 1, dtype=row.dtype)).tolist()
+    counts, drawn = [], []
+    lane = np.zeros(row.size, np.int32)
+    for a, b in itertools.pairwise(bounds):
+        s, e = starts[a:b], np.sort(ends[a:b])
+        in_order = not (s.size > 1 and np.any(s[1:] < s[:-1]))
+        running = np.arange(1, s.size + 1) - np.searchsorted(e, s if in_order else np.sort(s), side="right")
+        counts.append(max(1, int(running.max())) if s.size else 1)
+        drawn.append(counts[-1])
+        if counts[-1] > 1:
+            lane[a:b] = timeline._greedy_lanes(s, ends[a:b], running - 1 if in_order else None)
+            drawn[-1] = max(counts[-1], int(lane[a:b].max()) + 1)
+    return counts, _small_int(lane), drawn
 
 
 def _small_int(values: np.ndarray) -> np.ndarray:
@@ -137,17 +197,19 @@ def colour_modes(parsed) -> list | None:
     return index.get("colour_modes") if index.get("version") == VERSION else None
 
 
-def read_rows(name: str) -> tuple[list, list, str | None, list]:
-    """``(names, groups, group_by, lanes)`` of a rows file."""
-    table = pq.read_table(_source(name))
+def read_rows(name: str) -> tuple[list, list, str | None, list, list | None]:
+    """``(names, groups, group_by, lanes, drawn)`` of a rows file (``drawn`` None: written before the
+    segments' lanes were in the by-row file)."""
+    table = pq.read_table(_source(name), use_threads=False)
     group_by = (table.schema.metadata or {}).get(GROUP_BY, b"").decode() or None
-    return table["name"].to_pylist(), table["group"].to_pylist(), group_by, table["lanes"].to_pylist()
+    drawn = table["drawn"].to_pylist() if "drawn" in table.column_names else None
+    return table["name"].to_pylist(), table["group"].to_pylist(), group_by, table["lanes"].to_pylist(), drawn
 
 
 def read_events(name: str) -> dict:
     """The events' ``t``, ``kind``, ``kinds`` and ``row``; ``labels(positions)`` reads the ``job`` and
     ``task`` of the events at those positions only (from the row groups holding them)."""
-    table = pq.read_table(_source(name), columns=["t", "kind", "row"])
+    table = pq.read_table(_source(name), columns=["t", "kind", "row"], use_threads=False)
     return {
         "t": table["t"].to_numpy(),
         "kind": table["kind"].to_numpy(),
@@ -167,19 +229,32 @@ def _event_labels(name: str, positions: np.ndarray) -> tuple[list, list]:
         np.searchsorted(first, positions.min(), side="right") - 1,
         np.searchsorted(first, positions.max(), side="right"),
     )
-    part = pf.read_row_groups(list(range(int(g0), int(g1))), columns=["job", "task"])
+    part = pf.read_row_groups(list(range(int(g0), int(g1))), columns=["job", "task"], use_threads=False)
     at = pa.array(positions - first[g0])
     return part["job"].take(at).to_pylist(), part["task"].take(at).to_pylist()
 
 
-def read_by_row(name: str, row0: int, rows: int, columns: list[str]) -> pa.Table:
-    """The segments of rows ``row0 .. row0 + rows − 1`` (row groups of other rows are skipped)."""
-    source = _source(name)
-    present = pq.read_schema(source).names
+def iter_by_row(name: str, groups: list[int], row0: int, rows: int, columns: list[str], batch: int = 65_536):
+    """``(row, table)`` for each of the rows ``row0 .. row0 + rows − 1`` with segments, in row order:
+    ``row`` and ``columns`` of its segments (start order). ``groups`` are the row groups holding them
+    (from the footer's statistics of ``row``); they are read ``batch`` segments at a time, so no more
+    than a batch and one row's segments are held at once."""
+    if not groups:
+        return
+    pf = pq.ParquetFile(_source(name), pre_buffer=False)  # read here, in this thread (no I/O pool's)
+    present = pf.schema_arrow.names
     wanted = ["row"] + [c for c in columns if c in present and c != "row"]
-    return pq.read_table(source, columns=wanted, filters=[("row", ">=", row0), ("row", "<", row0 + rows)])
-
-
-def read_by_row_codes(name: str, codes: list[int]) -> pa.Table:
-    """``row``, ``start``, ``end`` of the segments of the rows ``codes`` (sorted by row, start order inside)."""
-    return pq.read_table(_source(name), columns=["row", "start", "end"], filters=[("row", "in", list(codes))])
+    pending, current = [], None
+    for part in pf.iter_batches(batch_size=batch, row_groups=[int(g) for g in groups], columns=wanted,
+                                use_threads=False):  # fmt: skip
+        at = part.column(0).to_numpy()
+        cuts = (np.flatnonzero(at[1:] != at[:-1]) + 1).tolist()
+        for a, b in zip([0, *cuts], [*cuts, len(at)], strict=True):
+            row = int(at[a])
+            if row != current:
+                if pending and row0 <= current < row0 + rows:
+                    yield current, pa.Table.from_batches(pending)
+                pending, current = [], row
+            pending.append(part.slice(a, b - a))
+    if pending and row0 <= current < row0 + rows:
+        yield current, pa.Table.from_batches(pending)
