@@ -46,7 +46,7 @@ def test_the_index_files_of_stretches_are_those_of_the_same_segments_one_per_row
     assert modes[1]["categories"] == ["background tier", "background tier, killed", "background tier, migrated away",
                                       "foreground tier"]  # fmt: skip
     for a, b in zip(files, plain_files, strict=True):
-        assert a.keys() == b.keys() == {"rows", "events", "byrow"}
+        assert a.keys() == b.keys() == {"rows", "events", "byrow", "jobs"}
         for kind in a:
             assert a[kind].equals(b[kind], check_metadata=True), kind
         assert "c_state" in a["byrow"].column_names and max(a["rows"]["lanes"].to_pylist()) == 2
