@@ -504,16 +504,26 @@ class TwoTier:
         return not self.fgm & self.jm[j]
 
 
+CHECK = None  # tests: a callable (sim, now) run where each scheduling pass of the event loop ends
+
+
 def simulate_two_tier(inst, algorithm: str, params, progress=None, reservations: dict | None = None) -> TwoTierResult:
     """Run KEASY, REASY or MEASY (Algs. 1–3) on ``inst``.
 
     ``reservations``, if given, receives {head job: (first shadow time computed for it, its tier then)} (for tests).
+    The module's ``CHECK``, if set, is called as ``CHECK(sim, now)`` where each pass ends (tests: the incremental
+    structures against a rescan); the loop runs the passes' common paths inline (issue 17, fourth round), so a
+    wrapper around keasy's functions would no longer see every pass.
     """
-    from schedulers.backfill.keasy import arrival_pass, background_pass, foreground_pass
+    from schedulers.backfill import keasy
+
+    arrival_pass, background_pass, foreground_pass = keasy.arrival_pass, keasy.background_pass, keasy.foreground_pass
+    reservation, incremental = keasy._reservation, keasy.INCREMENTAL
 
     mode = {"keasy": "K", "reasy": "R", "measy": "M"}[algorithm]
     sim = TwoTier(inst, params, record=params.record_schedule)
     sim.reservations = reservations
+    check = CHECK
     n = sim.n
     submit = inst.submit.tolist()
     heap = sim.heap
@@ -525,8 +535,11 @@ def simulate_two_tier(inst, algorithm: str, params, progress=None, reservations:
     step = max(1, n // 100)
     inf = float("inf")
     version, tier, unfg, wl, end = sim.version, sim.tier, sim.unfg, sim.wl, sim.end
-    remove, arrive, leave_unfg, heappop = sim.remove, sim.arrive, sim.leave_unfg, heapq.heappop
-    ALL, cpu_known = sim.ALL, sim.cpu_known
+    arrive, leave_unfg, heappop = sim.arrive, sim.leave_unfg, heapq.heappop
+    ALL, cpu_known, record, P = sim.ALL, sim.cpu_known, sim.record, sim.P
+    jm, size_l, fg_run, bg_run, fg_sorted, fg_key = sim.jm, sim.size_l, sim.fg_run, sim.bg_run, sim.fg_sorted, sim.fg_key
+    above, above_res, refresh, bisect_left = sim.above, sim.above_res, sim._refresh, bisect.bisect_left
+    place_fg, fg_candidates, usz, est_l = sim.place_fg, sim.fg_candidates, sim.usz, sim.est_l
     while done < n:
         while heap and heap[0][1] != version[heap[0][2]]:
             heappop(heap)
@@ -536,7 +549,11 @@ def simulate_two_tier(inst, algorithm: str, params, progress=None, reservations:
         if now == inf:  # nothing running, nothing to come: only a pass can restart the machine
             now = ts[-1] if ts else 0.0
             foreground_pass(sim, now, na, mode)
+            if check is not None:
+                check(sim, now)
             background_pass(sim, now, na)
+            if check is not None:
+                check(sim, now)
             if not heap:
                 raise RuntimeError(f"{algorithm}: {n - done} jobs can never start (simulation stalled)")
             continue
@@ -546,8 +563,41 @@ def simulate_two_tier(inst, algorithm: str, params, progress=None, reservations:
             _, ver, j = heappop(heap)
             if ver != version[j]:
                 continue
-            full = full or tier[j] == FG
-            remove(j, now, True)
+            # sim.remove(j, now, done=True), inline: a job done is never read again, so its work is not settled
+            # unless its last stretch is recorded (its pending completion event is this one: no version bump)
+            if record:
+                sim._set_rate(j, 0.0, now, force=True)
+            m = jm[j]
+            if tier[j] == FG:
+                full = True
+                sim.fgm &= ~m
+                if sim.hotm & m:
+                    sim.elig_up = True
+                    sim.hotm &= ~m
+                sim.idle_fg += size_l[j]
+                fg_run.discard(j)
+                if record:
+                    fgj = sim.fgj
+                    for p in sim.procs[j]:
+                        fgj[p] = -1
+                del fg_sorted[bisect_left(fg_sorted, fg_key[j])]
+                if sim.bgm & m:
+                    under = [k for k in bg_run if jm[k] & m]
+                    if len(under) > 1:  # job order (the order stretches close in); ~2 bg jobs run at a time
+                        under.sort()
+                    for k in under:
+                        del above[k][j]
+                        above_res.pop(k, None)
+                    refresh(under, now)
+            else:
+                sim.bgm &= ~m
+                sim.elig_up = True
+                bg_run.discard(j)
+                sim.busy_bg -= size_l[j]
+                over = above.pop(j)
+                above_res.pop(j, None)
+                if over:
+                    refresh(sim._over(j) if record else list(over), now)
             wl[j] = 0.0
             tier[j] = DONE
             if unfg[j]:  # a job done in the background
@@ -562,8 +612,62 @@ def simulate_two_tier(inst, algorithm: str, params, progress=None, reservations:
             for j in range(na0, na):
                 arrive(j)
             foreground_pass(sim, now, na, mode)
-        elif na > na0:
-            arrival_pass(sim, now, na0, na, mode)  # it makes the new jobs arrive (or starts them at once)
+            if check is not None:
+                check(sim, now)
+        elif na > na0:  # keasy.arrival_pass (it makes the new jobs arrive, or starts them at once); its two
+            # common paths inline (issue 17, fourth round), the rest by the call
+            c = sim.fg_cache
+            if not incremental:
+                arrival_pass(sim, now, na0, na, mode)
+            elif not usz:  # J_q ∪ J_bg empty: Step 1 (Alg. 1 lines 3–10) deploys the new jobs while they fit
+                j = na0
+                while j < na and size_l[j] <= sim.idle_fg:
+                    place_fg(j, *fg_candidates(size_l[j]), now)  # Dispatch(j, FG); never queued
+                    j += 1
+                sim.fg_cache = None
+                if j < na:  # the first that does not fit is the head: the rest of the full pass from there
+                    for k in range(j, na):
+                        arrive(k)
+                    foreground_pass(sim, now, na, mode)
+            elif c is None or c[1] < now:
+                arrival_pass(sim, now, na0, na, mode)
+            else:
+                qh = sim.qh  # _advance to the first member below na0 (the new jobs are not flagged yet)
+                if qh < na0:
+                    qh = unfg.find(1, qh, na0)
+                    sim.qh = qh = na0 if qh < 0 else qh
+                h, shadow, extra = c
+                if qh == h and mode == "R" and tier[h] == BG:  # Alg. 3 lines 14–17: the reservation afresh
+                    shadow_now, extra_now = reservation(sim, h, now, mode)
+                    if shadow_now != shadow or extra_now > extra:
+                        qh = -1
+                    extra = extra_now
+                if qh != h:  # not the same head (or REASY's reservation changed): the full Steps 1–2
+                    for j in range(na0, na):
+                        arrive(j)
+                    foreground_pass(sim, now, na, mode)
+                else:  # the new jobs against the kept reservation (Alg. 1 lines 24–32 / Alg. 3 lines 20–28)
+                    idle = sim.idle_fg
+                    for j in range(na0, na):
+                        sj = size_l[j]
+                        if sj > idle:
+                            arrive(j)
+                            continue
+                        late = est_l[j] > shadow - now  # t_r + t_c > T_S (Alg. 1 lines 28, 31; Alg. 3 lines 24, 27)
+                        if late and sj > extra:  # nor N_j ≤ N_E (line 28 / 24): not backfilled
+                            arrive(j)
+                            continue
+                        place_fg(j, *fg_candidates(sj), now)  # starts at once: never enters J_q's structures
+                        if late:
+                            extra -= sj
+                        idle = sim.idle_fg
+                        if idle == 0:
+                            for k in range(j + 1, na):
+                                arrive(k)
+                            break
+                    sim.fg_cache = (h, shadow, extra)
+            if check is not None:
+                check(sim, now)
         if sim.n_waiting and (sim.arrived or sim.elig_up):  # Step 3 has nothing to place otherwise
             # background_pass's own early returns, tested here: no eligible bg VM; the smallest waiting job does
             # not fit; no arrival and no more eligible VMs than the last pass left (every job still waiting is
@@ -575,8 +679,10 @@ def simulate_two_tier(inst, algorithm: str, params, progress=None, reservations:
             free = (ALL & ~(sim.bgm | sim.hotm) if cpu_known else ALL & ~sim.bgm).bit_count()
             if free and sim.wsz[0] <= free and (sim.arrived or free > sim.bg_left):
                 background_pass(sim, now, na)
+                if check is not None:
+                    check(sim, now)
         ts.append(now)
-        s_fg.append(sim.P - sim.idle_fg)
+        s_fg.append(P - sim.idle_fg)
         s_bg.append(sim.busy_bg)
         s_q.append(sim.n_waiting)
     return TwoTierResult(np.array(sim.first_start), np.array(sim.end), sim.stretches, sim.counters, ts, s_fg, s_bg, s_q)
