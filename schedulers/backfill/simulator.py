@@ -539,7 +539,9 @@ def simulate_two_tier(inst, algorithm: str, params, progress=None, reservations:
     ALL, cpu_known, record, P = sim.ALL, sim.cpu_known, sim.record, sim.P
     jm, size_l, fg_run, bg_run, fg_sorted, fg_key = sim.jm, sim.size_l, sim.fg_run, sim.bg_run, sim.fg_sorted, sim.fg_key
     above, above_res, refresh, bisect_left = sim.above, sim.above_res, sim._refresh, bisect.bisect_left
-    place_fg, fg_candidates, usz, est_l = sim.place_fg, sim.fg_candidates, sim.usz, sim.est_l
+    fg_candidates, usz, est_l = sim.fg_candidates, sim.usz, sim.est_l
+    first_start, tupd, rate, slack, seg_start, procs = sim.first_start, sim.tupd, sim.rate, sim.slack, sim.seg_start, sim.procs
+    cpu, loss, threshold, heappush, insort = sim.cpu, sim.loss, sim.threshold, heapq.heappush, bisect.insort
     while done < n:
         while heap and heap[0][1] != version[heap[0][2]]:
             heappop(heap)
@@ -617,21 +619,13 @@ def simulate_two_tier(inst, algorithm: str, params, progress=None, reservations:
         elif na > na0:  # keasy.arrival_pass (it makes the new jobs arrive, or starts them at once); its two
             # common paths inline (issue 17, fourth round), the rest by the call
             c = sim.fg_cache
-            if not incremental:
+            empty = not usz  # J_q ∪ J_bg empty: Step 1 (Alg. 1 lines 3–10) deploys the new jobs while they fit
+            if not incremental or (not empty and (c is None or c[1] < now)):
                 arrival_pass(sim, now, na0, na, mode)
-            elif not usz:  # J_q ∪ J_bg empty: Step 1 (Alg. 1 lines 3–10) deploys the new jobs while they fit
+                j = -1
+            elif empty:
                 j = na0
-                while j < na and size_l[j] <= sim.idle_fg:
-                    place_fg(j, *fg_candidates(size_l[j]), now)  # Dispatch(j, FG); never queued
-                    j += 1
-                sim.fg_cache = None
-                if j < na:  # the first that does not fit is the head: the rest of the full pass from there
-                    for k in range(j, na):
-                        arrive(k)
-                    foreground_pass(sim, now, na, mode)
-            elif c is None or c[1] < now:
-                arrival_pass(sim, now, na0, na, mode)
-            else:
+            else:  # the new jobs against the kept reservation (Alg. 1 lines 24–32 / Alg. 3 lines 20–28)
                 qh = sim.qh  # _advance to the first member below na0 (the new jobs are not flagged yet)
                 if qh < na0:
                     qh = unfg.find(1, qh, na0)
@@ -646,25 +640,91 @@ def simulate_two_tier(inst, algorithm: str, params, progress=None, reservations:
                     for j in range(na0, na):
                         arrive(j)
                     foreground_pass(sim, now, na, mode)
-                else:  # the new jobs against the kept reservation (Alg. 1 lines 24–32 / Alg. 3 lines 20–28)
-                    idle = sim.idle_fg
-                    for j in range(na0, na):
-                        sj = size_l[j]
-                        if sj > idle:
-                            arrive(j)
-                            continue
-                        late = est_l[j] > shadow - now  # t_r + t_c > T_S (Alg. 1 lines 28, 31; Alg. 3 lines 24, 27)
-                        if late and sj > extra:  # nor N_j ≤ N_E (line 28 / 24): not backfilled
-                            arrive(j)
-                            continue
-                        place_fg(j, *fg_candidates(sj), now)  # starts at once: never enters J_q's structures
-                        if late:
-                            extra -= sj
-                        idle = sim.idle_fg
-                        if idle == 0:
-                            for k in range(j + 1, na):
-                                arrive(k)
+                    j = -1
+                else:
+                    j = na0
+            if j >= 0:
+                idle = sim.idle_fg
+                while j < na:
+                    sj = size_l[j]
+                    if sj > idle:
+                        if empty:  # the first that does not fit is the head: the rest of the full pass from there
                             break
+                        arrive(j)
+                        j += 1
+                        continue
+                    if not empty:
+                        late = est_l[j] > shadow - now  # t_r + t_c > T_S (Alg. 1 lines 28, 31; Alg. 3 lines 24, 27)
+                        if late:
+                            if sj > extra:  # nor N_j ≤ N_E (line 28 / 24): not backfilled
+                                arrive(j)
+                                j += 1
+                                continue
+                            extra -= sj
+                    # Deploy of a new job = Dispatch(j, FG) (Alg. 2 lines 19–22) and sim.place_fg, inline: it starts
+                    # at once and never enters J_q's structures; fg_candidates' common cases (every VM from the
+                    # calm ones, or no CPU information) inline, the grouping by bg CPU use by the call
+                    free_fg = ALL & ~sim.fgm
+                    if not cpu_known:
+                        m = _low(free_fg, sj) if sj > 1 else free_fg & -free_fg
+                        pr = _bits(m, sj) if record else None
+                    else:
+                        calm = free_fg & ~sim.bgm
+                        if sj == 1 and calm:  # a serial job: the lowest calm VM
+                            m = calm & -calm
+                            pr = [m.bit_length() - 1] if record else None
+                        elif calm.bit_count() >= sj:
+                            m = _low(calm, sj)
+                            pr = _bits(m, sj) if record else None
+                        else:
+                            m, pr = fg_candidates(sj)
+                    first_start[j] = now
+                    tupd[j] = now
+                    jm[j] = m
+                    sim.fgm |= m
+                    idle = sim.idle_fg = idle - sj
+                    if cpu_known and cpu[j] >= threshold:  # the bg VMs above it stop being eligible
+                        sim.hotm |= m
+                    fg_run.add(j)
+                    tier[j] = FG
+                    if record:
+                        procs[j] = pr
+                        fgj = sim.fgj
+                        for p in pr:
+                            fgj[p] = j
+                    seg_start[j] = now
+                    w = wl[j]
+                    key = (now + ((w - rate[j] * (now - tupd[j])) + slack[j]), j)  # est_remaining
+                    fg_key[j] = key
+                    insort(fg_sorted, key)
+                    shared = sim.bgm & m
+                    r = 1.0 if not shared else 1.0 - loss[j]  # eq. 3.1; _start_rate:
+                    rate[j] = r
+                    v = version[j] + 1
+                    version[j] = v
+                    if r > 0:
+                        heappush(heap, (now + max(w, 0.0) / r, v, j))
+                    if shared:
+                        c_j = cpu[j]
+                        under = [k for k in bg_run if jm[k] & m]
+                        if len(under) > 1:  # job order (the order stretches close in)
+                            under.sort()
+                        for k in under:
+                            above[k][j] = c_j
+                            above_res.pop(k, None)
+                        refresh(under, now)
+                    j += 1
+                    if idle == 0 and not empty:
+                        for k in range(j, na):
+                            arrive(k)
+                        break
+                if empty:
+                    sim.fg_cache = None
+                    if j < na:
+                        for k in range(j, na):
+                            arrive(k)
+                        foreground_pass(sim, now, na, mode)
+                else:
                     sim.fg_cache = (h, shadow, extra)
             if check is not None:
                 check(sim, now)
