@@ -531,6 +531,7 @@ def simulate_two_tier(inst, algorithm: str, params, progress=None, reservations:
     s_fg: list[int] = []
     s_bg: list[int] = []
     s_q: list[int] = []
+    ts_append, s_fg_append, s_bg_append, s_q_append = ts.append, s_fg.append, s_bg.append, s_q.append
     na = done = 0
     step = max(1, n // 100)
     inf = float("inf")
@@ -538,10 +539,10 @@ def simulate_two_tier(inst, algorithm: str, params, progress=None, reservations:
     arrive, leave_unfg, heappop = sim.arrive, sim.leave_unfg, heapq.heappop
     ALL, cpu_known, record, P = sim.ALL, sim.cpu_known, sim.record, sim.P
     jm, size_l, fg_run, bg_run, fg_sorted, fg_key = sim.jm, sim.size_l, sim.fg_run, sim.bg_run, sim.fg_sorted, sim.fg_key
-    above, above_res, refresh, bisect_left = sim.above, sim.above_res, sim._refresh, bisect.bisect_left
+    above, above_res, bisect_left = sim.above, sim.above_res, bisect.bisect_left
     fg_candidates, usz, est_l = sim.fg_candidates, sim.usz, sim.est_l
     first_start, tupd, rate, slack, seg_start, procs = sim.first_start, sim.tupd, sim.rate, sim.slack, sim.seg_start, sim.procs
-    cpu, loss, threshold, heappush, insort = sim.cpu, sim.loss, sim.threshold, heapq.heappush, bisect.insort
+    cpu, loss, eff, threshold, heappush, insort = sim.cpu, sim.loss, sim.eff, sim.threshold, heapq.heappush, bisect.insort
     while done < n:
         while heap and heap[0][1] != version[heap[0][2]]:
             heappop(heap)
@@ -587,10 +588,25 @@ def simulate_two_tier(inst, algorithm: str, params, progress=None, reservations:
                     under = [k for k in bg_run if jm[k] & m]
                     if len(under) > 1:  # job order (the order stretches close in); ~2 bg jobs run at a time
                         under.sort()
-                    for k in under:
-                        del above[k][j]
+                    for k in under:  # and sim._refresh, inline: each bg job's new rate
+                        over = above[k]
+                        del over[j]
                         above_res.pop(k, None)
-                    refresh(under, now)
+                        if over:  # eq. 3.2, the slowest process: under the busiest fg job above k
+                            e = eff[k]
+                            r = min(e, e * (1.0 - max(over.values())) / cpu[k])
+                        else:
+                            r = 1.0
+                        old = rate[k]
+                        if r != old:  # _set_rate: settle the work at the old rate
+                            w = wl[k] = wl[k] - old * (now - tupd[k])
+                            tupd[k] = now
+                            if record:
+                                sim._close(k, now)
+                            rate[k] = r
+                            v = version[k] = version[k] + 1
+                            if r > 0:
+                                heappush(heap, (now + max(w, 0.0) / r, v, k))
             else:
                 sim.bgm &= ~m
                 sim.elig_up = True
@@ -599,7 +615,19 @@ def simulate_two_tier(inst, algorithm: str, params, progress=None, reservations:
                 over = above.pop(j)
                 above_res.pop(j, None)
                 if over:
-                    refresh(sim._over(j) if record else list(over), now)
+                    bgm = sim.bgm
+                    for f in sim._over(j) if record else over:  # and sim._refresh, inline: eq. 3.1
+                        r = 1.0 if not bgm & jm[f] else 1.0 - loss[f]
+                        old = rate[f]
+                        if r != old:  # _set_rate: settle the work at the old rate
+                            w = wl[f] = wl[f] - old * (now - tupd[f])
+                            tupd[f] = now
+                            if record:
+                                sim._close(f, now)
+                            rate[f] = r
+                            v = version[f] = version[f] + 1
+                            if r > 0:
+                                heappush(heap, (now + max(w, 0.0) / r, v, f))
             wl[j] = 0.0
             tier[j] = DONE
             if unfg[j]:  # a job done in the background
@@ -632,7 +660,12 @@ def simulate_two_tier(inst, algorithm: str, params, progress=None, reservations:
                     sim.qh = qh = na0 if qh < 0 else qh
                 h, shadow, extra = c
                 if qh == h and mode == "R" and tier[h] == BG:  # Alg. 3 lines 14–17: the reservation afresh
-                    shadow_now, extra_now = reservation(sim, h, now, mode)
+                    rc = above_res.get(h)  # keasy._reservation, its cached terms inline
+                    if rc is None:
+                        shadow_now, extra_now = reservation(sim, h, now, mode)
+                    else:
+                        shadow_now = rc[1] if rc[1] > now else now
+                        extra_now = sim.idle_fg + rc[0] - size_l[h]
                     if shadow_now != shadow or extra_now > extra:
                         qh = -1
                     extra = extra_now
@@ -709,10 +742,22 @@ def simulate_two_tier(inst, algorithm: str, params, progress=None, reservations:
                         under = [k for k in bg_run if jm[k] & m]
                         if len(under) > 1:  # job order (the order stretches close in)
                             under.sort()
-                        for k in under:
-                            above[k][j] = c_j
+                        for k in under:  # and sim._refresh, inline: each bg job's new rate
+                            over = above[k]
+                            over[j] = c_j
                             above_res.pop(k, None)
-                        refresh(under, now)
+                            e = eff[k]  # eq. 3.2, the slowest process: under the busiest fg job above k
+                            r = min(e, e * (1.0 - max(over.values())) / cpu[k])
+                            old = rate[k]
+                            if r != old:  # _set_rate: settle the work at the old rate
+                                w = wl[k] = wl[k] - old * (now - tupd[k])
+                                tupd[k] = now
+                                if record:
+                                    sim._close(k, now)
+                                rate[k] = r
+                                v = version[k] = version[k] + 1
+                                if r > 0:
+                                    heappush(heap, (now + max(w, 0.0) / r, v, k))
                     j += 1
                     if idle == 0 and not empty:
                         for k in range(j, na):
@@ -741,8 +786,8 @@ def simulate_two_tier(inst, algorithm: str, params, progress=None, reservations:
                 background_pass(sim, now, na)
                 if check is not None:
                     check(sim, now)
-        ts.append(now)
-        s_fg.append(P - sim.idle_fg)
-        s_bg.append(sim.busy_bg)
-        s_q.append(sim.n_waiting)
+        ts_append(now)
+        s_fg_append(P - sim.idle_fg)
+        s_bg_append(sim.busy_bg)
+        s_q_append(sim.n_waiting)
     return TwoTierResult(np.array(sim.first_start), np.array(sim.end), sim.stretches, sim.counters, ts, s_fg, s_bg, s_q)
