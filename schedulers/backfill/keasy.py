@@ -125,8 +125,8 @@ def foreground_pass(sim: TwoTier, now: float, na: int, mode: str) -> None:
     if lo < na:
         lo = unfg.find(1, lo, na)
         sim.qh = lo = na if lo < 0 else lo
+    h = lo if lo < na else -1  # _head: the pointer is on the first member
     while True:
-        h = unfg.find(1, lo, na) if lo < na else -1  # _head
         if h < 0:
             return
         if size_l[h] > sim.idle_fg:
@@ -136,6 +136,7 @@ def foreground_pass(sim: TwoTier, now: float, na: int, mode: str) -> None:
         elif not deploy(sim, h, now, mode):
             break
         lo = h + 1
+        h = unfg.find(1, lo, na) if lo < na else -1  # _head
     # Step 2: reservation for the head, then backfill (nothing to do without an idle fg VM or a later job)
     idle = sim.idle_fg
     if idle == 0 or h + 1 >= na:
