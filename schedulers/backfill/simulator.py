@@ -329,8 +329,15 @@ class TwoTier:
             self._refresh(under, now)
 
     def place_bg(self, j: int, m: int, pr: list[int] | None, now: float) -> None:
-        """j onto the bg VMs of mask ``m`` (``pr``: the same processors in Dispatch order, when recording)."""
-        self._leave_queue(j, now)
+        """j onto the bg VMs of mask ``m`` (``pr``: the same processors in Dispatch order, when recording).
+
+        ``_leave_queue``, ``_bg_rate`` and ``_start_rate`` inline (issue 17, fourth round)."""
+        if self.tier[j] == WAITING:  # _leave_queue
+            self.n_waiting -= 1
+            wsz = self.wsz
+            del wsz[bisect.bisect_left(wsz, self.size_l[j])]
+            self.first_start[j] = now
+            self.tupd[j] = now
         self.jm[j] = m
         self.bgm |= m  # placed on eligible VMs only (Step 3)
         self.bg_run.add(j)
@@ -344,7 +351,15 @@ class TwoTier:
         self.above_res.pop(j, None)
         if over:
             self._refresh(list(over), now)
-        self._start_rate(j, self._bg_rate(j), now)
+            eff = self.eff[j]  # eq. 3.2 for the slowest process (_bg_rate): under the busiest fg job above j
+            r = min(eff, eff * (1.0 - max(over.values())) / self.cpu[j])
+        else:
+            r = 1.0
+        self.rate[j] = r  # _start_rate: its work was settled when it was queued
+        v = self.version[j] + 1
+        self.version[j] = v
+        if r > 0:
+            heapq.heappush(self.heap, (now + max(self.wl[j], 0.0) / r, v, j))
 
     def _over(self, j: int) -> dict[int, None]:
         """The fg jobs above bg job j; when recording, in first-seen order along its processors (the order their
