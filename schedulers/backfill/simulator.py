@@ -263,7 +263,7 @@ class TwoTier:
             rate[j] = r
             v = version[j] = version[j] + 1
             if r > 0:
-                heapq.heappush(heap, (now + max(w, 0.0) / r, v, j))
+                heapq.heappush(heap, (now + (0.0 if w < 0.0 else w) / r, v, j))  # max(w, 0.0), no call
 
     def _close(self, j: int, now: float) -> None:
         t = self.tier[j]
@@ -621,7 +621,7 @@ def simulate_two_tier(inst, algorithm: str, params, progress=None, reservations:
                             rate[k] = r
                             v = version[k] = version[k] + 1
                             if r > 0:
-                                heappush(heap, (now + max(w, 0.0) / r, v, k))
+                                heappush(heap, (now + (0.0 if w < 0.0 else w) / r, v, k))
             else:
                 sim.bgm &= ~m
                 sim.elig_up = True
@@ -642,7 +642,7 @@ def simulate_two_tier(inst, algorithm: str, params, progress=None, reservations:
                             rate[f] = r
                             v = version[f] = version[f] + 1
                             if r > 0:
-                                heappush(heap, (now + max(w, 0.0) / r, v, f))
+                                heappush(heap, (now + (0.0 if w < 0.0 else w) / r, v, f))
             wl[j] = 0.0
             tier[j] = DONE
             if unfg[j]:  # a job done in the background
@@ -751,7 +751,7 @@ def simulate_two_tier(inst, algorithm: str, params, progress=None, reservations:
                     v = version[j] + 1
                     version[j] = v
                     if r > 0:
-                        heappush(heap, (now + max(w, 0.0) / r, v, j))
+                        heappush(heap, (now + (0.0 if w < 0.0 else w) / r, v, j))
                     if shared:
                         c_j = cpu[j]
                         under = [k for k in bg_run if jm[k] & m]
@@ -772,7 +772,7 @@ def simulate_two_tier(inst, algorithm: str, params, progress=None, reservations:
                                 rate[k] = r
                                 v = version[k] = version[k] + 1
                                 if r > 0:
-                                    heappush(heap, (now + max(w, 0.0) / r, v, k))
+                                    heappush(heap, (now + (0.0 if w < 0.0 else w) / r, v, k))
                     j += 1
                     if idle == 0 and not empty:
                         for k in range(j, na):
