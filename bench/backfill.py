@@ -10,9 +10,19 @@ MEASY on the same ≤ 3× EASY's time each; EASY on the full LLNL-Thunder trace 
 figure: it stays meaningful when other jobs share the cores) and wall time, with the load average at
 start; the workload generation (``prepare``) is reported separately. The targets are checked on CPU time.
 Every algorithm runs once on 300 jobs before anything is timed, so no case pays the first-use imports.
+BLAS runs single-threaded (unless the environment says otherwise): its idle worker threads spin after each
+call and were charged ~0.2 CPU s to every case (EASY 1.06 CPU s for 0.86 s wall), which made every ratio to
+EASY look ~10 % better than it is (issue 17, fourth round).
 """
 
 from __future__ import annotations
+
+import os
+
+# before numpy is imported (see above)
+os.environ["OPENBLAS_NUM_THREADS"] = os.environ.get("OPENBLAS_NUM_THREADS", "1")
+os.environ["OMP_NUM_THREADS"] = os.environ.get("OMP_NUM_THREADS", "1")
+os.environ["MKL_NUM_THREADS"] = os.environ.get("MKL_NUM_THREADS", "1")
 
 import argparse
 import resource

@@ -125,8 +125,8 @@ def foreground_pass(sim: TwoTier, now: float, na: int, mode: str) -> None:
     if lo < na:
         lo = unfg.find(1, lo, na)
         sim.qh = lo = na if lo < 0 else lo
+    h = lo if lo < na else -1  # _head: the pointer is on the first member
     while True:
-        h = unfg.find(1, lo, na) if lo < na else -1  # _head
         if h < 0:
             return
         if size_l[h] > sim.idle_fg:
@@ -136,12 +136,18 @@ def foreground_pass(sim: TwoTier, now: float, na: int, mode: str) -> None:
         elif not deploy(sim, h, now, mode):
             break
         lo = h + 1
+        h = unfg.find(1, lo, na) if lo < na else -1  # _head
     # Step 2: reservation for the head, then backfill (nothing to do without an idle fg VM or a later job)
     idle = sim.idle_fg
     if idle == 0 or h + 1 >= na:
         return
-    if mode == "R" and tier[h] == BG:  # Alg. 3 lines 14–17
-        shadow, extra = _reservation(sim, h, now, mode)
+    if mode == "R" and tier[h] == BG:  # Alg. 3 lines 14–17 (_reservation; its cached terms inline)
+        c = sim.above_res.get(h)
+        if c is None:
+            shadow, extra = _reservation(sim, h, now, mode)
+        else:
+            total, shadow = c
+            shadow, extra = (shadow if shadow > now else now), idle + total - size_l[h]
     else:  # Alg. 1 lines 14–21 (what _reservation returns for such a head)
         shadow, extra = shadow_and_extra(idle, size_l[h], sim.fg_sorted, size_l, now)
     if sim.reservations is not None and h not in sim.reservations:

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from schedulers.backfill import keasy
+from schedulers.backfill import keasy, simulator
 from schedulers.backfill.simulator import BG, DONE, FG, WAITING, TwoTier, _bits, _low, simulate_two_tier
 
 from .helpers import config, instance
@@ -82,28 +82,21 @@ def check_state(sim) -> None:
 
 
 def _checking(calls: list):
-    """keasy's three passes wrapped to run check_state after each (the event loop looks them up per run)."""
-    saved = {name: getattr(keasy, name) for name in ("foreground_pass", "arrival_pass", "background_pass")}
+    """The event loop's hook (``simulator.CHECK``): check_state where each pass ends (the loop runs the passes'
+    common paths inline, so wrapping keasy's functions would miss them)."""
 
-    def wrap(name):
-        original = saved[name]
+    def checked_pass(sim, now):
+        check_state(sim)
+        calls.append(now)
 
-        def checked_pass(sim, now, *args):
-            original(sim, now, *args)
-            check_state(sim)
-            calls.append(now)
-
-        return checked_pass
-
-    return saved, {name: wrap(name) for name in saved}
+    return checked_pass
 
 
 @pytest.fixture
 def checked(monkeypatch):
     """Run check_state after every pass of the event loop."""
     calls: list = []
-    for name, fn in _checking(calls)[1].items():
-        monkeypatch.setattr(keasy, name, fn)
+    monkeypatch.setattr(simulator, "CHECK", _checking(calls))
     return calls
 
 
@@ -157,15 +150,12 @@ def test_incremental_sets_equal_a_rescan_after_random_operations(seed, cpu_info,
 @given(st.integers(0, 2**32 - 1), st.sampled_from(TWO_TIER), st.sampled_from(["exact", "none"]))
 def test_incremental_sets_equal_a_rescan_on_crowded_instances(seed, alg, cpu_info):
     calls: list = []
-    saved, wrapped = _checking(calls)
-    for name, fn in wrapped.items():
-        setattr(keasy, name, fn)
+    simulator.CHECK = _checking(calls)
     try:
         params = config(params={"cpu_info": cpu_info, "record_schedule": seed % 2 == 0}).params
         simulate_two_tier(_crowded_instance(seed), alg, params)
     finally:
-        for name, fn in saved.items():
-            setattr(keasy, name, fn)
+        simulator.CHECK = None
     assert calls
 
 
