@@ -205,16 +205,6 @@ class TwoTier:
     def est_remaining(self, j: int, now: float) -> float:
         return (self.wl[j] - self.rate[j] * (now - self.tupd[j])) + self.slack[j]
 
-    def _bg_rate(self, j: int) -> float:
-        """Eq. 3.2 for the slowest process: the busiest fg job above j (eff · CPU_idle / CPU_req is monotone in
-        CPU_idle, also in floating point, so the slowest process is the one under the largest fg CPU use)."""
-        over = self.above[j]
-        if not over:
-            return 1.0
-        m = max(over.values())
-        eff = self.eff[j]
-        return min(eff, eff * (1.0 - m) / self.cpu[j])
-
     def _set_rate(self, j: int, r: float, now: float, force: bool = False) -> None:
         old = self.rate[j]
         if r == old and not force:
@@ -228,18 +218,9 @@ class TwoTier:
         if r > 0:
             heapq.heappush(self.heap, (now + max(self.wl[j], 0.0) / r, self.version[j], j))
 
-    def _start_rate(self, j: int, r: float, now: float) -> None:
-        """``_set_rate(j, r, now, force=True)`` for a job being placed: its rate is 0 and its work was settled at
-        ``now`` (it waited, or ``remove`` just settled it), so nothing is settled and its stretch so far is empty."""
-        self.rate[j] = r
-        v = self.version[j] + 1
-        self.version[j] = v
-        if r > 0:
-            heapq.heappush(self.heap, (now + max(self.wl[j], 0.0) / r, v, j))
-
     def _refresh(self, jobs, now: float) -> None:
-        """New rates (eqs. 3.1–3.2) for ``jobs`` after a change on their processors (``_bg_rate`` and ``_set_rate``
-        inline: 1.5 jobs a job are refreshed, issue 17 third round)."""
+        """New rates (eqs. 3.1–3.2) for ``jobs`` after a change on their processors (eq. 3.2's slowest process and
+        ``_set_rate`` inline: 1.5 jobs a job are refreshed, issue 17 third round)."""
         tier, rate, tupd, wl, version, heap = self.tier, self.rate, self.tupd, self.wl, self.version, self.heap
         record = self.record
         for j in jobs:
@@ -276,11 +257,11 @@ class TwoTier:
         """j onto the fg VMs of mask ``m`` (``pr``: the same processors in Dispatch order, when recording); j leaves
         J_q ∪ J_bg (Alg. 1 lines 10 and 30: remove j from J_q or J_bg, insert it into J_fg).
 
-        The hot path of every Deploy: ``_leave_queue``, ``_start_rate`` and ``leave_unfg`` are inlined (issue 17,
+        The hot path of every Deploy: leaving the queue, starting the rate and ``leave_unfg`` are inline (issue 17,
         third round: one call per deploy instead of four)."""
         tier, s = self.tier, self.size_l[j]
         t = tier[j]
-        if t == WAITING:  # _leave_queue
+        if t == WAITING:  # leave J_q: a waiting job starts now
             self.n_waiting -= 1
             wsz = self.wsz
             del wsz[bisect.bisect_left(wsz, s)]
@@ -312,7 +293,7 @@ class TwoTier:
         self.fg_key[j] = key
         bisect.insort(self.fg_sorted, key)
         shared = self.bgm & m
-        r = 1.0 if not shared else 1.0 - self.loss[j]  # eq. 3.1; _start_rate:
+        r = 1.0 if not shared else 1.0 - self.loss[j]  # eq. 3.1; start the rate:
         self.rate[j] = r
         v = self.version[j] + 1
         self.version[j] = v
@@ -331,8 +312,8 @@ class TwoTier:
     def place_bg(self, j: int, m: int, pr: list[int] | None, now: float) -> None:
         """j onto the bg VMs of mask ``m`` (``pr``: the same processors in Dispatch order, when recording).
 
-        ``_leave_queue``, ``_bg_rate`` and ``_start_rate`` inline (issue 17, fourth round)."""
-        if self.tier[j] == WAITING:  # _leave_queue
+        Leaving the queue, eq. 3.2's rate and starting it inline (issue 17, fourth round)."""
+        if self.tier[j] == WAITING:  # leave J_q: a waiting job starts now
             self.n_waiting -= 1
             wsz = self.wsz
             del wsz[bisect.bisect_left(wsz, self.size_l[j])]
@@ -351,11 +332,11 @@ class TwoTier:
         self.above_res.pop(j, None)
         if over:
             self._refresh(list(over), now)
-            eff = self.eff[j]  # eq. 3.2 for the slowest process (_bg_rate): under the busiest fg job above j
+            eff = self.eff[j]  # eq. 3.2 for the slowest process (eff · CPU_idle / CPU_req is monotone in CPU_idle): under the busiest fg job above j
             r = min(eff, eff * (1.0 - max(over.values())) / self.cpu[j])
         else:
             r = 1.0
-        self.rate[j] = r  # _start_rate: its work was settled when it was queued
+        self.rate[j] = r  # start the rate: its work was settled when it was queued
         v = self.version[j] + 1
         self.version[j] = v
         if r > 0:
@@ -370,14 +351,6 @@ class TwoTier:
         m, jm = self.jm[j], self.jm
         cpu = self.cpu
         return {f: cpu[f] for f in self.fg_run if jm[f] & m}
-
-    def _leave_queue(self, j: int, now: float) -> None:
-        if self.tier[j] == WAITING:
-            self.n_waiting -= 1
-            wsz = self.wsz
-            del wsz[bisect.bisect_left(wsz, self.size_l[j])]
-            self.first_start[j] = now
-            self.tupd[j] = now
 
     def arrive(self, j: int) -> None:
         """j joins J_q."""
@@ -746,7 +719,7 @@ def simulate_two_tier(inst, algorithm: str, params, progress=None, reservations:
                     fg_key[j] = key
                     insort(fg_sorted, key)
                     shared = sim.bgm & m
-                    r = 1.0 if not shared else 1.0 - loss[j]  # eq. 3.1; _start_rate:
+                    r = 1.0 if not shared else 1.0 - loss[j]  # eq. 3.1; start the rate:
                     rate[j] = r
                     v = version[j] + 1
                     version[j] = v
