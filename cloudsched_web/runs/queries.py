@@ -109,11 +109,13 @@ def get_result(run):
     """The parsed result of ``run`` (a Run row) or None; cached by run id.
 
     The key also holds ``finished_at``, which every (re-)run that stores a result
-    sets, so a new result is never served stale. A hit never touches
+    sets, so a new result is never served stale, and the names of its index files, which
+    the worker adds after the run succeeded (``runs.indexes``) and ``manage.py build_indexes``
+    may replace: a process then reads the new ones. A hit never touches
     ``result_blob``: callers may ``defer("result_blob")`` and pay for the blob
     only on a miss.
     """
-    stamp = (run.status, run.finished_at)
+    stamp = (run.status, run.finished_at, _index_stamp(run.result_files))
     with _cache_lock:
         hit = _cache.get(run.pk)
         if hit and hit[0] == stamp:
@@ -128,6 +130,12 @@ def get_result(run):
         while len(_cache) > max(1, _cache_size()):
             _cache.popitem(last=False)
     return parsed
+
+
+def _index_stamp(files) -> tuple:
+    """The index file names of a result's manifest (empty: none yet)."""
+    runs = (files or {}).get("runs", []) if isinstance(files, dict) else []
+    return tuple(tuple(sorted((r.get("index") or {}).items())) for r in runs)
 
 
 def clear_cache():
