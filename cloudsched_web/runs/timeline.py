@@ -32,11 +32,6 @@ POINTS = 600
 EXTRA_KEYS = ("freq_ghz", "tier", "cloud", "host", "vm_type", "pm_type", "ended")
 
 
-def _resources(parsed, index):
-    """Every resource of run ``index``'s schedule in axis order (see :func:`_layout`)."""
-    return _layout(parsed, index)["names"]
-
-
 GROUP_KEYS = ("host", "cloud", "pm_type")  # a resource's group on the axis, first one the family records
 
 
