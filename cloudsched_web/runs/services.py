@@ -1,7 +1,9 @@
 """Submitting runs and studies: rows first, Celery messages after the transaction commits."""
 
 import logging
+import math
 
+import orjson
 from celery import group
 from django.db import transaction
 from django.db.models import Q
@@ -15,6 +17,7 @@ from schedulers.core.sweep import expand, flatten, varying_paths
 
 log = logging.getLogger(__name__)
 MAX_STUDY_POINTS = 200
+MAX_STUDY_CONFIG_BYTES = 64 * 10**6  # the scenarios a study stores, summed
 
 
 def _send(run_ids):
@@ -54,11 +57,22 @@ def _validated(configs):
     return normalised
 
 
-@transaction.atomic
-def submit_study(scenario, configs, points=None, name="", description="", claims=(), preset="", scale="paper"):
-    """Create a study of ``configs`` (full scenarios) under ``scenario`` and queue all its runs."""
-    if not 1 <= len(configs) <= MAX_STUDY_POINTS:
-        raise schedulers.ScenarioError.single("points", f"a study has {len(configs)} points", f"1..{MAX_STUDY_POINTS}")
+def _check_size(points, config_bytes, field):
+    """Refuse a study before anything is built: ``points`` × the scenario's size is what it would store."""
+    if not 1 <= points <= MAX_STUDY_POINTS:
+        raise schedulers.ScenarioError.single(field, f"a study of {points:,} points", f"1..{MAX_STUDY_POINTS} points")
+    if points * config_bytes > MAX_STUDY_CONFIG_BYTES:
+        raise schedulers.ScenarioError.single(
+            field,
+            f"{points:,} points × a {config_bytes / 1e6:.1f} MB scenario would store "
+            f"{points * config_bytes / 1e6:,.0f} MB of scenarios",
+            f"at most {MAX_STUDY_CONFIG_BYTES // 10**6} MB in all (fewer points, or a stored trace for the jobs)",
+        )
+
+
+def _prepared(scenario, configs, points):
+    """Everything a study needs that reads or computes: done outside any transaction (short write locks)."""
+    _check_size(len(configs), max((len(orjson.dumps(c)) for c in configs), default=0), "points")
     configs = _validated(configs)
     refused = [{**e, "field": f"points[{i}].{e['field']}"} for i, c in enumerate(configs)
                for e in check_refs(c, scenario.owner)]  # fmt: skip
@@ -68,47 +82,59 @@ def submit_study(scenario, configs, points=None, name="", description="", claims
     if points is None:
         flat = [flatten(c) for c in configs]
         points = [{a: f.get(a) for a in axes} for f in flat]
-    study = Study.objects.create(
-        scenario=scenario,
-        name=name or scenario.name,
-        description=description,
-        claims=list(claims),
-        axes=axes,
-        preset=preset,
-        scale=scale,
-    )
-    rows = [
-        Run(scenario=scenario, scenario_name=scenario.name, study=study, config=c, point=p)
-        for c, p in zip(configs, points, strict=True)
-    ]
-    runs = Run.objects.bulk_create(rows)
-    ids = [r.id for r in runs]
-    transaction.on_commit(lambda: _send(ids))
+    return configs, points, axes
+
+
+def _create_study(scenario, configs, points, axes, **fields):
+    """The study's rows in one short transaction; its runs go to the broker once it commits."""
+    with transaction.atomic():
+        study = Study.objects.create(scenario=scenario, axes=axes, **fields)
+        rows = [
+            Run(scenario=scenario, scenario_name=scenario.name, study=study, config=c, point=p)
+            for c, p in zip(configs, points, strict=True)
+        ]
+        ids = [r.id for r in Run.objects.bulk_create(rows)]
+        transaction.on_commit(lambda: _send(ids))
     return study
 
 
+def submit_study(scenario, configs, points=None, name="", description="", claims=(), preset="", scale="paper"):
+    """Create a study of ``configs`` (full scenarios) under ``scenario`` and queue all its runs."""
+    configs, points, axes = _prepared(scenario, configs, points)
+    return _create_study(
+        scenario, configs, points, axes, name=name or scenario.name, description=description, claims=list(claims),
+        preset=preset, scale=scale,
+    )  # fmt: skip
+
+
 def submit_sweep(scenario, axes, name=""):
-    """Sweep one or two scenario paths (``{"workload.load": [0.5, 0.7, 0.9]}``) over ``scenario``."""
+    """Sweep one or two scenario paths (``{"workload.load": [0.5, 0.7, 0.9]}``) over ``scenario``.
+
+    The grid's size is counted from the axis lengths before a single point is built.
+    """
     if not 1 <= len(axes) <= 2:
         raise schedulers.ScenarioError.single("axes", f"{len(axes)} swept parameters", "1 or 2")
+    _check_size(math.prod(len(v) for v in axes.values()), len(orjson.dumps(scenario.config)), "axes")
     grid = expand(scenario.config, axes)
     return submit_study(
         scenario, [c for _, c in grid], points=[p for p, _ in grid], name=name or f"sweep of {scenario.name}"
     )
 
 
-@transaction.atomic
 def create_preset_study(owner, family, preset, scale="paper"):
     """Save the first scenario of a paper preset and run the whole preset (at ``scale``) as a study."""
     doc = schedulers.preset(family, preset, scale)
-    first = _validated(doc["scenarios"][:1])[0]
-    scenario = Scenario.objects.create(
-        owner=owner, family=family, name=doc.get("name") or preset, description=doc.get("description", ""), config=first
-    )
-    study = submit_study(
-        scenario, doc["scenarios"], name=doc.get("name") or preset, description=doc.get("description", ""),
-        claims=doc.get("claims", []), preset=preset, scale=scale,
-    )  # fmt: skip
+    name, description = doc.get("name") or preset, doc.get("description", "")
+    probe = Scenario(owner=owner, family=family)  # the owner whose traces the points may name
+    configs, points, axes = _prepared(probe, doc["scenarios"], None)
+    with transaction.atomic():
+        scenario = Scenario.objects.create(
+            owner=owner, family=family, name=name, description=description, config=configs[0]
+        )
+        study = _create_study(
+            scenario, configs, points, axes, name=name, description=description, claims=list(doc.get("claims", [])),
+            preset=preset, scale=scale,
+        )  # fmt: skip
     study.missing_traces = doc.get("missing_traces", [])  # real logs not stored here: the caller says so
     return study
 

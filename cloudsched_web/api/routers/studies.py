@@ -45,8 +45,7 @@ def submit_scenario_run(request, scenario_id: DbId):
 def submit_scenario_sweep(request, scenario_id: DbId, body: SweepIn):
     scenario = get_scenario_for_user(request, scenario_id)
     try:
-        with transaction.atomic():
-            study = submit_sweep(scenario, body.axes, name=body.name)
+        study = submit_sweep(scenario, body.axes, name=body.name)  # validates first, then one short write
     except (ValueError, TypeError, OSError) as exc:  # a path through a non-object, a bad trace path
         if isinstance(exc, schedulers.ScenarioError):
             raise
@@ -59,8 +58,7 @@ def submit_preset(request, body: PresetIn):
     family = schedulers.get_family(body.family)  # unknown family: 400 naming the allowed ones
     if body.preset not in family.presets or body.scale not in schedulers.SCALES:
         schedulers.preset(body.family, body.preset, body.scale)  # raises the ScenarioError naming the field
-    with transaction.atomic():
-        study = create_preset_study(owner(request), body.family, body.preset, body.scale)
+    study = create_preset_study(owner(request), body.family, body.preset, body.scale)
     return Status(202, study_out(request, study))
 
 
