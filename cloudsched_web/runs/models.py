@@ -28,6 +28,35 @@ def sweep_every_s():
     return settings.CELERY_BEAT_SCHEDULE["sweep-queued-runs"]["schedule"]
 
 
+SWEEP_MARK = "cloudsched:last-sweep"  # in the shared cache: when the beat's sweeper last ran (an ISO time)
+SWEEP_LATE = 2  # no sweep for this many intervals (+ a minute): pages stop promising one
+
+
+def mark_sweep(now=None):
+    """Record that the sweeper ran (called by the sweep task; pages read it before promising a requeue)."""
+    from django.core.cache import cache
+
+    cache.set(SWEEP_MARK, (now or timezone.now()).isoformat(), timeout=SWEEP_LATE * sweep_every_s() + 60)
+
+
+def last_sweep():
+    """When the sweeper last ran, or None when it has not run lately (no worker with the beat is up)."""
+    from django.core.cache import cache
+
+    try:
+        mark = cache.get(SWEEP_MARK)
+    except Exception:  # a cache that cannot answer must not break a status page
+        return None
+    return timezone.datetime.fromisoformat(mark) if mark else None
+
+
+def no_sweeper_text():
+    return (
+        f"No sweeper has run in the last {SWEEP_LATE * sweep_every_s() + 60} s (no worker with the beat is running), "
+        "so nothing requeues it until one starts (./run.sh starts one; docs/deployment.md)."
+    )
+
+
 # Time left is shown once the run is this far along and has run this long (before, the rate is noise).
 ETA_MIN_PROGRESS = 0.03
 ETA_MIN_ELAPSED_S = 3.0
@@ -263,7 +292,8 @@ class Run(Shareable, Trashable):
         }
 
     def remaining_s(self, now=None):
-        """Seconds left, at the run's average rate so far: elapsed × (1 − p) / p for progress fraction p.
+        """Seconds left, at the run's average rate so far: elapsed × (1 − p) / p for progress fraction p,
+        estimated at the worker's last report (progress or heartbeat) and counted down since.
 
         The average over the whole attempt is the smoothing: one slow or fast progress step moves it
         little, unlike the rate between the last two reports. ``None`` until it means something
@@ -272,10 +302,14 @@ class Run(Shareable, Trashable):
         if self.status != self.Status.RUNNING or self.started_at is None:
             return None
         p = float(self.progress or 0.0)
-        elapsed = ((now or timezone.now()) - self.started_at).total_seconds()
+        now = now or timezone.now()
+        reported = min(self.heartbeat_at or now, now)  # the worker's last word: progress or a beat
+        elapsed = (reported - self.started_at).total_seconds()
         if not ETA_MIN_PROGRESS <= p < 1.0 or elapsed < ETA_MIN_ELAPSED_S:
             return None
-        return elapsed * (1.0 - p) / p
+        # The estimate made at the last report, counting down since: a worker that stops reporting
+        # never makes the time left grow (it reaches 0, and the stalled note takes over).
+        return max(elapsed * (1.0 - p) / p - (now - reported).total_seconds(), 0.0)
 
     def stalled(self, now=None):
         """A running run whose worker stopped beating: since when, and when it is retried (or not).
@@ -295,6 +329,9 @@ class Run(Shareable, Trashable):
         if self.attempts >= self.MAX_ATTEMPTS:
             retry = None
             text += f" It has been tried {self.attempts} times and will be marked failed, not retried."
+        elif last_sweep() is None:  # no promise that nobody will keep
+            retry = None
+            text += " " + no_sweeper_text()
         elif retry > now:
             text += f" It will be requeued at about {_clock(retry)}, at the next sweep after that (every {sweep_every_s()} s)."
         else:

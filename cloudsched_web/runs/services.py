@@ -17,6 +17,10 @@ from schedulers.core.sweep import expand, flatten, varying_paths
 
 log = logging.getLogger(__name__)
 MAX_STUDY_POINTS = 200
+BROKER_DOWN = (
+    "not yet sent to the task queue: its broker (Redis) could not be reached at {clock}; the run is kept "
+    "and sent when the broker answers again (the sweeper retries every sweep)"
+)
 MAX_STUDY_CONFIG_BYTES = 64 * 10**6  # the scenarios a study stores, summed
 
 
@@ -31,8 +35,14 @@ def _send(run_ids):
             group(run_simulation.s(rid) for rid in run_ids).apply_async()
     except Exception:  # broker down: the rows stay queued, undispatched, and the sweeper resends them
         log.warning("could not send runs %s to the broker; they stay queued", run_ids, exc_info=True)
+        Run.objects.filter(id__in=run_ids, status=Run.Status.QUEUED, dispatched_at=None).update(
+            progress_message=BROKER_DOWN.format(clock=timezone.localtime().strftime("%H:%M:%S %Z"))
+        )
         return False
     Run.objects.filter(id__in=run_ids).update(dispatched_at=timezone.now())
+    Run.objects.filter(id__in=run_ids, status=Run.Status.QUEUED, progress_message__startswith=BROKER_DOWN[:30]).update(
+        progress_message="sent to the task queue; waiting for a worker"
+    )
     return True
 
 

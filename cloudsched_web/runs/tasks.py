@@ -273,8 +273,10 @@ def sweep_queued_runs():
     """Periodic sweep (Celery beat): requeue abandoned runs, resend runs that never reached the broker,
     and purge what has been in the trash longer than ``TRASH_KEEP_DAYS``."""
     from cloudsched_web.runs import trash
+    from cloudsched_web.runs.models import mark_sweep
     from cloudsched_web.runs.services import requeue_abandoned, requeue_stale
 
+    mark_sweep()  # pages promise a requeue only while the sweeper is seen running
     requeue_abandoned(stale_after_s())
     trash.purge()
     return requeue_stale()

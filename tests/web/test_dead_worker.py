@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 from django.utils import timezone
 
-from cloudsched_web.runs.models import Run, stale_after_s
+from cloudsched_web.runs.models import Run, mark_sweep, stale_after_s
 from cloudsched_web.runs.services import requeue_abandoned
+from cloudsched_web.runs.tasks import sweep_queued_runs
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.django_db
@@ -19,6 +20,7 @@ pytestmark = pytest.mark.django_db
 def beat(settings):
     settings.RUN_HEARTBEAT_EVERY_S = 10
     settings.RUN_STALE_AFTER_S = 0  # the default: derived from the heartbeat
+    mark_sweep()  # a worker with the beat is up (the tests below without one say so)
     return 10
 
 
@@ -89,3 +91,25 @@ def test_a_run_out_of_attempts_is_reported_as_not_retried(alice_client, scenario
 def test_a_heartbeat_younger_than_the_limit_is_not_requeued(scenario, beat):
     _running(scenario, silent_s=3 * beat - 5)
     assert requeue_abandoned(stale_after_s()) == 0
+
+
+def test_without_a_sweeper_the_page_promises_no_requeue(alice_client, scenario, beat):
+    from django.core.cache import cache
+
+    cache.clear()  # the beat's mark is gone: no worker with the sweeper has run lately
+    run = _running(scenario, silent_s=2.5 * beat)
+    stalled = alice_client.get(f"/runs/{run.pk}/status.json").json()["stalled"]
+    assert stalled["retry_at"] is None
+    assert "No sweeper has run" in stalled["text"] and "requeued at" not in stalled["text"]
+    sweep_queued_runs()  # the real sweep task marks itself, and the promise comes back
+    stalled = alice_client.get(f"/runs/{run.pk}/status.json").json()["stalled"]
+    assert stalled["retry_at"] is not None and "requeued at about" in stalled["text"]
+
+
+def test_the_time_left_of_a_silent_worker_counts_down_and_never_grows(scenario, beat):
+    run = _running(scenario, silent_s=0)  # 600 s in, 45 %: about 733 s left at its last report
+    at = run.heartbeat_at
+    seen = [run.remaining_s(at + timedelta(seconds=s)) for s in (0, 5, 10, 15, 60, 600, 3600)]
+    assert seen[0] == pytest.approx(600 * 0.55 / 0.45)
+    assert seen == sorted(seen, reverse=True) and seen[-1] == 0.0
+    assert seen[1] == pytest.approx(seen[0] - 5)

@@ -160,3 +160,23 @@ def test_the_share_link_sits_in_a_read_only_field_with_a_copy_button(alice_clien
     assert "readonly" in field and f'value="http://testserver/share/{run.share_token}/"' in field
     assert 'id="copy-share" data-copy="share-url"' in html
     assert "<script>" not in html and " onclick=" not in html  # the button works from run-header.js
+
+
+@pytest.mark.django_db
+def test_a_run_the_broker_did_not_take_says_so_and_is_kept(alice_client, scenario, django_capture_on_commit_callbacks):
+    """Redis down (nothing listens on the port): the run stays queued and its page says why."""
+    from cloudsched_web.celery import app
+    from cloudsched_web.runs.services import submit_run
+
+    app.conf.task_always_eager = False
+    old = app.conf.broker_url
+    app.conf.broker_url = "redis://127.0.0.1:9/0"  # the discard port: connection refused
+    try:
+        with django_capture_on_commit_callbacks(execute=True):
+            run = submit_run(scenario)  # sent when the transaction commits, and refused
+    finally:
+        app.conf.broker_url = old
+    run.refresh_from_db()
+    assert run.status == Run.Status.QUEUED and run.dispatched_at is None
+    status = alice_client.get(f"/runs/{run.pk}/status.json").json()
+    assert "could not be reached" in status["message"] and "kept" in status["message"]
