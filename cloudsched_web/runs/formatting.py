@@ -13,7 +13,8 @@ line for line alike; a browser test compares their output on every cell of a res
 * energy Wh / kWh / MWh, power W / kW / MW, frequency MHz / GHz — by size;
 * fraction — a percentage (its spread in percentage points, ``± 1.2 pp``); ratio, quantity and undeclared numbers — four significant digits.
 
-Never an exponent, never ``1000.0000``.
+Never ``1000.0000``, and an exponent only past :data:`HUGE` (``1.23 × 10¹⁸``): a number of
+hundreds of digits (a load of 1e-300 once made a 400-digit makespan) is written by its magnitude.
 """
 
 from __future__ import annotations
@@ -21,9 +22,11 @@ from __future__ import annotations
 import math
 
 THIN = "\u202f"  # narrow no-break space: the SI thousands separator, never a line break
+HUGE = 1e15  # from here on a number is written as mantissa × 10 to a power (RULES["huge"])
 
 RULES = {
     "thousands": THIN,
+    "huge": HUGE,
     "flag": ["✓", "✗"],
     # The spread of a percentage is a difference of percentages: percentage points, not a percent of it.
     "points": "pp",
@@ -64,8 +67,22 @@ def _group(digits: str) -> str:
     return sign + RULES["thousands"].join(groups) + ("." + frac if frac else "")
 
 
+_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def scientific(value: float, digits: int) -> str:
+    """``value`` as ``1.23 × 10¹⁸``: ``digits`` significant digits, trailing zeros dropped."""
+    mantissa, exponent = f"{value:.{max(0, digits - 1)}e}".split("e")
+    if "." in mantissa:
+        mantissa = mantissa.rstrip("0").rstrip(".")
+    return f"{mantissa} × 10{str(int(exponent)).translate(_SUPERSCRIPT)}"
+
+
 def fixed(value: float, decimals: int) -> str:
-    """``value`` with ``decimals`` decimals, trailing zeros dropped, thousands grouped; never an exponent."""
+    """``value`` with ``decimals`` decimals, trailing zeros dropped, thousands grouped; an exponent only
+    from :data:`HUGE` on (then 6 significant digits)."""
+    if math.isfinite(value) and abs(value) >= HUGE:
+        return scientific(value, 6)
     text = f"{value:.{max(0, min(12, decimals))}f}"
     if "." in text:
         text = text.rstrip("0").rstrip(".")
@@ -78,6 +95,8 @@ def significant(value: float, digits: int) -> str:
     """``value`` to ``digits`` significant digits (all of its integer digits are kept)."""
     if value == 0 or not math.isfinite(value):
         return fixed(value, 0) if math.isfinite(value) else str(value)
+    if abs(value) >= HUGE:
+        return scientific(value, digits)
     magnitude = math.floor(math.log10(abs(value)))
     return fixed(value, digits - 1 - magnitude)
 
@@ -95,6 +114,8 @@ def _to_base(kind: str, unit: str, value: float) -> float:
 
 
 def _days_hours(base: float) -> str:
+    if abs(base) >= HUGE:  # millions of years: days by their magnitude, no hours
+        return f"{significant(base / 86400, RULES['significant']['scaled'])} d"
     sign = "-" if base < 0 else ""
     hours = math.floor(abs(base) / 3600 + 0.5)  # half up, as JavaScript's Math.round
     return f"{sign}{_group(str(hours // 24))} d {hours % 24} h"

@@ -103,7 +103,7 @@ class GeneratorWorkload(StrictModel):
     )
     n_jobs: int = Field(1000, ge=1, le=MAX_JOBS, description="Number of jobs (paper: 200,000 FW, 100,000 JW).")
     load: float | None = Field(
-        0.7, gt=0, le=2.0, description="Offered load; inter-arrival times are multiplied to reach it (Section 3.3)."
+        0.7, ge=0.01, le=2.0, description="Offered load; inter-arrival times are multiplied to reach it (Section 3.3)."
     )
     estimates: Literal["tsafrir", "exact"] = Field(
         "tsafrir", description="User runtime estimates: Tsafrir 2005 model (paper) or exact runtimes."
@@ -132,7 +132,7 @@ class JobsWorkload(StrictModel):
     kind: Literal["jobs"] = "jobs"
     jobs: list[JobSpec] = Field(default_factory=lambda: [JobSpec()], min_length=1, max_length=100_000)
     load: float | None = Field(
-        None, gt=0, le=2.0, description="Offered load to scale inter-arrivals to; none = as given."
+        None, ge=0.01, le=2.0, description="Offered load to scale inter-arrivals to; none = as given."
     )
     cpu_usage_min: float = Field(0.4, gt=0, le=1, description="Multi-process jobs without cpu_usage: U(min, max).")
     cpu_usage_max: float = Field(1.0, gt=0, le=1, description="Upper end of that range.")
@@ -145,7 +145,7 @@ class TraceWorkload(StrictModel):
     trace: str = Field("", max_length=71, description="A stored trace: 'sha256:' + the SHA-256 of its SWF text.")
     max_jobs: int = Field(0, ge=0, le=MAX_JOBS, description="Keep only the first jobs (0 = all).")
     load: float | None = Field(
-        None, gt=0, le=2.0, description="Offered load to scale inter-arrivals to; none = as logged."
+        None, ge=0.01, le=2.0, description="Offered load to scale inter-arrivals to; none = as logged."
     )
     estimates: Literal["trace", "exact", "tsafrir"] = Field(
         "trace", description="Requested time (field 9) as estimate, exact runtimes, or the Tsafrir model."

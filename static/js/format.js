@@ -24,7 +24,16 @@
     return sign + groups.join(R().thousands) + (frac ? "." + frac : "");
   }
 
+  const SUPERSCRIPT = { "-": "⁻", 0: "⁰", 1: "¹", 2: "²", 3: "³", 4: "⁴", 5: "⁵", 6: "⁶", 7: "⁷", 8: "⁸", 9: "⁹" };
+  function scientific(value, digits) {
+    let [mantissa, exponent] = Number(value).toExponential(Math.max(0, digits - 1)).split("e");
+    if (mantissa.includes(".")) mantissa = mantissa.replace(/0+$/, "").replace(/\.$/, "");
+    const power = String(parseInt(exponent, 10)).split("").map((c) => SUPERSCRIPT[c]).join("");
+    return `${mantissa} × 10${power}`;
+  }
+
   function fixed(value, decimals) {
+    if (Number.isFinite(value) && Math.abs(value) >= R().huge) return scientific(value, 6);
     let text = Number(value).toFixed(Math.max(0, Math.min(12, decimals)));
     if (text.includes(".")) text = text.replace(/0+$/, "").replace(/\.$/, "");
     if (text === "-0" || text === "") text = "0";
@@ -33,6 +42,7 @@
 
   function significant(value, digits) {
     if (value === 0 || !Number.isFinite(value)) return Number.isFinite(value) ? fixed(value, 0) : String(value);
+    if (Math.abs(value) >= R().huge) return scientific(value, digits);
     const magnitude = Math.floor(Math.log10(Math.abs(value)));
     return fixed(value, digits - 1 - magnitude);
   }
@@ -45,6 +55,7 @@
   const toBase = (kind, unit, value) => value * (R().scales[kind].to_base[unit] ?? 1);
 
   function daysHours(base) {
+    if (Math.abs(base) >= R().huge) return `${significant(base / 86400, R().significant.scaled)} d`;
     const sign = base < 0 ? "-" : "";
     const hours = Math.floor(Math.abs(base) / 3600 + 0.5);
     return `${sign}${group(String(Math.floor(hours / 24)))} d ${hours % 24} h`;

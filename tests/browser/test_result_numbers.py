@@ -173,3 +173,22 @@ def test_repetitions_give_a_labelled_confidence_interval_on_table_and_chart(page
     assert chart["err"] == [doc["summary"][a]["avg_bounded_slowdown"]["ci"] for a in doc["summary"]]
     assert max(v + e for v, e in zip(chart["data"], chart["err"], strict=True)) <= chart["max"]
     _shot(page, "backfill-3-repetitions")
+
+
+HUGE_CASES = [
+    (1.16e300, {"kind": "duration", "unit": "s"}),
+    (1e15, {"kind": "count"}),
+    (9.99e14, {"kind": "count"}),
+    (-2.5e20, {"kind": "number", "unit": ""}),
+    (1.23456789e300, {"kind": "energy", "unit": "kWh"}),
+    (7.5e18, {"kind": "ratio", "unit": ""}),
+]
+
+
+def test_huge_numbers_read_alike_in_the_browser_and_the_server(page, live_server, alice):
+    """The JavaScript twin writes a huge number as the server does (a mantissa × 10 to a power)."""
+    _open(page, live_server, alice, FAMILIES[0])
+    for value, spec in HUGE_CASES:
+        text, exact = _js_format(page, value, spec)
+        assert (text, exact) == (formatting.value_text(value, spec), formatting.exact_text(value, spec)), value
+        assert len(text) < 30

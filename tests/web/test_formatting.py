@@ -38,6 +38,12 @@ D = {"kind": "duration", "unit": "s"}
         (77_341.6, {"kind": "quantity", "unit": "α·vCPU·s"}, f"77{T}342 α·vCPU·s"),
         (1000.0, None, f"1{T}000"),  # an undeclared metric: never 1000.0000
         (None, D, "—"),
+        # a load of 1e-300 once gave a 400-digit makespan: from 1e15 on, a number is written by its magnitude
+        (1.16e300, D, "1.34 × 10²⁹⁵ d"),
+        (9.99e14, {"kind": "count"}, f"999{T}000{T}000{T}000{T}000"),
+        (1e15, {"kind": "count"}, "1 × 10¹⁵"),
+        (-2.5e20, None, "-2.5 × 10²⁰"),
+        (1.23456789e300, {"kind": "energy", "unit": "kWh"}, "1.23 × 10²⁹⁴ GWh"),
     ],
 )
 def test_values_read_as_a_person_writes_them(value, spec, text):
@@ -52,6 +58,7 @@ def test_spreads_tooltips_and_axis_units():
     assert formatting.exact_text(254_234.244005, D) == f"254{T}234.244 s"
     assert formatting.exact_text(10, {"kind": "duration", "unit": "min"}) == "600 s"
     assert formatting.value_text(1800, D, ref=7200) == "0.5 h"  # a chart tick takes its axis's unit
+    assert formatting.exact_text(1e300, D) == "1 × 10³⁰⁰ s"  # the tooltip too: never 301 digits
 
 
 def test_one_spread_per_metric_and_its_label():
