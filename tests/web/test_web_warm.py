@@ -8,10 +8,10 @@ import sys
 from tests.services import ROOT
 
 # In a fresh interpreter: the WSGI application loaded as gunicorn loads it, then the first request a
-# worker serves (the login page). Prints the project's and the libraries' modules that request imported.
+# worker serves (the login page), with the test settings (static files from the finders: no collectstatic needed). Prints the project's and the libraries' modules that request imported.
 CHILD = """
 import os, sys
-os.environ.update({"DJANGO_SETTINGS_MODULE": "cloudsched_web.settings", "CLOUDSCHED_VAR_DIR": sys.argv[1],
+os.environ.update({"DJANGO_SETTINGS_MODULE": "cloudsched_web.test_settings", "CLOUDSCHED_VAR_DIR": sys.argv[1],
                    "ALLOWED_HOSTS": "testserver", "DEBUG": "0", "SECURE_HTTPS": "0"})
 import cloudsched_web.wsgi
 before = set(sys.modules)
