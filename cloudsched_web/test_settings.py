@@ -5,7 +5,13 @@ else (DEBUG off, secure headers) stays as in production.
 """
 
 import os
+import tempfile
 from pathlib import Path
+
+# The test suite never writes into the checkout's var/: its database, secret key, media and trace
+# directory live in a temporary directory of this pytest process (inherited by the worker and server
+# processes it starts, which read the same variable); conftest removes it when the session ends.
+os.environ.setdefault("CLOUDSCHED_VAR_DIR", tempfile.mkdtemp(prefix="cloudsched-test-var-"))
 
 from cloudsched_web.settings import *  # noqa: F403
 

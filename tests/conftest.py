@@ -52,3 +52,6 @@ def pytest_sessionfinish(session, exitstatus):
     root = Path(settings.MEDIA_ROOT)
     if root.name.startswith("test-media-"):
         shutil.rmtree(root, ignore_errors=True)
+    var = Path(settings.VAR_DIR)
+    if var.name.startswith("cloudsched-test-var-"):  # made by test_settings for this session
+        shutil.rmtree(var, ignore_errors=True)

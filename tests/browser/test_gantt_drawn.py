@@ -3,10 +3,9 @@
 For a result of every family: the bars drawn equal the stored schedule in the window on the rows
 shown; every bar's colour is its legend entry's colour in every colour mode the page offers; bars
 overlapping in time on one resource sit in disjoint lanes; the event markers are the stored events.
-A page whose Gantt data was emptied fails the same check. Screenshots go to var/screens/gantt/.
+A page whose Gantt data was emptied fails the same check. Screenshots go to $CLOUDSCHED_SHOTS (tests/browser/conftest.py).
 """
 
-from pathlib import Path
 
 import pytest
 
@@ -16,11 +15,11 @@ from cloudsched_web.runs.queries import get_result
 from cloudsched_web.runs.timeline import _state
 from cloudsched_web.scenarios.models import Scenario
 from tests.api.factories import finished_run
+from tests.browser.conftest import screens_dir
 from tests.browser.test_run_flow import _login
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
-SCREENS = Path(__file__).resolve().parents[2] / "var" / "screens" / "gantt"
 FAMILIES = ["backfill", "dvfs_bot", "ep_jobs", "federated", "vm_reservations"]
 
 # Everything a Gantt canvas holds, read from the Chart.js instance the page drew.
@@ -112,11 +111,11 @@ def _colour_modes(page, run, charts):
         drawn = page.evaluate(DRAWN)
         top = page.evaluate("() => document.getElementById('gantt-colour-bar').getBoundingClientRect().top + scrollY")
         clip = {"x": 0, "y": top - 10, "width": 1400, "height": 900}
-        page.screenshot(path=str(SCREENS / f"{run.family}-by-{key}.png"), full_page=True, clip=clip)
+        page.screenshot(path=str(screens_dir() / f"{run.family}-by-{key}.png"), full_page=True, clip=clip)
         dense = [c["index"] for c in drawn if c["mode"] == "occupancy"]
         if dense:
             page.locator(f"#gantt-box-{dense[0]}").screenshot(
-                path=str(SCREENS / f"{run.family}-occupancy-by-{key}.png")
+                path=str(screens_dir() / f"{run.family}-occupancy-by-{key}.png")
             )
         if key == "job":
             continue
@@ -157,13 +156,12 @@ def test_the_gantt_draws_the_stored_schedule(page, live_server, alice, family):
     page.set_viewport_size({"width": 1400, "height": 1000})
     page.goto(f"{live_server.url}/runs/{run.pk}/")
     _loaded(page)
-    SCREENS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SCREENS / f"{family}.png"), full_page=True)
+    page.screenshot(path=str(screens_dir() / f"{family}.png"), full_page=True)
     top = page.evaluate(
         "() => document.getElementById('gantt-colour-bar').getBoundingClientRect().top + window.scrollY"
     )
     page.screenshot(
-        path=str(SCREENS / f"{family}-gantt.png"),
+        path=str(screens_dir() / f"{family}-gantt.png"),
         full_page=True,
         clip={"x": 0, "y": top - 40, "width": 1400, "height": 1100},
     )
@@ -210,7 +208,7 @@ def test_the_gantt_draws_the_stored_schedule(page, live_server, alice, family):
         segs, _ = _stored(run, 0)
         assert strips and strips[0]["hosts"] == sorted({s["host"] for s in segs}, key=lambda h: int(h[1:]))
         assert all(strips[0]["busy"])
-        page.locator("#freq-section").screenshot(path=str(SCREENS / "dvfs_strips.png"))
+        page.locator("#freq-section").screenshot(path=str(screens_dir() / "dvfs_strips.png"))
     if family == "backfill":
         assert "state" in modes
         assert {"killed", "migrated"} <= {m["kind"] for c in charts for m in c["markers"]}  # KEASY kills, MEASY moves

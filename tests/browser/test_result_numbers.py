@@ -8,9 +8,7 @@ spreads, with the y axis spanning every whisker. The page fits a 1400 px window.
 Screenshots of each family's page go to ``$CLOUDSCHED_SHOTS`` (else the test's tmp dir).
 """
 
-import os
 import re
-from pathlib import Path
 
 import pytest
 
@@ -20,6 +18,7 @@ from cloudsched_web.runs.models import Run
 from cloudsched_web.scenarios.models import Scenario
 from schedulers.registry import all_families
 from tests.api.factories import finished_run
+from tests.browser.conftest import screens_dir
 from tests.browser.test_run_flow import _login
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
@@ -78,8 +77,7 @@ def _comparison(page):
 
 
 def _shot(page, family):
-    folder = Path(os.environ.get("CLOUDSCHED_SHOTS", "var/screens/metrics"))
-    folder.mkdir(parents=True, exist_ok=True)
+    folder = screens_dir()
     page.screenshot(path=str(folder / f"result-{family}.png"), full_page=True)
     page.evaluate("() => document.getElementById('summary-table').scrollIntoView()")
     page.screenshot(path=str(folder / f"numbers-{family}.png"))  # the table and the comparison chart at 1400 px
