@@ -174,8 +174,8 @@ def main():
         c for fam, cs in points.items() if not args.family or fam in args.family for c in cs
     ]  # fmt: skip
     print(f"load average at start: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
-    print("| point | VmPeak MB (est.) | ratio | peak RSS MB | sim CPU s (est.) | store+checks CPU s | segments |")
-    print("|---|---|---|---|---|---|---|")
+    print("| point | VmPeak MB (est.) | ratio | peak RSS MB | sim CPU s (est.) | store+checks CPU s | segments | estimate took |")
+    print("|---|---|---|---|---|---|---|---|")
     worst = 0.0
     for config in configs:
         t0 = time.process_time()
