@@ -4,7 +4,7 @@ A job on p processors is p segments per stretch it runs in: one stretch on one t
 about 3.4–3.6 on two tiers (KEASY, REASY, MEASY move jobs between the tiers: kills, migrations,
 swaps). So a run's segments are jobs × mean job size × stretches per job, and its memory and
 CPU follow the segments. Measured with ``bench/estimate.py`` (Feitelson, load 0.7, 5,000–100,000
-jobs on 320 and 1,024 processors), 2026-12-02:
+jobs on 320 and 1,024 processors), 2026-11-27:
 
 - stretches per job-processor: EASY/FCFS 1.00 exactly; KEASY 3.35–3.42, REASY 3.45–3.62, MEASY 3.36–3.43
   (taken a little above: more load, more moves);

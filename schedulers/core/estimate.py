@@ -14,7 +14,7 @@ reads its scenario into one :class:`RunSize` per algorithm (counts × its bytes 
 The figures are *address space*, not RSS: the worker's limit (``RUN_MEMORY_LIMIT_MB``) is an
 ``RLIMIT_AS``, and storing the result reserves about a gigabyte of address space in pyarrow's
 pools and threads that is never resident. Coefficients: ``bench/estimate.py`` (measured vs
-estimated for every family), 2026-12-02, a 2-core machine, Python 3.11, numpy 2, pyarrow 18.
+estimated for every family), 2026-11-27, a 2-core machine, Python 3.11, numpy 2, pyarrow 18.
 """
 
 from __future__ import annotations

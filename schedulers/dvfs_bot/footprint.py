@@ -1,6 +1,6 @@
 """What a dvfs_bot run costs (schedulers.core.estimate): jobs from the arrival law, a segment per task.
 
-Measured with ``bench/estimate.py`` (Iosup BoTs, 6–72 h, both algorithms), 2026-12-02: about 500 jobs
+Measured with ``bench/estimate.py`` (Iosup BoTs, 6–72 h, both algorithms), 2026-11-27: about 500 jobs
 an hour with the default Weibull inter-arrivals, 4.6 segments per job; 320 B per segment held and as
 much again while the largest run is simulated; 0.22 ms CPU per job per algorithm.
 """

@@ -1,7 +1,7 @@
 """What a federated run costs (schedulers.core.estimate): segments per task, memory and CPU per segment.
 
 Measured with ``bench/estimate.py`` (generator, 200–3,000 applications of 4–16 tasks, ``vms_max`` 32;
-all six algorithms), 2026-12-02: 31–35 segments per application, i.e. about 3.3 per task (taken as
+all six algorithms), 2026-11-27: 31–35 segments per application, i.e. about 3.3 per task (taken as
 3.6 × (log2 vms_max + 1) / 6 for other ``vms_max``: a reading, measured at 32 only); 215 B per segment
 held and as much again while the largest run is simulated; 13 µs CPU per segment. A trace job is
 about 13 segments (the full LLNL-Thunder log, docs/results.md: 1.1–1.6 M segments per algorithm).

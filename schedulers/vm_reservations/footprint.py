@@ -1,6 +1,6 @@
 """What a vm_reservations run costs (schedulers.core.estimate): one segment per reservation, a few more
 for migrations. Measured with ``bench/estimate.py`` (LLIF, FFD, EST, MFFDE; 2,000–100,000 requests),
-2026-12-02: about 800 B per reservation held per run (segment, job record, per-slot series) and as
+2026-11-27: about 800 B per reservation held per run (segment, job record, per-slot series) and as
 much again while the largest run is simulated; 9 µs CPU per reservation per algorithm. The exact
 solvers are refused above ``params.exact_max_requests`` at validation, so they are never large.
 """
