@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy
 from typing import TYPE_CHECKING, Any
 
+from schedulers.core.estimate import Estimate, estimate
 from schedulers.core.validation import ScenarioError
 from schedulers.registry import Family, RunOutput, all_families, get_family, register
 from schedulers.result import digest, run, validate, workload_digest
@@ -20,11 +21,13 @@ if TYPE_CHECKING:  # imported where used: start-up time (bench/startup.py)
 
 __all__ = [
     "SCALES",
+    "Estimate",
     "Family",
     "RunOutput",
     "ScenarioError",
     "all_families",
     "digest",
+    "estimate",
     "example",
     "get_family",
     "preset",

@@ -6,6 +6,7 @@ from django.urls import NoReverseMatch, reverse
 
 import schedulers
 from cloudsched_web.api.errors import ApiError
+from cloudsched_web.runs import budget
 from cloudsched_web.runs.models import Run, Study
 from cloudsched_web.scenarios.models import Scenario
 from schedulers.core import jsonio
@@ -27,13 +28,13 @@ def json_body(request):
 
 
 def validate_scenario(config):
-    """``schedulers.validate`` with its answer as an API error; returns ``(family, model)``.
+    """``schedulers.validate`` and the run limits (runs.budget) with their answer as an API error; returns ``(family, model)``.
 
     A family that checks a trace path on disk may raise OSError for a path the OS
     refuses (too long, bad bytes): that is bad input, not a server error.
     """
     try:
-        return schedulers.validate(config)
+        return budget.checked(schedulers.validate(config))  # and within this server's run limits
     except OSError as exc:
         log.warning("scenario validation raised %r; answered 400", exc)
         raise ApiError(

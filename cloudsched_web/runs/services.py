@@ -10,6 +10,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 import schedulers
+from cloudsched_web.runs import budget
 from cloudsched_web.runs.models import Run, Study
 from cloudsched_web.scenarios.models import Scenario
 from cloudsched_web.traces.services import check_refs
@@ -47,6 +48,7 @@ def _send(run_ids):
 
 
 def submit_run(scenario):
+    budget.check(scenario.config)  # what the worker could not run is never queued
     run = Run.objects.create(scenario=scenario, config=scenario.config, scenario_name=scenario.name)
     transaction.on_commit(lambda: _send([run.id]))
     return run
@@ -84,6 +86,7 @@ def _prepared(scenario, configs, points):
     """Everything a study needs that reads or computes: done outside any transaction (short write locks)."""
     _check_size(len(configs), max((len(orjson.dumps(c)) for c in configs), default=0), "points")
     configs = _validated(configs)
+    budget.check_points(configs)
     refused = [{**e, "field": f"points[{i}].{e['field']}"} for i, c in enumerate(configs)
                for e in check_refs(c, scenario.owner)]  # fmt: skip
     if refused:  # a sweep over workload.trace names only traces the owner may use

@@ -1,0 +1,74 @@
+"""What a backfill run costs (schedulers.core.estimate): segments, job records and series per algorithm.
+
+A job on p processors is p segments per stretch it runs in: one stretch on one tier (FCFS, EASY),
+about 3.4–3.6 on two tiers (KEASY, REASY, MEASY move jobs between the tiers: kills, migrations,
+swaps). So a run's segments are jobs × mean job size × stretches per job, and its memory and
+CPU follow the segments. Measured with ``bench/estimate.py`` (Feitelson, load 0.7, 5,000–100,000
+jobs on 320 and 1,024 processors), 2026-11-27:
+
+- stretches per job-processor: EASY/FCFS 1.00 exactly; KEASY 3.35–3.42, REASY 3.45–3.62, MEASY 3.36–3.43
+  (taken a little above: more load, more moves);
+- a result holds 66 B per segment (Columns: codes, floats, ``task_k``) and ~450 B per job (its
+  record and about two series points per job, kept as Python lists); simulating the largest run
+  needs 60 B per segment more while its segments are built;
+- CPU: 0.5 µs per segment plus 10 µs per job (0.47–0.54 µs per segment at 50,000–100,000 jobs on
+  a quiet core; bench/results_scale.py's 200,000-job run took 0.67 µs under load).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from schedulers.backfill.model import BackfillScenario, GeneratorWorkload, JobsWorkload
+from schedulers.core.estimate import Footprint, RunSize, trace_sample
+
+STRETCHES = {"fcfs": 1.0, "easy": 1.0, "keasy": 3.5, "reasy": 3.7, "measy": 3.5}
+SEGMENT_B, JOB_B, WORKING_SEGMENT_B = 66, 450, 60
+CPU_PER_SEGMENT_S, CPU_PER_JOB_S = 0.5e-6, 10e-6
+PILOT_JOBS = 1000  # Jann and Lublin sizes: the mean of a fixed-seed draw of this many jobs (a few ms)
+
+
+def _feitelson_mean(prm, machine: int) -> float:
+    """The mean job size of FWload, exactly (its weights as generators.feitelson builds them)."""
+    top = prm.max_size or machine
+    sizes = np.arange(1, top + 1, dtype=float)
+    weights = sizes**-prm.size_exponent
+    pow2 = (np.arange(1, top + 1) & np.arange(0, top)) == 0
+    weights[pow2 & (sizes > 1)] *= prm.pow2_boost
+    weights[0] *= prm.serial_factor
+    return float(sizes @ weights / weights.sum())
+
+
+def _jobs_and_mean_size(cfg: BackfillScenario) -> tuple[int, float, str]:
+    w, machine = cfg.workload, cfg.datacenter.processors
+    if isinstance(w, GeneratorWorkload):
+        if w.model == "feitelson":
+            return w.n_jobs, _feitelson_mean(w.feitelson, machine), "workload.n_jobs"
+        from schedulers.backfill import generators
+
+        pilot = getattr(generators, w.model)(min(w.n_jobs, PILOT_JOBS), machine, getattr(w, w.model),
+                                             np.random.default_rng(0))  # fmt: skip
+        return w.n_jobs, float(np.mean(pilot[1])), "workload.n_jobs"
+    if isinstance(w, JobsWorkload):
+        return len(w.jobs), float(np.mean([j.processors for j in w.jobs])), "workload.jobs"
+    from schedulers.core.traces import trace_file
+
+    path = w.path.strip() or (str(trace_file(w.trace)) if w.trace else "")
+    jobs, sizes = trace_sample(path, w.swf)
+    if w.max_jobs:
+        jobs = min(jobs, w.max_jobs)
+    return jobs, float(np.mean(sizes)) if sizes else 1.0, "workload.max_jobs"
+
+
+def footprint(cfg: BackfillScenario) -> Footprint:
+    jobs, mean_size, size_field = _jobs_and_mean_size(cfg)
+    p = cfg.params
+    runs = {}
+    for alg in cfg.algorithms:
+        pieces = jobs * mean_size * STRETCHES[alg]
+        recorded = 0.0 if not p.record_schedule else min(pieces, p.max_segments) if p.max_segments else pieces
+        held = recorded * SEGMENT_B + jobs * JOB_B
+        runs[alg] = RunSize(held / 2**20, recorded * WORKING_SEGMENT_B / 2**20,
+                            pieces * CPU_PER_SEGMENT_S + jobs * CPU_PER_JOB_S)  # fmt: skip
+    size = f"{jobs:,} jobs" + (f" of {mean_size:.0f} processors on average" if mean_size >= 2 else "")
+    return Footprint(runs, size, size_field)

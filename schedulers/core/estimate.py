@@ -1,0 +1,212 @@
+"""What a scenario will cost a worker: peak memory and CPU time, estimated in milliseconds (issue #23).
+
+A run does ``repetitions × algorithms`` simulations in one process (``schedulers.run``) and keeps
+every one's result — schedule segments, job records, series — until the whole document is stored
+(the web worker: ``Run.store_result``, Parquet through pyarrow). So the peak is
+
+    peak = BASE_MB + STORE_MB + Σ over runs of held_mb + max over runs of working_mb
+
+where ``held_mb`` is what a run's result holds and ``working_mb`` what simulating it needs on top
+(the simulator's state, the instance, the records being built), released when it ends. A family
+reads its scenario into one :class:`RunSize` per algorithm (counts × its bytes per record) in
+``schedulers/<family>/footprint.py``; a family without one is estimated at the base only.
+
+The figures are *address space*, not RSS: the worker's limit (``RUN_MEMORY_LIMIT_MB``) is an
+``RLIMIT_AS``, and storing the result reserves about a gigabyte of address space in pyarrow's
+pools and threads that is never resident. Coefficients: ``bench/estimate.py`` (measured vs
+estimated for every family), 2026-11-27, a 2-core machine, Python 3.11, numpy 2, pyarrow 18.
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["BASE_MB", "STORE_MB", "Estimate", "Footprint", "RunSize", "estimate", "refusal"]
+
+# A worker process with the library, scipy and pyarrow imported (tasks.warm_imports): VmPeak 478 MB.
+BASE_MB = 480.0
+# What storing adds to the address space whatever the result's size: 0.9–1.16 GB above the
+# simulation's VmPeak at every size measured (bench/estimate.py), taken at its largest.
+STORE_MB = 1170.0
+
+
+@dataclass(frozen=True)
+class RunSize:
+    """One simulation (one algorithm, one repetition): what its result holds, what it needs while running."""
+
+    held_mb: float
+    working_mb: float
+    cpu_s: float
+
+
+@dataclass(frozen=True)
+class Footprint:
+    """A family's reading of a scenario: per algorithm one :class:`RunSize`, and what sets the size.
+
+    ``size`` says it in words (``"200,000 jobs"``) and ``size_field`` names the scenario field that
+    sets it (``"workload.n_jobs"``), for the message that refuses a scenario.
+    """
+
+    runs: Mapping[str, RunSize]
+    size: str
+    size_field: str
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A scenario's estimated peak memory (MB of address space) and CPU seconds of simulation."""
+
+    peak_memory_mb: float
+    cpu_s: float
+    detail: dict[str, Any] = field(default_factory=dict)
+
+    def describe(self) -> str:
+        d = self.detail
+        return (f"about {_gb(self.peak_memory_mb)} of memory and {_duration(self.cpu_s)} of CPU "
+                f"({d.get('shape', '')})")  # fmt: skip
+
+
+def _gb(mb: float) -> str:
+    return f"{mb / 1024:.1f} GB" if mb >= 1024 else f"{mb:.0f} MB"
+
+
+def _duration(s: float) -> str:
+    return f"{s / 3600:.1f} h" if s >= 3600 else f"{s / 60:.0f} min" if s >= 120 else f"{s:.0f} s"
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n:,} {word}{'' if n == 1 else 's'}"
+
+
+def footprint(family: Any, cfg: Any) -> Footprint | None:
+    """The family's footprint of ``cfg`` (``schedulers.<family>.footprint.footprint``), or None."""
+    try:
+        module = importlib.import_module(f"schedulers.{family.name}.footprint")
+    except ModuleNotFoundError:
+        return None
+    return module.footprint(cfg)
+
+
+def _combine(runs: Mapping[str, RunSize], algorithms: list[str], repetitions: int) -> tuple[float, float]:
+    sizes = [runs[a] for a in algorithms]
+    held = repetitions * sum(r.held_mb for r in sizes)
+    peak = BASE_MB + STORE_MB + held + max((r.working_mb for r in sizes), default=0.0)
+    return peak, repetitions * sum(r.cpu_s for r in sizes)
+
+
+def estimate(scenario: Any) -> Estimate:
+    """Estimate a scenario's peak memory and simulation CPU time without running it (milliseconds).
+
+    ``scenario`` is a scenario dict (validated here; a :class:`ScenarioError` if invalid) or a
+    ``(family, model)`` pair from :func:`schedulers.validate`. ``detail`` holds the shape in words,
+    the field that most drives the size (``driver``), and the memory and time of one repetition
+    and of one algorithm, so a caller can say which change would make it fit.
+    """
+    from schedulers.result import validate
+
+    family, cfg = scenario if isinstance(scenario, tuple) else validate(scenario)
+    algorithms, reps = list(cfg.algorithms), int(cfg.repetitions)
+    fp = footprint(family, cfg)
+    shape = f"{_plural(len(algorithms), 'algorithm')} × {_plural(reps, 'repetition')}"
+    if fp is None:
+        return Estimate(BASE_MB + STORE_MB, 0.0, {"shape": shape, "driver": "(scenario)", "estimated": False})
+    peak, cpu = _combine(fp.runs, algorithms, reps)
+    one_rep = _combine(fp.runs, algorithms, 1)
+    heaviest = max(algorithms, key=lambda a: (fp.runs[a].held_mb, fp.runs[a].cpu_s))
+    one_alg = _combine(fp.runs, [heaviest], 1)
+    detail = {
+        "shape": f"{fp.size} × {shape}",
+        "size_field": fp.size_field,
+        "one_repetition": {"peak_memory_mb": one_rep[0], "cpu_s": one_rep[1]},
+        "one_algorithm": {"algorithm": heaviest, "peak_memory_mb": one_alg[0], "cpu_s": one_alg[1]},
+        "runs": {a: {"held_mb": r.held_mb, "working_mb": r.working_mb, "cpu_s": r.cpu_s} for a, r in fp.runs.items()},
+        "notes": list(fp.notes),
+        "estimated": True,
+    }
+    return Estimate(float(peak), float(cpu), detail)
+
+
+def _driver(est: Estimate, key: str, limit: float) -> str:
+    """The field that most drives ``key`` past ``limit``: repetitions if one would fit, then
+    algorithms if one (the heaviest) would, else the family's size field."""
+    d = est.detail
+    if not d.get("estimated"):
+        return "(scenario)"
+    if d["one_repetition"][key] <= limit < getattr(est, key):
+        return "repetitions"
+    if d["one_algorithm"][key] <= limit:
+        return "algorithms"
+    return d["size_field"]
+
+
+def refusal(est: Estimate, memory_limit_mb: float, time_limit_s: float) -> list[dict[str, str]]:
+    """Errors (``ScenarioError`` entries) for an estimate over a worker's limits; empty if it fits.
+
+    A limit of 0 (or less) means none. Each error names the field that most drives it, the
+    estimate and the limit.
+    """
+    errors = []
+    shape = est.detail.get("shape", "")
+    if memory_limit_mb > 0 and est.peak_memory_mb > memory_limit_mb:
+        errors.append({
+            "field": _driver(est, "peak_memory_mb", memory_limit_mb),
+            "message": f"needs about {_gb(est.peak_memory_mb)} of memory ({shape}); "
+                       f"this server's runs may use {_gb(memory_limit_mb)}",
+            "allowed": f"an estimated peak of at most {_gb(memory_limit_mb)} (RUN_MEMORY_LIMIT_MB)",
+        })  # fmt: skip
+    if time_limit_s > 0 and est.cpu_s > time_limit_s:
+        errors.append({
+            "field": _driver(est, "cpu_s", time_limit_s),
+            "message": f"needs about {_duration(est.cpu_s)} of computing ({shape}); "
+                       f"this server stops a run after {_duration(time_limit_s)}",
+            "allowed": f"an estimated {math.floor(time_limit_s):,} s at most (RUN_SOFT_TIME_LIMIT_S)",
+        })  # fmt: skip
+    return errors
+
+
+SAMPLE_BYTES = 1 << 20
+
+
+def trace_sample(source: str, text: str = "") -> tuple[int, list[float]]:
+    """(about how many job lines, the processor counts of the first ones) of an SWF trace, in milliseconds.
+
+    ``source`` is a file path (plain or gzip) or empty with ``text`` the SWF text. Reads the first
+    megabyte only: the job count is the sample's lines scaled by the whole text's size (a gzip file
+    states it in its last four bytes). A job's size is field 5 (allocated processors), else field 8
+    (requested).
+    """
+    import gzip
+    from pathlib import Path
+
+    if source:
+        path = Path(source)
+        total = path.stat().st_size
+        with path.open("rb") as f:
+            gz = f.read(2) == b"\x1f\x8b"
+            if gz:
+                f.seek(-4, 2)
+                total = int.from_bytes(f.read(4), "little")
+        opener = gzip.open if gz else open
+        with opener(path, "rb") as f:
+            sample = f.read(SAMPLE_BYTES)
+    else:
+        sample, total = text[:SAMPLE_BYTES].encode(), len(text.encode()) if len(text) > SAMPLE_BYTES else 0
+        total = total or len(sample)
+    if len(sample) == SAMPLE_BYTES:  # cut at the last whole line
+        sample = sample[: sample.rfind(b"\n") + 1]
+    sizes = []
+    for line in sample.splitlines():
+        fields = line.split()
+        if len(fields) >= 8 and not line.lstrip().startswith(b";"):
+            try:
+                alloc, req = float(fields[4]), float(fields[7])
+            except ValueError:
+                continue
+            sizes.append(alloc if alloc > 0 else max(req, 1.0))
+    jobs = math.ceil(len(sizes) * total / max(len(sample), 1))
+    return jobs, sizes
