@@ -115,8 +115,11 @@ DATABASES = {
     )
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
-    # WAL lets the web server read while a worker writes progress; IMMEDIATE avoids
-    # "database is locked" upgrades; the timeout rides out short write bursts.
+    # WAL lets the web server read while a worker writes progress. IMMEDIATE takes the write lock at
+    # BEGIN, where the busy timeout waits for it: a DEFERRED transaction that reads and then writes
+    # fails at once with "database is locked" when another write committed in between (API clones
+    # did under load: bench/web_concurrency.py, tests/integration/test_sqlite_concurrency.py).
+    # The timeout rides out write bursts. One machine only: README.md says when PostgreSQL is needed.
     DATABASES["default"]["OPTIONS"] = {
         "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
         "transaction_mode": "IMMEDIATE",
