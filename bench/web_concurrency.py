@@ -203,9 +203,9 @@ class Client:
             raise RuntimeError(f"no CSRF token on {form_page} ({status})")
         return found.group(1).decode()
 
-    def post_form(self, path, fields, form_page=None, files=None, token=None):
+    def post_form(self, path, fields, form_page=None, files=None, token=None, headers=None):
         fields = {"csrfmiddlewaretoken": token or self.csrf_token(form_page or path), **fields}
-        hdrs = {"Referer": f"http://127.0.0.1:{self.port}{form_page or path}"}
+        hdrs = {"Referer": f"http://127.0.0.1:{self.port}{form_page or path}", **(headers or {})}
         if files:
             boundary = uuid.uuid4().hex
             parts = [f'--{boundary}\r\nContent-Disposition: form-data; name="{k}"\r\n\r\n{v}\r\n'.encode()
@@ -220,8 +220,8 @@ class Client:
             hdrs["Content-Type"] = "application/x-www-form-urlencoded"
         return self.request("POST", path, body, hdrs)
 
-    def login(self, username, password=PASSWORD):
-        status, _ = self.post_form("/accounts/login/", {"username": username, "password": password})
+    def login(self, username, password=PASSWORD, headers=None):
+        status, _ = self.post_form("/accounts/login/", {"username": username, "password": password}, headers=headers)
         if status != 302:
             raise RuntimeError(f"{username} could not log in ({status})")
         return self
