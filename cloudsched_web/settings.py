@@ -5,11 +5,13 @@ CELERY_BROKER_URL (default the local Redis) come from the environment; a missing
 SECRET_KEY is generated once and kept in var/secret_key (git-ignored).
 """
 
+import ipaddress
 import os
 import secrets
 from pathlib import Path
 
 import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(os.environ.get("CLOUDSCHED_VAR_DIR", BASE_DIR / "var"))
@@ -22,6 +24,24 @@ def envbool(name, default):
 
 def envint(name, default):
     return int(os.environ.get(name, default))
+
+
+def envlist(name, default=""):
+    return [item.strip() for item in os.environ.get(name, default).split(",") if item.strip()]
+
+
+def _trusted_proxies():
+    """TRUSTED_PROXIES as a list of addresses/networks; loopback by default when BEHIND_PROXY is on."""
+    specs = envlist("TRUSTED_PROXIES", "127.0.0.1,::1" if envbool("BEHIND_PROXY", False) else "")
+    for spec in specs:
+        try:
+            ipaddress.ip_network(spec, strict=False)
+        except ValueError:
+            raise ImproperlyConfigured(
+                f"TRUSTED_PROXIES: {spec!r} is not an IP address or network; allowed: comma-separated "
+                "addresses or CIDR networks, e.g. 127.0.0.1,::1,10.0.0.0/8"
+            ) from None
+    return specs
 
 
 def _secret_key():
@@ -95,8 +115,11 @@ DATABASES = {
     )
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
-    # WAL lets the web server read while a worker writes progress; IMMEDIATE avoids
-    # "database is locked" upgrades; the timeout rides out short write bursts.
+    # WAL lets the web server read while a worker writes progress. IMMEDIATE takes the write lock at
+    # BEGIN, where the busy timeout waits for it: a DEFERRED transaction that reads and then writes
+    # fails at once with "database is locked" when another write committed in between (API clones
+    # did under load: bench/web_concurrency.py, tests/integration/test_sqlite_concurrency.py).
+    # The timeout rides out write bursts. One machine only: README.md says when PostgreSQL is needed.
     DATABASES["default"]["OPTIONS"] = {
         "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
         "transaction_mode": "IMMEDIATE",
@@ -107,10 +130,20 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 
 # The database cache is shared by every web process and needs no extra service
 # (`manage.py createcachetable`); CACHE_URL=redis://… switches to Redis.
+# Throttling counters (login failures, API rate) have a cache of their own: the database cache culls a
+# third of its rows when it holds more than MAX_ENTRIES, and cached pages must not evict a counter.
+_REDIS_CACHE = {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": os.environ.get("CACHE_URL")}
 CACHES = {
-    "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": os.environ["CACHE_URL"]}
+    "default": _REDIS_CACHE
     if os.environ.get("CACHE_URL")
-    else {"BACKEND": "django.core.cache.backends.db.DatabaseCache", "LOCATION": "cloudsched_cache"}
+    else {"BACKEND": "django.core.cache.backends.db.DatabaseCache", "LOCATION": "cloudsched_cache"},
+    "throttle": _REDIS_CACHE
+    if os.environ.get("CACHE_URL")
+    else {
+        "BACKEND": "django.core.cache.backends.db.DatabaseCache",
+        "LOCATION": "cloudsched_throttle",
+        "OPTIONS": {"MAX_ENTRIES": 1_000_000},  # rows are tiny and expire within the window
+    },
 }
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
@@ -121,9 +154,13 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 LOGIN_URL = "login"
+# Login throttling (cloudsched_web/ratelimit.py): failures per (client, account) and per client in a sliding
+# window. The client is REMOTE_ADDR, or behind a trusted proxy the right-most untrusted CLIENT_IP_HEADER address.
 LOGIN_FAILURES_PER_USER = envint("LOGIN_FAILURES_PER_USER", 5)
 LOGIN_FAILURES_PER_IP = envint("LOGIN_FAILURES_PER_IP", 30)
 LOGIN_FAILURE_WINDOW_S = envint("LOGIN_FAILURE_WINDOW_S", 900)
+TRUSTED_PROXIES = _trusted_proxies()
+CLIENT_IP_HEADER = os.environ.get("CLIENT_IP_HEADER", "X-Forwarded-For").strip()
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"
 

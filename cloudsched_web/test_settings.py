@@ -33,7 +33,12 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":  # noqa: F405
     DATABASES["default"]["TEST"] = {"NAME": str(VAR_DIR / f"test-{os.getpid()}.sqlite3")}  # noqa: F405
 
 # Per-process cache in tests: no table needed by tests that never touch the database.
-CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+# The throttle alias shares the default's store (same LOCATION), so tests/conftest.py's cache.clear()
+# starts every test with fresh login and API counters too.
+CACHES = {
+    "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
+    "throttle": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
+}
 
 # Result files of this test session: one directory, shared with the worker subprocesses it starts
 # (they inherit the environment variable).

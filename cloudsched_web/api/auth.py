@@ -9,7 +9,7 @@ import logging
 import time
 
 from django.conf import settings
-from django.core.cache import cache
+from django.core.cache import caches
 from django.utils import timezone
 from ninja.security import HttpBearer
 from ninja.security.apikey import APIKeyCookie
@@ -27,6 +27,7 @@ def rate_limit():
 
 
 def _count(key, window):
+    cache = caches["throttle"]
     cache.add(key, 0, timeout=window + 5)
     try:
         return cache.incr(key)

@@ -6,9 +6,12 @@ from django.contrib import admin, messages
 from django.db.models import TextField
 from django.db.models.fields.json import KT
 from django.db.models.functions import Cast
+from django.forms.fields import InvalidJSONInput, JSONString
 from django.utils.html import format_html
 
 from cloudsched_web.scenarios.models import Scenario
+from schedulers import ScenarioError
+from schedulers.core import jsonio
 
 
 def pretty_json(value):
@@ -68,6 +71,35 @@ class TrashAdmin(admin.ModelAdmin):
             messages.error(request, line)
 
 
+class BoundedJSONField(forms.JSONField):
+    """A JSON text field read by the library's bounded reader (``schedulers.core.jsonio``).
+
+    Django's own field hands the text to ``json.loads``: a deeply nested document or an integer
+    of 100,000 digits raised RecursionError or ValueError, a 500. Here it is a field error that
+    says where and what is allowed, like the scenario form's and the API's.
+    """
+
+    def to_python(self, value):
+        if self.disabled or value in self.empty_values or isinstance(value, (list, dict, int, float, JSONString)):
+            return super().to_python(value)
+        try:
+            converted = jsonio.loads(value, "(configuration)")
+        except ScenarioError as exc:
+            raise forms.ValidationError(
+                [f"{e['field']}: {e['message']} (allowed: {e['allowed']})" for e in exc.errors], code="invalid"
+            ) from None
+        return JSONString(converted) if isinstance(converted, str) else converted
+
+    def bound_data(self, data, initial):
+        """The posted value for redrawing the form (also bounded: an invalid form is shown again)."""
+        if self.disabled or data is None:
+            return super().bound_data(data, initial)
+        try:
+            return jsonio.loads(data)
+        except ScenarioError:
+            return InvalidJSONInput(data)
+
+
 class ScenarioAdminForm(forms.ModelForm):
     """Name lives twice (the row and ``config["name"]``); an edit of either is kept.
 
@@ -79,6 +111,7 @@ class ScenarioAdminForm(forms.ModelForm):
     class Meta:
         model = Scenario
         fields = ("owner", "name", "description", "config")
+        field_classes = {"config": BoundedJSONField}
 
     def clean(self):
         data = super().clean()
