@@ -90,12 +90,10 @@ def _scenario(family: str, path: Path):
 
 
 def _forget_parsed_logs() -> None:
-    """Empty the per-process caches of parsed logs (federated, vm_reservations): a cold first repetition."""
-    from schedulers.federated import workloads as fw
-    from schedulers.vm_reservations import workloads as vw
+    """Empty the per-process cache of the jobs taken from logs: a cold first repetition."""
+    from schedulers.core import trace_jobs
 
-    fw._read_jobs.cache_clear()
-    vw._read_trace.cache_clear()
+    trace_jobs._scan_file.cache_clear()
 
 
 def whole_path(logs: list[Path]) -> None:

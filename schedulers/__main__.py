@@ -36,8 +36,7 @@ def _progress_bar() -> Any:
 
 
 def _load_json(path: str) -> Any:
-    data = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
-    return jsonio.loads(data, "(file)")
+    return jsonio.read(path, "(file)")
 
 
 def _emit(doc: Any, out: str | None) -> None:

@@ -35,6 +35,15 @@ class StoredTraces(TraceCatalog):
         trace = Trace.objects.filter(imported=True, name__in=names).order_by("-created_at").first()
         return {"trace": trace.ref} if trace is not None else None
 
+    def missing(self, ref: str, field: str) -> dict[str, str]:
+        # The same words as for another user's trace (services.check_refs): a reference says nothing
+        # about whether someone else stored that content.
+        return {
+            "field": field,
+            "message": f"no stored trace {ref} that you can use",
+            "allowed": "a trace you uploaded, or one imported with manage.py import_trace (GET /api/v1/traces)",
+        }
+
     def how_to_add(self, filename: str = "") -> str:
         if filename:
             return f"an administrator imports it with `python manage.py import_trace /path/to/{filename}`"

@@ -2,65 +2,69 @@
 
 Every way a trace enters the server — an upload on the scenario form or the API, SWF text
 inline in a scenario, ``manage.py import_trace``, the data migration of older scenarios —
-goes through :func:`store`: the text is parsed once (the library's vectorised reader), its
-SHA-256 taken, the summary computed, and the file kept gzipped in the default storage as
-``traces/<sha256>.swf.gz``. See docs/formats.md, "Stored traces".
+goes through :func:`store`: the source is read once as a stream through the library's bounded
+reader, its text hashed (SHA-256), parsed and summarised a block at a time, and the file kept
+gzipped in the default storage as ``traces/<sha256>.swf.gz`` — in constant memory, whatever the
+text inflates to. See docs/formats.md, "Stored traces".
 """
 
 from __future__ import annotations
 
 import gzip
 import hashlib
+import io
 import shutil
+import tempfile
 from pathlib import Path
 
 from django.conf import settings
-from django.core.files.base import ContentFile
+from django.core.files.base import File
 from django.core.files.storage import default_storage
 from django.db import IntegrityError, transaction
 
 import schedulers
 from cloudsched_web.traces.models import Trace, TraceHolder
-from schedulers.core.swf import SwfError, load_bytes, read_swf
-from schedulers.core.traces import REF_RE, summary, swf_error
+from schedulers.core.swf import GZIP_MAGIC, SwfError, parse_block, text_blocks
+from schedulers.core.traces import REF_RE, Summary, catalog, swf_error
 
 # The inline SWF field of each family's trace workload, and its value when unused.
 INLINE_FIELDS = {"backfill": ("swf", ""), "federated": ("swf", None), "vm_reservations": ("text", None)}
-GZIP_MAGIC = b"\x1f\x8b"
 
 
 def max_upload_bytes():
     return settings.TRACE_UPLOAD_MAX_BYTES
 
 
-def store(data: bytes, name: str, owner=None, field: str = "file", imported: bool = False) -> tuple[Trace, bool]:
-    """The Trace holding SWF ``data`` (text or gzip), created if new; ``(trace, created)``.
+def store(source, name: str, owner=None, field: str = "file", imported: bool = False,
+          quote: bool = True) -> tuple[Trace, bool]:
+    """The Trace holding SWF ``source`` (text or gzip; ``bytes`` or a binary file), created if new;
+    ``(trace, created)``. ``source`` is read once, a block at a time (:func:`_ingest`), so memory stays
+    constant whatever it inflates to.
 
     Malformed or oversized content is a ScenarioError naming ``field`` with the line and
-    column the reader reported (:func:`schedulers.core.traces.swf_error`).
+    column the reader reported (:func:`schedulers.core.traces.swf_error`; ``quote=False`` leaves
+    out the excerpt of the bad line).
     """
-    try:
-        text = load_bytes(data)
-        parsed = read_swf(text)
-    except SwfError as exc:
-        raise schedulers.ScenarioError([swf_error(exc, field)]) from None
-    digest = hashlib.sha256(text).hexdigest()
-    existing = Trace.objects.filter(sha256=digest).first()
-    if existing is not None:
-        hold(existing, owner, name)
-        return existing, False
-    info = summary(parsed)
-    del parsed
-    if info["usable_jobs"] == 0:
-        raise schedulers.ScenarioError.single(
-            field,
-            f"the trace has no usable job ({info['jobs']} records)",
-            "at least one record with submit ≥ 0, runtime ≥ 0 and a size > 0",
-        )
-    blob = data if data[:2] == GZIP_MAGIC else gzip.compress(text, compresslevel=6, mtime=0)
-    name_in_storage = f"traces/{digest}.swf.gz"
-    if not default_storage.exists(name_in_storage):  # content-addressed: a file left by a lost row is the same
-        name_in_storage = default_storage.save(name_in_storage, ContentFile(blob))
+    with tempfile.TemporaryFile(prefix="trace-") as blob:
+        try:
+            digest, text_bytes, info = _ingest(source, blob)
+        except SwfError as exc:
+            raise schedulers.ScenarioError([swf_error(exc, field, quote)]) from None
+        existing = Trace.objects.filter(sha256=digest).first()
+        if existing is not None:
+            hold(existing, owner, name)
+            return existing, False
+        if info["usable_jobs"] == 0:
+            raise schedulers.ScenarioError.single(
+                field,
+                f"the trace has no usable job ({info['jobs']} records)",
+                "at least one record with submit ≥ 0, runtime ≥ 0 and a size > 0",
+            )
+        stored_bytes = blob.seek(0, io.SEEK_END)
+        name_in_storage = f"traces/{digest}.swf.gz"
+        if not default_storage.exists(name_in_storage):  # content-addressed: a file left by a lost row is the same
+            blob.seek(0)
+            name_in_storage = default_storage.save(name_in_storage, File(blob))
     try:
         with transaction.atomic():
             trace = Trace.objects.create(
@@ -69,14 +73,49 @@ def store(data: bytes, name: str, owner=None, field: str = "file", imported: boo
                 file=name_in_storage,
                 owner=owner,
                 imported=imported,
-                text_bytes=len(text),
-                stored_bytes=len(blob),
+                text_bytes=text_bytes,
+                stored_bytes=stored_bytes,
                 **{k: info[k] for k in ("jobs", "usable_jobs", "processors", "span_s", "natural_load")},
             )
     except IntegrityError:  # the same content stored concurrently
-        return store(data, name, owner, field, imported)
+        trace = Trace.objects.get(sha256=digest)
+        hold(trace, owner, name)
+        return trace, False
     hold(trace, owner, name)
     return trace, True
+
+
+def _ingest(source, blob) -> tuple[str, int, dict]:
+    """Read SWF ``source`` once, a block of lines at a time, through the library's bounded reader
+    (:func:`schedulers.core.swf.text_blocks`): hash the text, parse and summarise it, and write the
+    file to keep into ``blob`` — the gzip as sent, or the text gzipped. Returns (sha256, text bytes, summary)."""
+    if isinstance(source, bytes | bytearray | memoryview):
+        source = io.BytesIO(source)
+    gzipped = source.read(2) == GZIP_MAGIC
+    source.seek(0)
+    out = None if gzipped else gzip.GzipFile(fileobj=blob, mode="wb", compresslevel=6, mtime=0)
+    digest, total, size = hashlib.sha256(), Summary(), 0
+    for block, first_line in text_blocks(_Tee(source, blob) if gzipped else source):
+        digest.update(block)
+        size += len(block)
+        total.add(parse_block(block, first_line))
+        if out is not None:
+            out.write(block)
+    if out is not None:
+        out.close()  # (leaves blob open)
+    return digest.hexdigest(), size, total.result()
+
+
+class _Tee:
+    """A binary file whose reads are also written to ``copy`` (the gzip as sent, kept as it is)."""
+
+    def __init__(self, source, copy):
+        self.source, self.copy = source, copy
+
+    def read(self, n: int = -1) -> bytes:
+        data = self.source.read(n)
+        self.copy.write(data)
+        return data
 
 
 def hold(trace: Trace, user, name: str = "") -> None:
@@ -92,7 +131,8 @@ def store_upload(uploaded, owner, name: str = "", field: str = "file") -> tuple[
         raise schedulers.ScenarioError.single(
             field, f"the file has {uploaded.size:,} bytes", f"at most {limit:,} bytes (TRACE_UPLOAD_MAX_BYTES)"
         )
-    return store(uploaded.read(), name or uploaded.name or "", owner, field)
+    uploaded.seek(0)
+    return store(uploaded, name or uploaded.name or "", owner, field)
 
 
 def local_path(trace: Trace) -> Path:
@@ -141,17 +181,11 @@ def by_ref(ref: str) -> Trace | None:
 
 def check_refs(config, user) -> list[dict]:
     """Errors for references to traces ``user`` may not use (another user's are "not found", as missing ones)."""
-    errors = []
-    for ref in refs(config):
-        if not Trace.visible_to(user).filter(sha256=ref.removeprefix("sha256:")).exists():
-            errors.append(
-                {
-                    "field": "workload.trace",
-                    "message": f"no stored trace {ref} that you can use",
-                    "allowed": "a trace you uploaded, or one imported with manage.py import_trace (GET /api/v1/traces)",
-                }
-            )
-    return errors
+    return [
+        catalog().missing(ref, "workload.trace")
+        for ref in refs(config)
+        if not Trace.visible_to(user).filter(sha256=ref.removeprefix("sha256:")).exists()
+    ]
 
 
 def grant(user, config) -> None:

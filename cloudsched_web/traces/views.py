@@ -45,7 +45,8 @@ def trace_list(request):
                 for e in exc.errors:
                     messages.error(request, f"{e['field']}: {e['message']} (allowed: {e['allowed']})")
             else:
-                messages.success(request, f"{'Stored' if created else 'Already stored'}: {trace.name} ({trace.ref}).")
+                shown = trace.name_for(request.user)  # theirs: never another user's name for the same content
+                messages.success(request, f"{'Stored' if created else 'Already stored'}: {shown} ({trace.ref}).")
                 return redirect("traces")
     page = Paginator(Trace.visible_to(request.user), settings.LIST_PAGE_SIZE).get_page(request.GET.get("page"))
     for t in page.object_list:

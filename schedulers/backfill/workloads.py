@@ -36,7 +36,8 @@ import numpy as np
 from schedulers.backfill import generators
 from schedulers.backfill.estimates import tsafrir_estimates
 from schedulers.backfill.model import BackfillScenario, GeneratorWorkload, JobsWorkload
-from schedulers.core.swf import SwfTrace, read_swf, read_swf_file
+from schedulers.core.swf import SwfTrace
+from schedulers.core.trace_jobs import FirstK, HeaderLines, blocks_of, scan
 from schedulers.core.traces import natural_load, trace_file
 
 __all__ = ["Instance", "build_instance", "natural_load", "scale_load", "swf_jobs"]
@@ -72,22 +73,49 @@ def scale_load(submit: np.ndarray, size, runtime, processors: int, target: float
 
 def swf_jobs(trace: SwfTrace, processors: int, max_estimate_s: float):
     """(submit, size, runtime, requested time, ids, info) of the usable SWF records."""
-    c = trace.columns
-    size = np.where(c["alloc_procs"] > 0, c["alloc_procs"], c["req_procs"])
-    ok = (c["submit"] >= 0) & (c["run_time"] >= 0) & (size > 0)
-    too_big = ok & (size > processors)
-    keep = ok & ~too_big
-    order = np.flatnonzero(keep)[np.argsort(c["submit"][keep], kind="stable")]
-    run = c["run_time"][order]
-    cap = max_estimate_s or float(trace.header_int("MaxRuntime") or 0) or float(run.max(initial=1.0))
-    req = c["req_time"][order]
-    info = {"records": len(trace), "dropped_invalid": int(np.count_nonzero(~ok)),
-            "dropped_too_large": int(np.count_nonzero(too_big)), "estimate_cap_s": float(cap)}  # fmt: skip
-    return c["submit"][order], size[order].astype(np.int64), run, req, c["job"][order].astype(np.int64), cap, info
+    submit, size, run, req, ids, cap, info, _ = _select_jobs(blocks_of(trace), processors, False, max_estimate_s, 0)
+    return submit, size, run, req, ids, cap, info
 
 
-def _trace_size(trace: SwfTrace, default: int) -> int:
-    return trace.header_int("MaxProcs") or trace.header_int("MaxNodes") or default
+def _select_jobs(blocks, processors: int, trace_size: bool, max_estimate_s: float, max_jobs: int):
+    """:func:`swf_jobs` over a trace's blocks, keeping only the first ``max_jobs`` (0: all) by submit time.
+
+    The counts and the estimate cap cover the whole trace. With ``trace_size`` the machine is the
+    header's MaxProcs (else MaxNodes, else ``processors``) as known after the first block; the last
+    item returned is that size as known at the end, and the caller scans again with it when a
+    header line further down changed it (comments may come anywhere).
+    """
+    header = HeaderLines("MaxProcs", "MaxNodes", "MaxRuntime")
+    first = FirstK(max_jobs or None)
+    n = processors
+    records = invalid = too_large = 0
+    run_max = 1.0
+    for i, block in enumerate(blocks):
+        header.add(block.header)
+        if i == 0 and trace_size:
+            n = _trace_size(header, processors)
+        c = block.columns
+        size = np.where(c["alloc_procs"] > 0, c["alloc_procs"], c["req_procs"])
+        ok = (c["submit"] >= 0) & (c["run_time"] >= 0) & (size > 0)
+        too_big = ok & (size > n)
+        keep = ok & ~too_big
+        records += len(block)
+        invalid += int(np.count_nonzero(~ok))
+        too_large += int(np.count_nonzero(too_big))
+        if keep.any():
+            run_max = max(run_max, float(c["run_time"][keep].max()))
+        first.offer(c["submit"][keep], size=size[keep], run=c["run_time"][keep], req=c["req_time"][keep],
+                    job=c["job"][keep])  # fmt: skip
+    submit, size, run, req, job = first.result("size", "run", "req", "job")
+    cap = max_estimate_s or float(header.int("MaxRuntime") or 0) or run_max
+    info = {"records": records, "dropped_invalid": invalid, "dropped_too_large": too_large,
+            "estimate_cap_s": float(cap)}  # fmt: skip
+    final_n = _trace_size(header, processors) if trace_size else n
+    return submit, size.astype(np.int64), run, req, job.astype(np.int64), cap, info, (n, final_n)
+
+
+def _trace_size(trace, default: int) -> int:
+    return trace.int("MaxProcs") or trace.int("MaxNodes") or default
 
 
 def _base_jobs(cfg: BackfillScenario, rng: np.random.Generator):
@@ -110,12 +138,11 @@ def _base_jobs(cfg: BackfillScenario, rng: np.random.Generator):
             n = int(size.max())
         return n, submit, size, run, est, ids, cpu, {}
     path = Path(w.path.strip()) if w.path.strip() else trace_file(w.trace) if w.trace else None
-    trace = read_swf_file(path) if path is not None else read_swf(w.swf)
-    if cfg.datacenter.use_trace_size:
-        n = _trace_size(trace, n)
-    submit, size, run, req, ids, cap, info = swf_jobs(trace, n, w.max_estimate_s)
-    if w.max_jobs:
-        submit, size, run, req, ids = (a[: w.max_jobs] for a in (submit, size, run, req, ids))
+    source = path if path is not None else w.swf
+    args = (n, cfg.datacenter.use_trace_size, w.max_estimate_s, w.max_jobs)
+    submit, size, run, req, ids, cap, info, (n, final_n) = scan(source, _select_jobs, *args)
+    if final_n != n:  # a MaxProcs/MaxNodes line after the first block: select again with the machine it gives
+        submit, size, run, req, ids, cap, info, (n, _) = scan(source, _select_jobs, final_n, False, *args[2:])
     est = np.minimum(np.where(req > 0, req, run), cap) if w.estimates == "trace" else None
     return n, submit, size, run, est, ids, None, info
 

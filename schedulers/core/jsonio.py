@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import math
 import sys
+from pathlib import Path
 from typing import IO, Any
 
 import numpy as np
@@ -37,6 +38,7 @@ __all__ = [
     "loads",
     "nonfinite_paths",
     "plain",
+    "read",
 ]
 
 MAX_BYTES = 64 * 2**20  # the API answers 413 well before this (API_MAX_BODY_BYTES)
@@ -77,6 +79,27 @@ def check_depth(text: str, where: str = "(body)", limit: int = MAX_DEPTH) -> Non
         if int(running.max()) > limit:
             raise ScenarioError.single(where, f"nested deeper than {limit} levels", f"≤ {limit} levels")
         depth, quotes = int(running[-1]), quotes + int(is_quote.sum())
+
+
+def read(path: str, where: str = "(file)") -> Any:
+    """Parse the user JSON file ``path`` (``-``: standard input), reading at most MAX_BYTES + 1 bytes of it.
+
+    Only a regular file is opened (:func:`schedulers.core.safefile.open_regular`: never a device, FIFO,
+    or a file under /proc, /sys or /dev), so ``/dev/zero`` or a named pipe is refused before any read.
+    """
+    from schedulers.core.safefile import UnsafeFile, open_regular, read_bounded
+
+    if path == "-":
+        data = read_bounded(sys.stdin.buffer, MAX_BYTES)
+    else:
+        try:
+            with open_regular(Path(path)) as f:
+                data = read_bounded(f, MAX_BYTES)
+        except UnsafeFile as exc:
+            raise ScenarioError.single(where, str(exc), "a regular JSON file, or '-' for standard input") from None
+    if data is None:
+        raise ScenarioError.single(where, f"more than {MAX_BYTES} bytes", f"≤ {MAX_BYTES} bytes")
+    return loads(data, where)
 
 
 def loads(text: str | bytes, where: str = "(body)") -> Any:

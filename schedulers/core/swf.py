@@ -10,10 +10,14 @@ Safety (a server reads traces its users send):
   is opened, and only when it is a regular file outside ``/proc``, ``/sys`` and
   ``/dev`` (no devices, FIFOs or kernel files); whether a server may read a path at
   all is :func:`schedulers.core.traces.check_trace_path`'s business.
-- Every read is bounded before parsing: at most :data:`MAX_BYTES` bytes of text
-  (after decompression, which stops at the limit) and :data:`MAX_LINES` lines, both
-  settable with ``CLOUDSCHED_SWF_MAX_BYTES`` / ``CLOUDSCHED_SWF_MAX_LINES``.
-- An error quotes at most :data:`EXCERPT` characters of the bad line, escaped.
+- Every read streams: the source is read, gunzipped and cut into blocks of whole lines
+  a block at a time (:func:`text_blocks`), bounded as it goes to :data:`MAX_BYTES` bytes
+  of text and :data:`MAX_LINES` lines (``CLOUDSCHED_SWF_MAX_BYTES`` /
+  ``CLOUDSCHED_SWF_MAX_LINES``) and lines of :data:`MAX_LINE` bytes, so memory is
+  constant whatever the source holds; :func:`iter_swf` parses block by block, and a
+  caller that has what it needs stops reading (:mod:`schedulers.core.trace_jobs`).
+- An error quotes at most :data:`EXCERPT` characters of the bad line, escaped
+  (``SwfError.brief`` is the message without it).
 
 Speed: the common case (records of decimal numbers) is parsed vectorised — numpy
 squeezes the blanks to single spaces, pyarrow's CSV reader checks the field counts and
@@ -26,17 +30,21 @@ from __future__ import annotations
 
 import functools
 import gzip
+import itertools
 import os
 import re
-import stat
 import zlib
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import BinaryIO
 
 import numpy as np
 
-__all__ = ["FIELDS", "MAX_BYTES", "MAX_LINES", "SwfError", "SwfTrace", "load_bytes", "read_swf", "read_swf_file",
-           "write_swf"]
+from schedulers.core.safefile import UnsafeFile, open_regular
+
+__all__ = ["FIELDS", "MAX_BYTES", "MAX_LINES", "SwfError", "SwfTrace", "file_version", "iter_swf", "load_bytes",
+           "open_swf", "parse_block", "read_swf", "read_swf_file", "text_blocks", "write_swf"]
 
 FIELDS = (
     "job", "submit", "wait", "run_time", "alloc_procs", "avg_cpu_time", "used_mem",
@@ -47,8 +55,10 @@ N_FIELDS = len(FIELDS)
 MAX_BYTES = int(os.environ.get("CLOUDSCHED_SWF_MAX_BYTES", 1 << 30))
 MAX_LINES = int(os.environ.get("CLOUDSCHED_SWF_MAX_LINES", 10_000_000))
 CHUNK = 1 << 19  # bytes the vectorised parser takes at a time (fits the CPU cache; bounds scratch memory)
+RAW_BLOCK = 1 << 20  # bytes read from a file (or taken from a buffer) at a time
+MAX_LINE = CHUNK  # the longest line read: an SWF record has 18 numbers, so this only stops junk early
+GZIP_MAGIC = b"\x1f\x8b"
 EXCERPT = 40
-_FORBIDDEN_ROOTS = (Path("/proc"), Path("/sys"), Path("/dev"))
 _NUMBER_BYTES = b"0123456789+-.eE \n"  # what the vectorised path takes (with the blanks below)
 _OTHER_BLANKS = b"\t\r\x0b\x0c"  # the rest of bytes.split()'s whitespace
 _BLANKS_TO_SPACE = bytes.maketrans(_OTHER_BLANKS, b"    ")
@@ -59,9 +69,10 @@ _LEADING_INT = re.compile(r"-?\d+")
 class SwfError(ValueError):
     """A malformed or unreadable SWF trace; the message names the line (and field)."""
 
-    def __init__(self, message: str, line: int | None = None, column: int | None = None):
+    def __init__(self, message: str, line: int | None = None, column: int | None = None, brief: str = ""):
         super().__init__(message)
         self.line, self.column = line, column
+        self.brief = brief or message  # the message without any quotation of the input
 
 
 @dataclass
@@ -99,90 +110,145 @@ def excerpt(text: str | bytes, limit: int = EXCERPT) -> str:
 def _too_big(what: str) -> SwfError:
     return SwfError(
         f"SWF trace is larger than this server reads: more than {what} "
-        f"(limits: {MAX_BYTES:,} bytes and {MAX_LINES:,} lines after decompression)"
+        f"(limits: CLOUDSCHED_SWF_MAX_BYTES = {MAX_BYTES:,} bytes and CLOUDSCHED_SWF_MAX_LINES = {MAX_LINES:,} "
+        "lines, after decompression)"
     )
 
 
-def _read_file(path: Path) -> bytes:
-    """The bytes of a regular file, read with a bound; never a device, FIFO or kernel file."""
-    resolved = path.expanduser().resolve()
-    if any(resolved.is_relative_to(root) for root in _FORBIDDEN_ROOTS):
-        raise SwfError(f"SWF trace {path.name!r} is not a regular file")
+def open_swf(path: Path) -> BinaryIO:
+    """A trace file opened for reading: a regular file only (:func:`schedulers.core.safefile.open_regular`)."""
     try:
-        fd = os.open(resolved, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
-    except OSError as exc:
-        raise SwfError(f"cannot open SWF trace {path.name!r}: {exc.strerror}") from None
-    with os.fdopen(fd, "rb") as f:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise SwfError(f"SWF trace {path.name!r} is not a regular file")
-        data = f.read(MAX_BYTES + 1)
-    if len(data) > MAX_BYTES:
-        raise _too_big(f"{MAX_BYTES:,} bytes")
-    return data
+        return open_regular(Path(path))
+    except UnsafeFile as exc:
+        raise SwfError(f"SWF trace {exc}") from None
 
 
-def _decompress(data: bytes) -> bytes:
-    """Gunzip (possibly multi-member) ``data``, stopping as soon as the output passes the limit."""
-    out: list[bytes] = []
+def _raw_blocks(source: str | Path | bytes | BinaryIO) -> Iterator[bytes]:
+    """The raw (possibly gzipped) bytes of ``source`` a block at a time, at most MAX_BYTES of them."""
+    if isinstance(source, str):
+        source = source.encode("utf-8", errors="surrogateescape")
+    if isinstance(source, bytes | bytearray | memoryview):
+        data = memoryview(source)
+        if len(data) > MAX_BYTES:
+            raise _too_big(f"{MAX_BYTES:,} bytes")
+        for lo in range(0, len(data), RAW_BLOCK):
+            yield bytes(data[lo : lo + RAW_BLOCK])
+        return
+    if isinstance(source, Path):
+        with open_swf(source) as f:
+            yield from _raw_blocks(f)
+        return
+    if not hasattr(source, "read"):
+        raise TypeError(f"read_swf takes SWF text (str), bytes, a binary file or a pathlib.Path, not "
+                        f"{type(source).__name__}")  # fmt: skip
     total = 0
+    while block := source.read(RAW_BLOCK):
+        total += len(block)
+        if total > MAX_BYTES:
+            raise _too_big(f"{MAX_BYTES:,} bytes")
+        yield block
+
+
+def _inflate(blocks: Iterator[bytes]) -> Iterator[bytes]:
+    """Gunzip (possibly multi-member, NUL-padded) data, at most CHUNK bytes of output per step."""
+    d = None
     try:
-        while data:
-            d = zlib.decompressobj(wbits=31)
-            chunk = d.decompress(data, MAX_BYTES + 1 - total)
-            out.append(chunk)
-            total += len(chunk)
-            if total > MAX_BYTES or d.unconsumed_tail:
-                raise _too_big(f"{MAX_BYTES:,} bytes")
-            if not d.eof:
-                raise SwfError("SWF gzip data is corrupt or truncated: unexpected end of data")
-            data = d.unused_data.lstrip(b"\x00")
+        for data in blocks:
+            while True:
+                if d is None:
+                    data = data.lstrip(b"\x00")
+                    if not data:
+                        break
+                    d = zlib.decompressobj(wbits=31)
+                out = d.decompress(data, CHUNK)
+                if out:
+                    yield out
+                if d.eof:
+                    data, d = d.unused_data, None
+                    continue
+                data = d.unconsumed_tail
+                if not data and len(out) < CHUNK:
+                    break  # this member needs the next block
     except zlib.error as exc:
         raise SwfError(f"SWF gzip data is corrupt or truncated: {exc}") from None
-    return b"".join(out)
+    if d is not None:
+        raise SwfError("SWF gzip data is corrupt or truncated: unexpected end of data")
 
 
-def load_bytes(source: str | Path | bytes) -> bytes:
-    """The SWF text of ``source`` as bytes: read (bounded), decompressed (bounded), limits checked."""
-    if isinstance(source, Path):
-        data = _read_file(source)
-    elif isinstance(source, bytes | bytearray | memoryview):
-        data = bytes(source)
-    elif isinstance(source, str):
-        data = source.encode("utf-8", errors="surrogateescape")
-    else:
-        raise TypeError(f"read_swf takes SWF text (str), bytes or a pathlib.Path, not {type(source).__name__}")
-    if data[:2] == b"\x1f\x8b":
-        data = _decompress(data)
-    if len(data) > MAX_BYTES:
-        raise _too_big(f"{MAX_BYTES:,} bytes")
-    if data.count(b"\n") > MAX_LINES:
-        raise _too_big(f"{MAX_LINES:,} lines")
-    return data
+def text_blocks(source: str | Path | bytes | BinaryIO) -> Iterator[tuple[bytes, int]]:
+    """The SWF text of ``source`` in blocks of whole lines: ``(block, number of its first line)``.
+
+    gzip is undone on the way (detected by its magic bytes); the text is bounded by MAX_BYTES and
+    MAX_LINES as it streams, and no line may be longer than MAX_LINE, so memory stays constant
+    whatever the source holds — a read of a bomb stops at the first bound it crosses.
+    """
+    blocks = _raw_blocks(source)
+    first = next(blocks, b"")
+    while len(first) < 2 and (more := next(blocks, b"")):
+        first += more
+    chained = itertools.chain([first], blocks)
+    pieces = _inflate(chained) if first[:2] == GZIP_MAGIC else chained
+    pending, size, lines, lineno = b"", 0, 0, 1
+    for piece in pieces:
+        size += len(piece)
+        if size > MAX_BYTES:
+            raise _too_big(f"{MAX_BYTES:,} bytes")
+        lines += piece.count(b"\n")
+        if lines > MAX_LINES:
+            raise _too_big(f"{MAX_LINES:,} lines")
+        pending += piece
+        if len(pending) < CHUNK:
+            continue
+        cut = pending.rfind(b"\n") + 1
+        if cut:
+            yield pending[:cut], lineno
+            lineno += pending.count(b"\n", 0, cut)
+            pending = pending[cut:]
+        if len(pending) > MAX_LINE:
+            raise SwfError(f"SWF line {lineno}: longer than {MAX_LINE:,} bytes: {excerpt(pending)}", line=lineno)
+    if pending:
+        yield pending, lineno
 
 
-def read_swf(source: str | Path | bytes) -> SwfTrace:
-    """Parse SWF from its text (``str``), raw possibly gzipped ``bytes``, or a ``Path`` to a file.
+def load_bytes(source: str | Path | bytes | BinaryIO) -> bytes:
+    """The whole SWF text of ``source`` as bytes (read, decompressed and bounded as :func:`text_blocks`)."""
+    return b"".join(block for block, _ in text_blocks(source))
+
+
+def iter_swf(source: str | Path | bytes | BinaryIO) -> Iterator[SwfTrace]:
+    """``source`` parsed a block of lines at a time: one :class:`SwfTrace` per block (its records and
+    its comment lines), in file order. A caller that stops early reads no further: memory and time
+    are those of the records it takes. Errors are the same as :func:`read_swf`'s."""
+    for block, first in text_blocks(source):
+        yield parse_block(block, first)
+
+
+def read_swf(source: str | Path | bytes | BinaryIO) -> SwfTrace:
+    """Parse SWF from its text (``str``), raw possibly gzipped ``bytes``, a binary file or a ``Path``.
 
     A ``str`` is never taken for a file name: pass ``Path(name)`` to read a file.
     """
-    data = load_bytes(source)
-    parsed = _parse_fast(data)
-    if parsed is None:
-        parsed = _parse_lines(data)
-    values, header, linenos = parsed
-    _check_values(values, data, linenos)
-    columns = {name: np.ascontiguousarray(values[:, i]) for i, name in enumerate(FIELDS)}
+    parts = list(iter_swf(source))
+    header = [line for part in parts for line in part.header]
+    columns = {}
+    for name in FIELDS:
+        columns[name] = np.concatenate([p.columns[name] for p in parts] or [np.zeros(0)])
+        for p in parts:
+            del p.columns[name]  # free each block's column once copied
     return SwfTrace(columns=columns, header=header)
 
 
+def file_version(path: Path) -> tuple[str, int, int]:
+    """(resolved path, modification time, size): what a cache of a file's contents is keyed by."""
+    st = Path(path).stat()
+    return str(Path(path).resolve()), st.st_mtime_ns, st.st_size
+
+
 def read_swf_file(path: Path) -> SwfTrace:
-    """``read_swf(path)``, parsed once per file version: repetitions and algorithms of a run (and
-    later runs in the same worker) share it. Keyed by the resolved path, modification time and size,
-    so an edited file is read again; the arrays are read-only, so no caller can change the shared copy.
-    The safety checks of :func:`load_bytes` run on every first read of a version."""
-    path = Path(path)
-    st = path.stat()
-    return _read_file_version(str(path.resolve()), st.st_mtime_ns, st.st_size)
+    """``read_swf(path)``, parsed once per file version (:func:`file_version`); the arrays are read-only,
+    so no caller can change the shared copy. A run takes only the jobs it uses with
+    :func:`schedulers.core.trace_jobs.scan` instead, which never holds a whole large trace."""
+    return _read_file_version(*file_version(Path(path)))
 
 
 @functools.lru_cache(maxsize=2)
@@ -193,12 +259,25 @@ def _read_file_version(path: str, mtime_ns: int, size: int) -> SwfTrace:
     return trace
 
 
-def _parse_lines(data: bytes) -> tuple[np.ndarray, list[str], np.ndarray | None]:
+def parse_block(block: bytes, first_line: int = 1) -> SwfTrace:
+    """Records and comment lines of a block of whole lines whose first line is ``first_line``."""
+    fast = _parse_chunk(block)
+    if fast is not None:
+        arrays, header = fast
+        linenos = None
+    else:
+        values, header, linenos = _parse_lines(block, first_line)
+        arrays = [np.ascontiguousarray(values[:, i]) for i in range(N_FIELDS)]
+    _check_values(arrays, block, first_line, linenos)
+    return SwfTrace(columns=dict(zip(FIELDS, arrays, strict=True)), header=header)
+
+
+def _parse_lines(data: bytes, first_line: int = 1) -> tuple[np.ndarray, list[str], np.ndarray | None]:
     """The reference reader: one line at a time; every error message comes from here."""
     header: list[str] = []
     rows: list[list[float]] = []
     linenos: list[int] = []
-    for lineno, raw in enumerate(data.split(b"\n"), start=1):
+    for lineno, raw in enumerate(data.split(b"\n"), start=first_line):
         line = raw.strip()
         if not line:
             continue
@@ -207,18 +286,14 @@ def _parse_lines(data: bytes) -> tuple[np.ndarray, list[str], np.ndarray | None]
             continue
         parts = line.split()
         if len(parts) != N_FIELDS:
-            raise SwfError(
-                f"SWF line {lineno}: expected {N_FIELDS} fields, found {len(parts)}: {excerpt(line)}", line=lineno
-            )
+            brief = f"SWF line {lineno}: expected {N_FIELDS} fields, found {len(parts)}"
+            raise SwfError(f"{brief}: {excerpt(line)}", line=lineno, brief=brief)
         try:
             rows.append([float(p) for p in parts])
         except ValueError:
             col = next(i for i, p in enumerate(parts) if not _is_float(p))
-            raise SwfError(
-                f"SWF line {lineno}: field {col + 1} ({FIELDS[col]}) is not a number: {excerpt(parts[col])}",
-                line=lineno,
-                column=col + 1,
-            ) from None
+            brief = f"SWF line {lineno}: field {col + 1} ({FIELDS[col]}) is not a number"
+            raise SwfError(f"{brief}: {excerpt(parts[col])}", line=lineno, column=col + 1, brief=brief) from None
         linenos.append(lineno)
     values = np.array(rows, dtype=float).reshape(-1, N_FIELDS)
     return values, header, np.array(linenos, dtype=np.int64)
@@ -349,20 +424,22 @@ def _csv_options():
     )
 
 
-def _check_values(data: np.ndarray, raw: bytes, linenos: np.ndarray | None) -> None:
-    """−1 is SWF's "unknown"; any other negative value, NaN or infinity is an error."""
-    bad = ~np.isfinite(data) | ((data < 0) & (data != -1))
-    if bad.any():
-        row, col = (int(i[0]) for i in np.nonzero(bad))
-        if linenos is None:
-            linenos = _parse_lines(raw)[2]
-        line = int(linenos[row])
-        raise SwfError(
-            f"SWF line {line}: field {col + 1} ({FIELDS[col]}) is {float(data[row, col])!r}; "
-            "allowed: ≥ 0, or −1 for unknown",
-            line=line,
-            column=col + 1,
-        )
+def _check_values(columns: list[np.ndarray], raw: bytes, first_line: int, linenos: np.ndarray | None) -> None:
+    """−1 is SWF's "unknown"; any other negative value, NaN or infinity is an error (the first one named)."""
+    bad_rows = [np.flatnonzero(~np.isfinite(c) | ((c < 0) & (c != -1)))[:1] for c in columns]
+    if not any(r.size for r in bad_rows):
+        return
+    row = min(int(r[0]) for r in bad_rows if r.size)
+    col = next(i for i, r in enumerate(bad_rows) if r.size and r[0] == row)
+    if linenos is None:
+        linenos = _parse_lines(raw, first_line)[2]
+    line = int(linenos[row])
+    raise SwfError(
+        f"SWF line {line}: field {col + 1} ({FIELDS[col]}) is {float(columns[col][row])!r}; "
+        "allowed: ≥ 0, or −1 for unknown",
+        line=line,
+        column=col + 1,
+    )
 
 
 def _fmt(value: float) -> str:

@@ -30,6 +30,7 @@ from typing import Any
 
 __all__ = [
     "DirectoryCatalog",
+    "Summary",
     "TraceCatalog",
     "catalog",
     "check_trace_path",
@@ -92,9 +93,11 @@ def check_trace_text(text: str, field: str) -> list[dict[str, str]]:
 SWF_ALLOWED = "SWF v2.2: one record of 18 numbers per line, each ≥ 0 or −1 for unknown; ';' comments"
 
 
-def swf_error(exc: Exception, field: str) -> dict[str, str]:
-    """A validation error for SWF content that did not parse (its message names the line and field)."""
-    return {"field": field, "message": str(exc), "allowed": SWF_ALLOWED}
+def swf_error(exc: Exception, field: str, quote: bool = True) -> dict[str, str]:
+    """A validation error for SWF content that did not parse (its message names the line and field;
+    with ``quote=False`` it leaves out the excerpt of the bad line: for files that may be no SWF at all)."""
+    message = str(exc) if quote else getattr(exc, "brief", str(exc))
+    return {"field": field, "message": message, "allowed": SWF_ALLOWED}
 
 
 def _check(path: str, field: str) -> list[dict[str, str]]:
@@ -105,7 +108,9 @@ def _check(path: str, field: str) -> list[dict[str, str]]:
         resolved = p.resolve()
         roots = [r.resolve() for r in trace_dirs()]
         if not any(resolved.is_relative_to(r) for r in roots):
-            allowed = "a file inside " + ", ".join(str(r) for r in roots) if roots else "an uploaded trace"
+            # Never the directories' absolute paths: they say nothing a user needs, much about the server.
+            where = "a file inside the server's trace directories (CLOUDSCHED_TRACE_DIRS), or "
+            allowed = (where if roots else "") + "a stored trace (workload.trace)"
             return [
                 {
                     "field": field,
@@ -114,16 +119,20 @@ def _check(path: str, field: str) -> list[dict[str, str]]:
                 }
             ]
     if not p.is_file():
-        return [{"field": field, "message": f"no such file: {path}", "allowed": "a readable SWF file"}]
+        what = "not a regular file (a device, FIFO or directory)" if p.exists() else "no such file"
+        return [{"field": field, "message": f"{what}: {path}", "allowed": "a readable SWF file"}]
     return []
 
 
 def content_ref(source: str | bytes | Path) -> str:
     """The reference of a trace: ``sha256:`` + the SHA-256 of its SWF text (gzip undone, so a
     compressed and a plain copy of one log are the same trace). Reads are bounded as in read_swf."""
-    from schedulers.core.swf import load_bytes
+    from schedulers.core.swf import text_blocks
 
-    return "sha256:" + hashlib.sha256(load_bytes(source)).hexdigest()
+    digest = hashlib.sha256()
+    for block, _ in text_blocks(source):
+        digest.update(block)
+    return "sha256:" + digest.hexdigest()
 
 
 class TraceCatalog:
@@ -142,6 +151,10 @@ class TraceCatalog:
     def how_to_add(self, filename: str = "") -> str:
         """What to do so that a missing trace (or the log ``filename``) is found."""
         raise NotImplementedError
+
+    def missing(self, ref: str, field: str) -> dict[str, str]:
+        """The validation error for a reference this catalog cannot give (one wording, wherever it is found)."""
+        return {"field": field, "message": f"no trace {ref} in {self.where}", "allowed": self.how_to_add()}
 
 
 class DirectoryCatalog(TraceCatalog):
@@ -204,7 +217,7 @@ def check_trace_ref(ref: str, field: str = "workload.trace") -> list[dict[str, s
     if not REF_RE.fullmatch(ref):
         return [{"field": field, "message": "not a trace reference", "allowed": REF_ALLOWED}]
     if _catalog.path(ref) is None:
-        return [{"field": field, "message": f"no trace {ref} in {_catalog.where}", "allowed": _catalog.how_to_add()}]
+        return [_catalog.missing(ref, field)]
     return []
 
 
@@ -255,24 +268,45 @@ def natural_load(submit, size, runtime, processors: int) -> float:
     return float(np.dot(size, runtime) / (processors * span)) if span > 0 else float("inf")
 
 
+class Summary:
+    """What a stored trace shows instead of its text, added up a block at a time (:func:`summary`)."""
+
+    def __init__(self) -> None:
+        from schedulers.core.trace_jobs import HeaderLines
+
+        self.header = HeaderLines("MaxProcs")
+        self.jobs = self.usable = self.largest = 0
+        self.first, self.last, self.work = float("inf"), float("-inf"), 0.0
+
+    def add(self, block: Any) -> None:
+        import numpy as np
+
+        self.header.add(block.header)
+        c = block.columns
+        size = np.where(c["alloc_procs"] > 0, c["alloc_procs"], c["req_procs"])
+        ok = (c["submit"] >= 0) & (c["run_time"] >= 0) & (size > 0)
+        self.jobs += len(block)
+        if ok.any():
+            self.usable += int(np.count_nonzero(ok))
+            self.largest = max(self.largest, int(size[ok].max()))
+            self.first = min(self.first, float(c["submit"][ok].min()))
+            self.last = max(self.last, float(c["submit"][ok].max()))
+            self.work += float(np.dot(size[ok], c["run_time"][ok]))
+
+    def result(self) -> dict[str, Any]:
+        processors = self.header.int("MaxProcs") or self.largest
+        span = self.last - self.first if self.usable else 0.0
+        load = self.work / (processors * span) if processors and span > 0 else None
+        return {"jobs": self.jobs, "usable_jobs": self.usable, "processors": int(processors), "span_s": span,
+                "natural_load": load}  # fmt: skip
+
+
 def summary(trace: Any) -> dict[str, Any]:
     """What a stored trace shows instead of its text: jobs (records), processors (the header's
     ``MaxProcs``, else the largest job), the submit span and the natural offered load of its usable jobs
-    (known submit, runtime ≥ 0, size > 0; :func:`natural_load`; None when the span is 0)."""
-    import numpy as np
-
-    c = trace.columns
-    size = np.where(c["alloc_procs"] > 0, c["alloc_procs"], c["req_procs"])
-    ok = (c["submit"] >= 0) & (c["run_time"] >= 0) & (size > 0)
-    order = np.flatnonzero(ok)[np.argsort(c["submit"][ok], kind="stable")]
-    processors = trace.header_int("MaxProcs") or int(size[ok].max(initial=0))
-    submit = c["submit"][order]
-    span = float(submit[-1] - submit[0]) if submit.size else 0.0
-    load = natural_load(submit, size[order], c["run_time"][order], processors) if processors else float("inf")
-    return {
-        "jobs": len(trace),
-        "usable_jobs": int(order.size),
-        "processors": int(processors),
-        "span_s": span,
-        "natural_load": load if np.isfinite(load) else None,
-    }
+    (known submit, runtime ≥ 0, size > 0; :func:`natural_load`'s formula; None when the span is 0).
+    ``trace`` is a parsed :class:`~schedulers.core.swf.SwfTrace`; a stream of blocks adds up in
+    :class:`Summary`."""
+    total = Summary()
+    total.add(trace)
+    return total.result()

@@ -29,12 +29,12 @@ Readings where the paper is silent:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
 
-from schedulers.core.swf import SwfError, read_swf, read_swf_file
+from schedulers.core.swf import SwfError
+from schedulers.core.trace_jobs import FirstK, scan
 from schedulers.core.traces import trace_file
 from schedulers.core.validation import ScenarioError
 from schedulers.federated.model import FederatedScenario, GeneratorWorkload, InlineWorkload, TraceWorkload
@@ -184,39 +184,37 @@ def _inline(wl: InlineWorkload):
     return arrival, homes, ar, start, sizes, runtime, vms, types, dags, given_error
 
 
-@lru_cache(maxsize=4)
-def _read_jobs(path: str, mtime_ns: int, size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    return _usable_jobs(read_swf_file(Path(path)))
-
-
-def _usable_jobs(trace) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    c = trace.columns
-    procs = np.where(c["alloc_procs"] > 0, c["alloc_procs"], c["req_procs"])
-    ok = (c["submit"] >= 0) & (c["run_time"] > 0) & (procs > 0)
-    start = c["submit"][ok] + np.maximum(c["wait"][ok], 0.0)
-    order = np.argsort(start, kind="stable")
-    return start[order], c["run_time"][ok][order], procs[ok][order].astype(int)
+def _usable_jobs(blocks, k: int | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(start, runtime, vms) of the first ``k`` usable jobs by start time (all when ``k`` is None)."""
+    first = FirstK(k)
+    for block in blocks:
+        c = block.columns
+        procs = np.where(c["alloc_procs"] > 0, c["alloc_procs"], c["req_procs"])
+        ok = (c["submit"] >= 0) & (c["run_time"] > 0) & (procs > 0)
+        first.offer(c["submit"][ok] + np.maximum(c["wait"][ok], 0.0), runtime=c["run_time"][ok], procs=procs[ok])
+    start, runtime, procs = first.result("runtime", "procs")
+    return start, runtime, procs.astype(int)
 
 
 def load_trace_jobs(wl: TraceWorkload) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(start, runtime, vms) of the usable jobs of the trace, sorted by start time (Table 1).
 
-    A log named by path is parsed once per process (several scenarios of a preset share it).
+    Only the first ``skip_jobs + max_jobs`` by start are kept while the trace is read (a later line
+    may start earlier, so it is read to the end); a file is scanned once per process and selection
+    (several scenarios of a preset share it).
     """
     field = "workload.swf" if wl.swf is not None else "workload.trace" if wl.trace is not None else "workload.path"
     try:
-        if wl.swf is not None:
-            start, runtime, vms = _usable_jobs(read_swf(wl.swf))
-        else:
-            path = trace_file(wl.trace) if wl.trace is not None else Path(wl.path)
-            stat = path.stat()
-            start, runtime, vms = _read_jobs(str(path.resolve()), stat.st_mtime_ns, stat.st_size)
-    except (OSError, SwfError) as exc:
+        source = wl.swf if wl.swf is not None else trace_file(wl.trace) if wl.trace is not None else Path(wl.path)
+        start, runtime, vms = scan(source, _usable_jobs, wl.skip_jobs + wl.max_jobs)
+    except OSError as exc:
+        raise ScenarioError.single(field, f"cannot read the trace: {exc.strerror}", "a readable SWF file") from None
+    except SwfError as exc:
         raise ScenarioError.single(field, f"cannot read the trace: {exc}", "a readable SWF file") from None
-    sel = slice(wl.skip_jobs, wl.skip_jobs + wl.max_jobs)
-    if start[sel].size == 0:
+    start, runtime, vms = start[wl.skip_jobs :], runtime[wl.skip_jobs :], vms[wl.skip_jobs :]
+    if start.size == 0:
         raise ScenarioError.single(field, "no usable jobs (known submit, runtime > 0, processors > 0)", "≥ 1 job")
-    return start[sel], runtime[sel], vms[sel]
+    return start, runtime, vms
 
 
 def _trace(wl: TraceWorkload, n_clouds: int, rng: np.random.Generator):

@@ -13,7 +13,7 @@ SWF traces (Section 5.4): start = submit + wait (wait −1 counts as 0), duratio
 The processor count (allocated, or requested when allocated is −1) picks the VM
 type (``proc_mapping``). Jobs with run time ≤ 0, no processor count or no submit
 time are skipped; the first ``n_requests`` usable jobs after ``skip`` are taken
-in file order.
+in file order (the trace is read only that far).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from schedulers.core.swf import read_swf, read_swf_file
+from schedulers.core.trace_jobs import concat, scan
 from schedulers.core.traces import trace_file
 from schedulers.vm_reservations.model import (
     GeneratorWorkload,
@@ -91,20 +91,32 @@ def map_processors(procs: np.ndarray, vm_cpu: np.ndarray, mode: str) -> np.ndarr
     return by_cpu[np.where(pick_lo, lo, hi)]
 
 
+def _usable(blocks, skip: int, n: int) -> tuple[np.ndarray, ...]:
+    """(submit, wait, run time, processors) of usable jobs ``skip .. skip + n`` in file order; reading
+    stops at the last one taken."""
+    parts, seen = [], 0
+    for block in blocks:
+        c = block.columns
+        procs = np.where(c["alloc_procs"] > 0, c["alloc_procs"], c["req_procs"])
+        usable = np.flatnonzero((c["run_time"] > 0) & (procs > 0) & (c["submit"] >= 0))
+        take = usable[max(skip - seen, 0) : max(skip + n - seen, 0)]
+        seen += usable.size
+        parts.append((c["submit"][take], c["wait"][take], c["run_time"][take], procs[take]))
+        if seen >= skip + n:
+            break
+    return concat(parts, 4)
+
+
 def from_trace(wl: TraceWorkload, slot_minutes: float, vm_cpu: np.ndarray) -> tuple[np.ndarray, ...]:
     path = str(trace_file(wl.trace)) if wl.trace else wl.path
-    trace = read_swf_file(Path(path)) if path else read_swf(wl.text or "")
-    c = trace.columns
-    procs = np.where(c["alloc_procs"] > 0, c["alloc_procs"], c["req_procs"])
-    usable = np.flatnonzero((c["run_time"] > 0) & (procs > 0) & (c["submit"] >= 0))
-    take = usable[wl.skip : wl.skip + wl.n_requests]
-    if take.size == 0:
+    submit, wait, run_time, procs = scan(Path(path) if path else wl.text or "", _usable, wl.skip, wl.n_requests)
+    if submit.size == 0:
         raise ValueError("the trace has no usable job (run time > 0, processors > 0) in the chosen range")
-    start_s = c["submit"][take] + np.maximum(c["wait"][take], 0.0)
+    start_s = submit + np.maximum(wait, 0.0)
     slot_s = slot_minutes * 60.0
     start = np.floor((start_s - start_s.min()) / slot_s).astype(np.int64)
-    dur = np.maximum(1, np.ceil(c["run_time"][take] / slot_s - 1e-9)).astype(np.int64)
-    return start, start + dur, map_processors(procs[take], vm_cpu, wl.proc_mapping)
+    dur = np.maximum(1, np.ceil(run_time / slot_s - 1e-9)).astype(np.int64)
+    return start, start + dur, map_processors(procs, vm_cpu, wl.proc_mapping)
 
 
 def build_instance(cfg: Scenario, rng: np.random.Generator) -> Instance:

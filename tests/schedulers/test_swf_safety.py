@@ -81,9 +81,18 @@ def test_reads_past_the_byte_limit_stop_with_a_clear_error(monkeypatch, tmp_path
 
 def test_a_gzip_bomb_stops_at_the_limit_without_inflating_it_all(monkeypatch):
     monkeypatch.setattr(swf, "MAX_BYTES", 1 << 20)
-    bomb = gzip.compress(b"0" * (40 << 20), 1)  # 40 MB of zeros in ~170 kB
-    with pytest.raises(SwfError, match="larger than this server reads"):
+    bomb = gzip.compress(RECORD.encode() * 900_000, 1)  # 42 MB of valid records in ~0.4 MB
+    with pytest.raises(SwfError, match="larger than this server reads: more than 1,048,576 bytes"):
         read_swf(bomb)
+
+
+def test_a_bomb_without_line_ends_stops_at_the_longest_line():
+    """A line longer than MAX_LINE is refused as soon as it is seen (no record is that long)."""
+    bomb = gzip.compress(b"\x00" + b"0" * (40 << 20), 1)
+    with pytest.raises(SwfError, match="SWF line 1: longer than 524,288 bytes") as info:
+        read_swf(bomb)
+    assert len(str(info.value)) < 200
+    assert len(read_swf(RECORD.replace(" 1 1 1", " " * (swf.MAX_LINE - len(RECORD)) + "1 1 1", 1))) == 1
 
 
 def test_reads_past_the_line_limit_stop(monkeypatch):

@@ -62,8 +62,12 @@ def list_traces(request, filters: Query[TraceFilter]):
 @router.post("", response={200: TraceOut, 201: TraceOut}, summary="Upload an SWF trace", description=UPLOAD_DOC)
 def upload_trace(request, file: File[UploadedFile], name: Form[str] = ""):
     if len(name) > 200:
-        raise schedulers.ScenarioError.single("name", f"{len(name)} characters", "at most 200 characters")
-    trace, created = store_upload(file, owner(request), name.strip())  # a ScenarioError is a 400 naming `file`
+        raise ApiError(400, "invalid", f"name: {len(name)} characters", "name", "at most 200 characters")
+    try:
+        trace, created = store_upload(file, owner(request), name.strip())
+    except schedulers.ScenarioError as exc:  # a trace, not a scenario: the message starts at the field
+        e = exc.errors[0]
+        raise ApiError(400, "invalid", f"{e['field']}: {e['message']}", e["field"], e.get("allowed")) from None
     return Status(201 if created else 200, trace_out(request, trace))
 
 

@@ -6,6 +6,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 import schedulers
 from cloudsched_web.traces.services import store
+from schedulers.core.swf import SwfError, open_swf
 
 
 class Command(BaseCommand):
@@ -44,16 +45,19 @@ class Command(BaseCommand):
             self._import(path, "")
 
     def _import(self, path: Path, name: str):
-        if not path.is_file():
-            raise CommandError(f"{path}: no such file (give an .swf or .swf.gz file)")
+        # The library's opener and bounded reader, as for uploads: the real file behind the path (a
+        # symlink is followed once, then never again), regular files only (no device, FIFO, /proc,
+        # /sys or /dev), at most CLOUDSCHED_SWF_MAX_BYTES / _MAX_LINES read, a block at a time.
         try:
-            data = path.read_bytes()
-        except OSError as exc:
-            raise CommandError(f"{path}: {exc.strerror}") from None
+            f = open_swf(path)
+        except SwfError as exc:
+            raise CommandError(f"{exc} (give an .swf or .swf.gz file)") from None
         try:
-            trace, created = store(data, name or path.name, field=str(path), imported=True)
-        except schedulers.ScenarioError as exc:
-            raise CommandError(exc.format()) from None
+            with f:
+                trace, created = store(f, name or path.name, field=path.name, imported=True, quote=False)
+        except schedulers.ScenarioError as exc:  # never the file's content: it may be no SWF at all
+            e = exc.errors[0]
+            raise CommandError(f"not imported: {e['field']}: {e['message']} (allowed: {e['allowed']})") from None
         if not created and (not trace.imported or name):
             # Uploaded first by a user, or renamed: importing makes it a server-wide trace under this name.
             trace.imported, trace.name = True, (name or path.name)[:200]
