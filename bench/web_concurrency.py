@@ -12,7 +12,7 @@ logs, and the peak summed RSS of the gunicorn processes (master and workers, sam
 Target: 8 concurrent 3.4 MB uploads plus 50 concurrent page loads on SQLite: no 5xx, web RSS ≤ 1 GB
 in all. Exit status 0 when met, 1 when not.
 
-    .venv/bin/python bench/web_concurrency.py [--rounds 3] [--uploads 8] [--upload-mb 3.4] [--pages 50]
+    .venv/bin/python bench/web_concurrency.py [--rounds 3] [--uploads 8] [--upload-mb 3.4] [--pages 50] [--amplified]
 
 Bounded: a fixed number of requests per round (uploads + 3 × writers + pages), 120 s per request,
 --deadline-s for the whole run; everything binds to 127.0.0.1.
@@ -21,6 +21,7 @@ Bounded: a fixed number of requests per round (uploads + 3 × writers + pages), 
 from __future__ import annotations
 
 import argparse
+import functools
 import http.client
 import json
 import os
@@ -33,6 +34,7 @@ import tempfile
 import threading
 import time
 import uuid
+import zlib
 from collections import Counter
 from contextlib import contextmanager, nullcontext
 from functools import partial
@@ -88,6 +90,25 @@ def make_swf(n_bytes: int, seed: int) -> bytes:
         lines.append(line)
         size += len(line) + 1
     return ("\n".join(lines) + "\n").encode()
+
+
+@functools.cache
+def _amplified_body() -> bytes:
+    """The issue's amplified trace: 9 gzip members of 1.1 M valid lines each (9.9 M lines, ~990 MB of text)."""
+    line = b"1 0 0 3600 8 -1 -1 8 7200 -1 1 1 1 -1 1 -1 -1 -1" + b" " * 50 + b"\n"  # 100 bytes
+    block = line * 10_000
+    out = bytearray()
+    for _ in range(9):
+        z = zlib.compressobj(6, zlib.DEFLATED, 31)
+        out += b"".join(z.compress(block) for _ in range(110))
+        out += z.flush()
+    return bytes(out)
+
+
+def make_amplified(seed: int) -> bytes:
+    """The amplified trace behind a distinct first member (a comment), so each upload is stored anew."""
+    head = zlib.compressobj(6, zlib.DEFLATED, 31)
+    return head.compress(f"; amplified trace {seed}\n; MaxProcs: 128\n".encode()) + head.flush() + _amplified_body()
 
 
 def _manage(env, *args):
@@ -280,7 +301,7 @@ def fire(tasks, timeout_s: float = 300) -> list[dict]:
     return results
 
 
-def round_tasks(clients, ids, uploads, upload_bytes, writers, pages, round_no):
+def round_tasks(clients, ids, uploads, upload_bytes, writers, pages, round_no, amplified=False):
     """One round: ``uploads`` trace uploads; ``writers`` scenario creates, run submits and API clones
     (a transaction that reads, then writes); ``pages`` page loads."""
     import schedulers
@@ -290,7 +311,9 @@ def round_tasks(clients, ids, uploads, upload_bytes, writers, pages, round_no):
     tasks = []
     for i in range(uploads):
         c, t, name = clients[users[i % len(users)]], tokens[users[i % len(users)]], f"r{round_no}u{i}"
-        files = {"file": (f"{name}.swf", make_swf(upload_bytes, seed=1000 * round_no + i))}
+        seed = 1000 * round_no + i
+        files = ({"file": (f"{name}.swf.gz", make_amplified(seed))} if amplified
+                 else {"file": (f"{name}.swf", make_swf(upload_bytes, seed=seed))})  # fmt: skip
         tasks.append(("trace upload", partial(c.post_form, "/traces/", {"name": name}, files=files, token=t), {302}))
     config = schedulers.example("backfill")
     for i in range(writers):
@@ -338,7 +361,8 @@ def wait_runs(env, deadline_s: float) -> dict:
         time.sleep(2)
 
 
-def run_bench(rounds=3, uploads=8, upload_mb=3.4, writers=8, pages=50, worker=True, deadline_s=600, tmp=None):
+def run_bench(rounds=3, uploads=8, upload_mb=3.4, writers=8, pages=50, worker=True, deadline_s=600, tmp=None,
+              amplified=False):
     """Start the stack, fire the rounds, stop everything; a dict of what was measured."""
     own_tmp = tmp is None
     tmp = Path(tmp or tempfile.mkdtemp(prefix="cloudsched-concurrency-"))
@@ -358,7 +382,7 @@ def run_bench(rounds=3, uploads=8, upload_mb=3.4, writers=8, pages=50, worker=Tr
                         left = deadline_s - (time.monotonic() - started)
                         if left < 30:
                             break
-                        tasks = round_tasks(clients, ids, uploads, int(upload_mb * 2**20), writers, pages, n)
+                        tasks = round_tasks(clients, ids, uploads, int(upload_mb * 2**20), writers, pages, n, amplified)
                         results += fire(tasks, timeout_s=left)
                     runs = wait_runs(env, max(10.0, deadline_s - (time.monotonic() - started))) if worker else {}
                 finally:
@@ -392,12 +416,14 @@ def main():
     ap.add_argument("--pages", type=int, default=50, choices=range(0, 201), metavar="0..200")
     ap.add_argument("--no-worker", action="store_true", help="no Celery worker (submitted runs stay queued)")
     ap.add_argument("--deadline-s", type=float, default=600)
+    ap.add_argument("--amplified", action="store_true",
+                    help="each upload is the issue's amplified .swf.gz (9 gzip members, 9.9 M lines in ~3.4 MB)")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     if not 0 < args.upload_mb <= 64:
         ap.error(f"--upload-mb: {args.upload_mb} is out of range; allowed: more than 0, at most 64")
     m = run_bench(args.rounds, args.uploads, args.upload_mb, args.writers, args.pages, not args.no_worker,
-                  args.deadline_s)  # fmt: skip
+                  args.deadline_s, amplified=args.amplified)  # fmt: skip
     met = m["5xx"] == 0 and m["peak_web_rss_mb"] <= RSS_TARGET_MB
     if args.json:
         print(json.dumps(m | {"target_met": met}))
