@@ -81,7 +81,7 @@ def _simulate_ordered(inst: Instance, algorithm: str, progress: Progress, proces
     from schedulers.backfill.ordered import checked, simulate_ordered
     from schedulers.backfill.policy import ORDERS
 
-    if algorithm.startswith("easy-") and algorithm[5:] in ORDERS:
+    if algorithm.startswith("easy:") and algorithm[5:] in ORDERS:
         order = ORDERS[algorithm[5:]]
         ask = order.key
     else:

@@ -1,4 +1,4 @@
-"""EASY (or list scheduling) on one tier with any queue order (policy.py): the loop behind ``easy-<order>``
+"""EASY (or list scheduling) on one tier with any queue order (policy.py): the loop behind ``easy:<order>``
 and backfill plug-ins.
 
 The rule is EASY's as in easy.py (paper 001, Section 1 and Alg. 1 Step 2 on one tier; reservation by

@@ -14,7 +14,7 @@ called once with every job of the run and ``now = nan``; a *dynamic* one (waitin
 at every scheduling pass with the jobs waiting then. ``backfill=False`` gives list scheduling in that
 order (start while the head fits, like FCFS).
 
-The named parts (``ORDERS``), selectable in a scenario as the algorithms ``easy-<order>``:
+The named parts (``ORDERS``), selectable in a scenario as the algorithms ``easy:<order>``:
 
 - ``fcfs``: arrival order (the papers' EASY; ``easy`` itself runs the specialised loop of easy.py,
   identical schedules, tests/schedulers/backfill/test_policy.py).

@@ -100,7 +100,7 @@ def test_the_fcfs_order_equals_easy_on_a_large_workload():
 
 
 def test_composed_algorithms_run_and_give_valid_schedules():
-    algorithms = ["easy", *(f"easy-{o}" for o in ORDERS if o != "fcfs")]
+    algorithms = ["easy", *(f"easy:{o}" for o in ORDERS if o != "fcfs")]
     scenario = {"family": "backfill", "algorithms": algorithms, "datacenter": {"processors": 64},
                 "workload": {"n_jobs": 400, "load": 0.9, "feitelson": {"max_size": 64}}}  # fmt: skip
     result = schedulers.run(scenario)
@@ -115,7 +115,7 @@ def test_composed_algorithms_run_and_give_valid_schedules():
 
 def test_the_schema_offers_the_composed_algorithms():
     enum = schedulers.schema("backfill")["properties"]["algorithms"]["items"]["enum"]
-    assert {f"easy-{o}" for o in ORDERS if o != "fcfs"} <= set(enum)
+    assert {f"easy:{o}" for o in ORDERS if o != "fcfs"} <= set(enum)
 
 
 def test_queue_order_decorator_takes_the_docstring_as_description():
