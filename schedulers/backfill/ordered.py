@@ -177,10 +177,14 @@ def checked(plugin, order) -> Callable[[float, Jobs], np.ndarray]:
     from schedulers.plugins import guard, invalid
 
     decision = "queue order"
+    key = order.key
 
     def ask(now: float, jobs: Jobs) -> np.ndarray:
-        with guard(plugin, decision):
-            got = order.key(now, jobs)
+        try:  # the guard only when it raises: a with-block per pass costs ~10 % of a dynamic order's run
+            got = key(now, jobs)
+        except BaseException:
+            with guard(plugin, decision):
+                raise
         at = f"at t = {now:g} s" if now == now else "(static order: called once with now = nan)"
         try:
             keys = np.asarray(got, dtype=np.float64)
