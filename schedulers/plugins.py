@@ -23,12 +23,12 @@ pass through unchanged with a note naming the plug-in they interrupted.
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from importlib import metadata
 from typing import Any
 
 __all__ = ["GROUP", "Plugin", "PluginError", "RunLimit", "broken", "discover", "guard", "invalid", "lookup", "refresh"]
@@ -96,7 +96,7 @@ def _source(module_name: str) -> tuple[str, str]:
         return path, ""
 
 
-def _load(ep: metadata.EntryPoint, families: Any) -> Plugin:
+def _load(ep: Any, families: Any) -> Plugin:
     family, _, name = ep.name.partition(".")
     if family not in families:
         raise LookupError(f"no family {family!r} (entry point names are <family>.<algorithm>)")
@@ -115,10 +115,34 @@ def _load(ep: metadata.EntryPoint, families: Any) -> Plugin:
                   description)  # fmt: skip
 
 
+def _any_declared() -> bool:
+    """Whether any installed distribution on ``sys.path`` declares the group (a plain scan of the
+    ``entry_points.txt`` files): importing ``importlib.metadata`` costs ~50 ms of every CLI call that looks up
+    a family taking plug-ins (bench/startup.py), which one that finds none need not pay."""
+    tag = f"[{GROUP}]"
+    for entry in sys.path:
+        try:
+            names = [e.name for e in os.scandir(entry or ".") if e.name.endswith((".dist-info", ".egg-info"))]
+        except OSError:
+            continue
+        for name in names:
+            try:
+                with open(os.path.join(entry or ".", name, "entry_points.txt"), encoding="utf-8") as f:
+                    if tag in f.read():
+                        return True
+            except (OSError, UnicodeDecodeError):
+                continue
+    return False
+
+
 def discover() -> dict[str, dict[str, Plugin]]:
     """Every loadable plug-in: family → algorithm → :class:`Plugin` (read once per process)."""
     global _LOADED
+    if _LOADED is None and not _any_declared():
+        _LOADED = {}
     if _LOADED is None:
+        from importlib import metadata
+
         from schedulers.registry import all_families
 
         families = all_families()

@@ -103,15 +103,6 @@ def forget_plugins() -> None:
     _WITH_PLUGINS.clear()
 
 
-def _library_version() -> str:
-    from importlib import metadata
-
-    try:
-        return metadata.version("cloudsched")
-    except metadata.PackageNotFoundError:
-        return "source"
-
-
 def _with_plugins(family: Family) -> Family:
     """``family`` with its installed plug-ins among its algorithms (and in its scenario model's allowed names)."""
     cached = _WITH_PLUGINS.get(family.name)
@@ -119,7 +110,7 @@ def _with_plugins(family: Family) -> Family:
         return cached[1]
     from schedulers import plugins
 
-    builtin = {"package": "cloudsched", "version": _library_version()}
+    builtin = {"package": "cloudsched", "version": "built-in"}  # the stamp's app commit says which
     origins = dict.fromkeys(family.algorithms, builtin)
     found = plugins.discover().get(family.name, {}) if family.adopt else {}
     merged = family
