@@ -48,8 +48,18 @@ def _emit(doc: Any, out: str | None) -> None:
 
 
 def cmd_families(args: argparse.Namespace) -> None:
+    """One line per family (its built-in algorithms), then one per plug-in algorithm with its origin."""
+    from schedulers import plugins
+
     for name, fam in schedulers.all_families().items():
-        print(f"{name:<16} {', '.join(fam.algorithms):<40} {fam.description}")
+        builtin = [a for a in fam.algorithms if "entry_point" not in fam.origins.get(a, {})]
+        print(f"{name:<16} {', '.join(builtin):<40} {fam.description}")
+        for alg, origin in fam.origins.items():
+            if "entry_point" in origin:
+                print(f"  + {alg:<24} plug-in from {origin['package']} {origin['version']} ({origin['entry_point']}): "
+                      f"{fam.algorithms[alg]}")  # fmt: skip
+    for bad in plugins.broken():
+        print(f"plug-in left out: {bad['entry_point']}: {bad['error']}", file=sys.stderr)
 
 
 def cmd_run(args: argparse.Namespace) -> None:

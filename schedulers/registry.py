@@ -7,14 +7,16 @@ family touches no shared file; a family's package is imported when it is first l
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import os
 import pkgutil
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol, get_args, get_origin
 
 import numpy as np
+from pydantic import Field, create_model
 
 from schedulers.core.columns import Columns, as_columns
 from schedulers.core.metrics import Metric
@@ -74,9 +76,15 @@ class Family:
     check: Callable[[Any], None] | None = None  # cross-field validation; raises ScenarioError
     # ``params`` fields that ``prepare`` reads (they shape the instance): part of the workload digest.
     workload_params: tuple[str, ...] = ()
+    # Plug-ins (schedulers.plugins): ``adopt(obj)`` returns the description of an entry point's object the
+    # family can run, or raises TypeError saying what it expects; None: the family takes no plug-ins.
+    adopt: Callable[[Any], str] | None = None
+    # algorithm -> where it comes from ({"package", "version"}, plus entry point, file and sha256 for a plug-in)
+    origins: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
 
 
 _FAMILIES: dict[str, Family] = {}
+_WITH_PLUGINS: dict[str, tuple[Family, Family]] = {}  # name -> (registered family, the same with its plug-ins)
 _PACKAGES: list[str] | None = None  # family packages found on disk, imported when first used
 
 
@@ -87,6 +95,49 @@ def register(family: Family) -> Family:
 
 def unregister(name: str) -> None:
     _FAMILIES.pop(name, None)
+    _WITH_PLUGINS.pop(name, None)
+
+
+def forget_plugins() -> None:
+    """Drop the families merged with their plug-ins (``schedulers.plugins.refresh``)."""
+    _WITH_PLUGINS.clear()
+
+
+def _with_plugins(family: Family) -> Family:
+    """``family`` with its installed plug-ins among its algorithms (and in its scenario model's allowed names)."""
+    cached = _WITH_PLUGINS.get(family.name)
+    if cached is not None and cached[0] is family:
+        return cached[1]
+    from schedulers import plugins
+
+    builtin = {"package": "cloudsched", "version": "built-in"}  # the stamp's app commit says which
+    origins = dict.fromkeys(family.algorithms, builtin)
+    found = plugins.discover().get(family.name, {}) if family.adopt else {}
+    merged = family
+    if found:
+        algorithms = {**family.algorithms, **{n: p.description for n, p in found.items()}}
+        origins.update({n: p.origin() for n, p in found.items()})
+        model = _allow_algorithms(family.scenario_model, list(algorithms))
+        merged = dataclasses.replace(family, algorithms=algorithms, scenario_model=model)
+    merged = dataclasses.replace(merged, origins=origins)
+    _WITH_PLUGINS[family.name] = (family, merged)
+    return merged
+
+
+def _allow_algorithms(model: type[ScenarioBase], names: list[str]) -> type[ScenarioBase]:
+    """``model`` whose ``algorithms`` field also allows ``names`` (its schema lists them: the wizard, the API).
+
+    A model whose ``algorithms`` is not a list of literal names is returned as it is (``validate``
+    checks the names against the family's algorithms anyway).
+    """
+    info = model.model_fields["algorithms"]
+    args = get_args(info.annotation)
+    if get_origin(info.annotation) is not list or not args or get_origin(args[0]) is not Literal:
+        return model
+    longest = max([len(names), *(getattr(m, "max_length", 0) or 0 for m in info.metadata)])
+    new = Field(default_factory=info.default_factory, min_length=1, max_length=longest, description=info.description)
+    return create_model(model.__name__, __base__=model, __module__=model.__module__,
+                        algorithms=(list[Literal[tuple(names)]], new))  # fmt: skip
 
 
 def _packages() -> list[str]:
@@ -125,6 +176,10 @@ class Families(Mapping[str, Family]):
         return name in self._names
 
     def __getitem__(self, name: str) -> Family:
+        return _with_plugins(self.registered(name))
+
+    def registered(self, name: str) -> Family:
+        """The family as its package registered it, without plug-ins."""
         if name not in self._names:
             raise KeyError(name)
         if name not in _FAMILIES:

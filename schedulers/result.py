@@ -70,6 +70,17 @@ def validate(scenario: Any) -> tuple[Family, Any]:
     return family, cfg
 
 
+def _plugins(family: Family, algorithms: list[str]) -> dict[str, dict[str, str]]:
+    """Which installed plug-in ran each plug-in algorithm (name, package, version, file, SHA-256 of the file):
+    the result keeps it, so a result stays readable and attributable after the plug-in is removed."""
+    out = {}
+    for alg in algorithms:
+        origin = family.origins.get(alg, {})
+        if "entry_point" in origin:
+            out[alg] = {"name": f"{family.name}.{alg}", **origin}
+    return out
+
+
 def _summary(runs: list[dict[str, Any]]) -> dict[str, dict[str, dict[str, float]]]:
     by_alg: dict[str, dict[str, list[float]]] = {}
     for r in runs:
@@ -125,6 +136,9 @@ def run(
         "runs": runs,
         "summary": _summary(runs),
     }
+    plugins = _plugins(family, cfg.algorithms)
+    if plugins:
+        doc["plugins"] = plugins
     bad = jsonio.nonfinite_paths(doc)
     if bad:
         raise InvalidResult(f"{family.name} produced a result that is not valid JSON: NaN or inf at {', '.join(bad)}")

@@ -71,7 +71,7 @@ class Worker:
             CELERY_BROKER_URL=broker_url,
             DATABASE_URL=db_path if "://" in str(db_path) else f"sqlite:///{db_path}",
             DJANGO_SETTINGS_MODULE="cloudsched_web.test_settings",
-            PYTHONPATH=str(ROOT),
+            PYTHONPATH=os.pathsep.join(filter(None, (extra_env.get("PYTHONPATH"), str(ROOT)))),  # plug-in sites first
         )
         self.log_path = log_path
         self._log = open(log_path, "ab")  # noqa: SIM115 - closed in stop()

@@ -297,6 +297,10 @@ def stamp(run, result, public=False):
             for r in (result or {}).get("runs", [])[:50]
         },
     }
+    plugins = (result or {}).get("plugins") or {}
+    if plugins:  # which installed plug-in ran each plug-in algorithm (kept in the result: readable once it is removed)
+        keep = ("name", "package", "version", "sha256") if public else ("name", "package", "version", "sha256", "file")
+        out["plugins"] = {alg: {k: p.get(k, "") for k in keep} for alg, p in plugins.items()}
     if not public:
         out["worker"] = run.worker or ""
     return out

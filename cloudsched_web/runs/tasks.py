@@ -22,6 +22,7 @@ from django.utils import timezone
 import schedulers
 from cloudsched_web.runs import page
 from cloudsched_web.runs.models import Run, heartbeat_every_s, stale_after_s
+from schedulers.plugins import RunLimit
 
 log = logging.getLogger(__name__)
 PROGRESS_EVERY_S = 0.5
@@ -59,7 +60,7 @@ class Cancelled(Exception):
     pass
 
 
-class RunTimeLimit(Exception):
+class RunTimeLimit(RunLimit):  # a plug-in interrupted by it lets it through, with a note naming it
     pass
 
 
@@ -222,12 +223,13 @@ def _execute(self, run_id):
     except schedulers.ScenarioError as exc:
         _finish(run_id, attempt, status=Run.Status.FAILED, error=exc.format())
         return
-    except (SoftTimeLimitExceeded, RunTimeLimit):
+    except (SoftTimeLimitExceeded, RunTimeLimit) as exc:
+        where = "".join(f" ({n})" for n in getattr(exc, "__notes__", []))  # the plug-in it interrupted, if any
         _finish(
             run_id,
             attempt,
             status=Run.Status.FAILED,
-            error=f"the run exceeded its time limit of {settings.CELERY_TASK_SOFT_TIME_LIMIT} s",
+            error=f"the run exceeded its time limit of {settings.CELERY_TASK_SOFT_TIME_LIMIT} s{where}",
         )
         return
     except Exception as exc:  # a bug in an algorithm: record it readably, never retry

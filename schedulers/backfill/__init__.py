@@ -21,7 +21,7 @@ from schedulers.registry import Family, Progress, RunOutput, register
 if TYPE_CHECKING:
     from schedulers.backfill.workloads import Instance
 
-__all__ = ["example", "prepare", "simulate"]
+__all__ = ["adopt", "example", "prepare", "simulate"]
 
 
 def example() -> dict[str, Any]:
@@ -63,6 +63,9 @@ def simulate(
         res = simulate_one_tier(
             inst, backfill=algorithm == "easy", progress=progress, processors=cfg.params.record_schedule
         )
+    elif algorithm not in ("keasy", "reasy", "measy"):  # EASY with a named queue order, or a plug-in's
+        res = _simulate_ordered(inst, algorithm, progress, cfg.params.record_schedule)
+    if algorithm not in ("keasy", "reasy", "measy"):
         st = Stretches()
         if cfg.params.record_schedule:
             for j, (s, e) in enumerate(zip(res.start.tolist(), res.end.tolist(), strict=True)):
@@ -72,6 +75,32 @@ def simulate(
     res = simulate_two_tier(inst, algorithm, cfg.params, progress=progress)
     series = {"busy_fg": res.series_fg, "busy_bg": res.series_bg, "queue_length": res.series_queue}
     return assemble(cfg, inst, res.first_start, res.end, res.stretches, res.series_t, series, res.counters)
+
+
+def _simulate_ordered(inst: Instance, algorithm: str, progress: Progress, processors: bool):
+    from schedulers.backfill.ordered import checked, simulate_ordered
+    from schedulers.backfill.policy import ORDERS
+
+    if algorithm.startswith("easy:") and algorithm[5:] in ORDERS:
+        order = ORDERS[algorithm[5:]]
+        ask = order.key
+    else:
+        from schedulers import plugins
+
+        plugin = plugins.lookup("backfill", algorithm)
+        order = plugin.obj
+        ask = checked(plugin, order)
+    return simulate_ordered(inst, ask, order.dynamic, order.backfill, progress=progress, processors=processors)
+
+
+def adopt(obj: Any) -> str:
+    """A backfill plug-in is a :class:`~schedulers.backfill.policy.QueueOrder` (docs/extending.md)."""
+    from schedulers.backfill.policy import QueueOrder
+
+    if not isinstance(obj, QueueOrder):
+        raise TypeError(f"a backfill plug-in is a schedulers.backfill.policy.QueueOrder (@queue_order), "
+                        f"not {type(obj).__name__}")  # fmt: skip
+    return obj.description
 
 
 # Params drawn per job by workloads.build_instance (eqs. 3.1-3.2): the instance depends on them.
@@ -92,5 +121,6 @@ register(
         metrics=METRICS,
         check=check,
         workload_params=WORKLOAD_PARAMS,
+        adopt=adopt,
     )
 )

@@ -39,8 +39,15 @@ ALGORITHMS = {
     "keasy": "FCFS with KEASY backfilling and SJF background consolidation; kill-and-restart (Algs. 1–2)",
     "reasy": "REASY: reservation on the job's own processors, no kill (Alg. 3)",
     "measy": "MEASY: KEASY with migration instead of kill (Section 2.3.2)",
+    # EASY composed with a named queue order (policy.py): the same reservation rule, another priority
+    "easy:sjf": "EASY, queue in shortest-estimate-first order",
+    "easy:ljf": "EASY, queue in longest-estimate-first order",
+    "easy:saf": "EASY, queue in smallest-area (size × estimate) first order",
+    "easy:wfp3": "EASY, queue by WFP3 = (wait/estimate)³ × size, highest first (Tang et al. 2009)",
+    "easy:unicef": "EASY, queue by UNICEF = wait / (log₂ size × estimate), highest first (Tang et al. 2009)",
 }
-Algorithm = Literal["fcfs", "easy", "keasy", "reasy", "measy"]
+Algorithm = Literal["fcfs", "easy", "keasy", "reasy", "measy", "easy:sjf", "easy:ljf", "easy:saf", "easy:wfp3",
+                    "easy:unicef"]  # fmt: skip
 TWO_TIER = ("keasy", "reasy", "measy")
 
 
@@ -196,8 +203,9 @@ class BackfillScenario(ScenarioBase):
     algorithms: list[Algorithm] = Field(
         default_factory=lambda: ["easy", "keasy", "reasy", "measy"],
         min_length=1,
-        max_length=5,
-        description="fcfs/easy run on one tier; keasy/reasy/measy on the two-tier (fg/bg VM) machine.",
+        max_length=len(ALGORITHMS),
+        description="fcfs/easy and easy:<queue order> run on one tier; keasy/reasy/measy on the two-tier "
+        "(fg/bg VM) machine.",
     )
     datacenter: Datacenter = Field(default_factory=Datacenter)
     workload: Workload = Field(default_factory=GeneratorWorkload)

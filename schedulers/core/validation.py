@@ -193,6 +193,8 @@ def _branch(members: list[Any], part: Any) -> Any:
 def _message(error: dict[str, Any]) -> str:
     if error.get("type") in _EXPECTED_TYPE and "input" in error:
         return f"{error['msg']}, not {json_type(error['input'])}"
+    if error.get("type") == "literal_error" and isinstance(error.get("input"), str) and len(error["input"]) <= 60:
+        return f"{error['msg']}, not {error['input']!r}"  # e.g. an algorithm whose plug-in is not installed
     return error["msg"]
 
 

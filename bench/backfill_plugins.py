@@ -1,0 +1,105 @@
+"""Benchmark: a plug-in queue order's decisions against the built-in equivalent (issue #27). Not a test.
+
+    .venv/bin/python bench/backfill_plugins.py            # 200,000 Feitelson jobs on 320 processors, median of 3
+    .venv/bin/python bench/backfill_plugins.py --quick    # one repetition
+    .venv/bin/python bench/backfill_plugins.py --jobs 50000
+
+Target: a plug-in's decisions cost ≤ 2× the built-in equivalent on 200k jobs. Each pair runs the same
+loop (backfill/ordered.py) on the same instance, once with a named order of policy.py and once with the
+same key written as a plug-in (`@queue_order` in this file) and called as a run calls a plug-in: through
+``ordered.checked`` (the guard that names the plug-in, and the check of every answer). The schedules of
+each pair are asserted equal. Also printed: the generic loop with the ``fcfs`` order against easy.py's
+specialised EASY loop (what writing EASY against the interface would cost; the registry keeps easy.py).
+Timed: the event loop only (no metrics, no schedule), as process CPU time; BLAS single-threaded as in
+bench/backfill.py.
+"""
+
+from __future__ import annotations
+
+import os
+
+os.environ["OPENBLAS_NUM_THREADS"] = os.environ.get("OPENBLAS_NUM_THREADS", "1")
+os.environ["OMP_NUM_THREADS"] = os.environ.get("OMP_NUM_THREADS", "1")
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from schedulers.backfill import prepare
+from schedulers.backfill.easy import simulate_one_tier
+from schedulers.backfill.model import BackfillScenario
+from schedulers.backfill.ordered import checked, simulate_ordered
+from schedulers.backfill.policy import ORDERS, queue_order
+from schedulers.core import rng as rngmod
+from schedulers.plugins import Plugin
+
+
+@queue_order("arrival order, as a plug-in")
+def fcfs(now, jobs):
+    return jobs.index
+
+
+@queue_order("shortest estimate first, as a plug-in")
+def sjf(now, jobs):
+    return jobs.estimate
+
+
+@queue_order("WFP3, as a plug-in", dynamic=True)
+def wfp3(now, jobs):
+    wait = now - jobs.submit
+    return -((wait / jobs.estimate) ** 3) * jobs.size
+
+
+PLUGINS = {"fcfs": fcfs, "sjf": sjf, "wfp3": wfp3}
+
+
+def _plugin(name: str) -> Plugin:
+    return Plugin("backfill", f"bench-{name}", PLUGINS[name], f"bench:{name}", "bench", "0", __file__, "", "")
+
+
+def _cpu(fn, reps: int):
+    times, out = [], None
+    for _ in range(reps):
+        c0 = time.process_time()
+        out = fn()
+        times.append(time.process_time() - c0)
+    return statistics.median(times), out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--jobs", type=int, default=200_000)
+    ap.add_argument("--load", type=float, default=0.7)
+    args = ap.parse_args()
+    reps = 1 if args.quick else 3
+    cfg = BackfillScenario.model_validate({"family": "backfill", "datacenter": {"processors": 320},
+                                           "workload": {"model": "feitelson", "n_jobs": args.jobs, "load": args.load}})  # fmt: skip
+    inst = prepare(cfg, rngmod.stream(cfg.seed, 0, "workload"))
+    print(f"{len(inst)} Feitelson jobs, 320 processors, load {args.load}; CPU s, median of {reps}; "
+          f"load average at start {os.getloadavg()[0]:.2f}")  # fmt: skip
+    easy_t, easy = _cpu(lambda: simulate_one_tier(inst, processors=False), reps)
+    print(f"{'easy.py (specialised EASY)':<44} {easy_t:7.2f}")
+    print(f"{'order':<10} {'built-in':>9} {'plug-in':>9} {'ratio':>7} {'target':>7} {'mean response (s)':>18}")
+    for name, plug in PLUGINS.items():
+        order = ORDERS[name]
+        bt, b = _cpu(lambda o=order: simulate_ordered(inst, o.key, o.dynamic, processors=False), reps)
+        pt, p = _cpu(lambda pl=plug, n=name: simulate_ordered(inst, checked(_plugin(n), pl), pl.dynamic,
+                                                             processors=False), reps)  # fmt: skip
+        assert p.start.tolist() == b.start.tolist(), f"{name}: the plug-in's schedule differs"
+        ratio = pt / bt
+        resp = float(np.mean(b.end - inst.submit))
+        print(f"{name:<10} {bt:9.2f} {pt:9.2f} {ratio:6.2f}× {'yes' if ratio <= 2 else 'NO':>7} {resp:18.0f}")
+        if name == "fcfs":
+            assert b.start.tolist() == easy.start.tolist()
+            print(f"{'  generic loop with fcfs / easy.py':<44} {bt / easy_t:6.2f}× (same schedule)")
+
+
+if __name__ == "__main__":
+    main()

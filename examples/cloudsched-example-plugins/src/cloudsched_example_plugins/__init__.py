@@ -1,0 +1,1 @@
+"""Example cloudsched plug-ins (docs/extending.md): each module adds algorithms to one family."""

@@ -1,0 +1,195 @@
+"""Plug-in algorithms: installed Python packages add algorithms to a family (issue #27, docs/extending.md).
+
+A package declares each algorithm as an entry point of the group ``cloudsched.algorithms`` named
+``<family>.<algorithm>``, pointing at an object the family accepts (for ``backfill`` a
+:class:`schedulers.backfill.policy.QueueOrder`)::
+
+    [project.entry-points."cloudsched.algorithms"]
+    "backfill.easy-widest" = "my_package.orders:widest_first"
+
+Entry points are read once per process, when a family is first looked up (a worker sees a newly
+installed package after a restart). Only installed packages are ever loaded: a scenario names an
+algorithm, never code. A plug-in that cannot be loaded, names an unknown family, shadows a built-in
+or hands the family an object it does not accept is left out and listed in :func:`broken` (``python
+-m schedulers families`` prints why); the families and the other plug-ins work on.
+
+While a run calls into a plug-in, :func:`guard` turns an exception it raises into a
+:class:`PluginError` naming the plug-in, its package and the decision; a decision the family finds
+invalid raises the same error through :func:`invalid`. Exceptions that stop the run from outside
+(:class:`RunLimit` subclasses such as the worker's time limit, ``MemoryError``, ``KeyboardInterrupt``)
+pass through unchanged with a note naming the plug-in they interrupted.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["GROUP", "Plugin", "PluginError", "RunLimit", "broken", "discover", "guard", "invalid", "lookup", "refresh"]
+
+GROUP = "cloudsched.algorithms"
+NAME = re.compile(r"^[a-z][a-z0-9_-]{0,39}$")
+
+
+class RunLimit(Exception):
+    """Raised by a caller's limit machinery (the worker's time limit): passes a plug-in guard unchanged."""
+
+
+@dataclass(frozen=True)
+class Plugin:
+    """One loaded plug-in algorithm and where it came from (what a result's stamp records)."""
+
+    family: str
+    name: str
+    obj: Any = field(repr=False)
+    entry_point: str  # "module:attribute"
+    package: str  # the distribution that declares it
+    version: str
+    file: str  # the source file of the object
+    sha256: str  # of that file's bytes
+    description: str = ""
+
+    def origin(self) -> dict[str, str]:
+        """What a result records about this plug-in (JSON)."""
+        return {"package": self.package, "version": self.version, "entry_point": self.entry_point,
+                "file": self.file, "sha256": self.sha256}  # fmt: skip
+
+    def label(self) -> str:
+        return f"plug-in {self.family}.{self.name} ({self.package} {self.version})"
+
+
+class PluginError(RuntimeError):
+    """A plug-in raised, or returned a decision the simulator refuses: the run fails with this message."""
+
+    def __init__(self, plugin: Plugin, decision: str, message: str) -> None:
+        super().__init__(f"{plugin.label()} failed in its {decision}: {message}")
+        self.plugin, self.decision = plugin, decision
+
+
+_LOADED: dict[str, dict[str, Plugin]] | None = None
+_BROKEN: list[dict[str, str]] = []
+
+
+def refresh() -> None:
+    """Forget what was discovered (tests; a long-lived process after installing a package)."""
+    global _LOADED
+    _LOADED = None
+    _BROKEN.clear()
+    from schedulers import registry
+
+    registry.forget_plugins()
+
+
+def _source(module_name: str) -> tuple[str, str]:
+    """The file of the entry point's module and its SHA-256 (the object may be an instance of a library class)."""
+    path = getattr(sys.modules.get(module_name), "__file__", None) or ""
+    try:
+        with open(path, "rb") as f:
+            return path, hashlib.sha256(f.read()).hexdigest()
+    except OSError:
+        return path, ""
+
+
+def _load(ep: Any, families: Any) -> Plugin:
+    family, _, name = ep.name.partition(".")
+    if family not in families:
+        raise LookupError(f"no family {family!r} (entry point names are <family>.<algorithm>)")
+    if not NAME.match(name):
+        raise ValueError(f"algorithm name {name!r} is not lower-case letters, digits, '-' or '_' (≤ 40)")
+    fam = families.registered(family)
+    if fam.adopt is None:
+        raise LookupError(f"family {family!r} takes no plug-ins yet")
+    if name in fam.algorithms:
+        raise ValueError(f"{name!r} is a built-in {family} algorithm")
+    obj = ep.load()
+    description = fam.adopt(obj)
+    dist = ep.dist
+    path, sha = _source(ep.module)
+    return Plugin(family, name, obj, ep.value, dist.name if dist else "?", dist.version if dist else "?", path, sha,
+                  description)  # fmt: skip
+
+
+def _any_declared() -> bool:
+    """Whether any installed distribution on ``sys.path`` declares the group (a plain scan of the
+    ``entry_points.txt`` files): importing ``importlib.metadata`` costs ~50 ms of every CLI call that looks up
+    a family taking plug-ins (bench/startup.py), which one that finds none need not pay."""
+    tag = f"[{GROUP}]"
+    for entry in sys.path:
+        try:
+            names = [e.name for e in os.scandir(entry or ".") if e.name.endswith((".dist-info", ".egg-info"))]
+        except OSError:
+            continue
+        for name in names:
+            try:
+                with open(os.path.join(entry or ".", name, "entry_points.txt"), encoding="utf-8") as f:
+                    if tag in f.read():
+                        return True
+            except (OSError, UnicodeDecodeError):
+                continue
+    return False
+
+
+def discover() -> dict[str, dict[str, Plugin]]:
+    """Every loadable plug-in: family → algorithm → :class:`Plugin` (read once per process)."""
+    global _LOADED
+    if _LOADED is None and not _any_declared():
+        _LOADED = {}
+    if _LOADED is None:
+        from importlib import metadata
+
+        from schedulers.registry import all_families
+
+        families = all_families()
+        loaded: dict[str, dict[str, Plugin]] = {}
+        for ep in sorted(metadata.entry_points(group=GROUP), key=lambda e: e.name):
+            where = f"{ep.name} = {ep.value}" + (f" ({ep.dist.name} {ep.dist.version})" if ep.dist else "")
+            try:
+                plugin = _load(ep, families)
+            except Exception as exc:  # a broken package never takes the library down
+                _BROKEN.append({"entry_point": where, "error": f"{type(exc).__name__}: {exc}"})
+                continue
+            if plugin.name in loaded.get(plugin.family, {}):
+                _BROKEN.append({"entry_point": where, "error": "another package already declares this name"})
+                continue
+            loaded.setdefault(plugin.family, {})[plugin.name] = plugin
+        _LOADED = loaded
+    return _LOADED
+
+
+def broken() -> list[dict[str, str]]:
+    """Entry points left out, with why (``{"entry_point", "error"}``)."""
+    discover()
+    return list(_BROKEN)
+
+
+def lookup(family: str, name: str) -> Plugin:
+    """The plug-in ``name`` of ``family`` (KeyError if it is not installed)."""
+    return discover()[family][name]
+
+
+@contextmanager
+def guard(plugin: Plugin, decision: str) -> Iterator[None]:
+    """Run a call into ``plugin`` making ``decision``: its exceptions become a :class:`PluginError`."""
+    try:
+        yield
+    except PluginError:
+        raise
+    except (RunLimit, MemoryError) as exc:
+        exc.add_note(f"interrupted {plugin.label()} in its {decision}")
+        raise
+    except Exception as exc:
+        raise PluginError(plugin, decision, f"{type(exc).__name__}: {exc}") from exc
+    except BaseException as exc:  # KeyboardInterrupt, SystemExit: not ours to swallow
+        exc.add_note(f"interrupted {plugin.label()} in its {decision}")
+        raise
+
+
+def invalid(plugin: Plugin, decision: str, message: str) -> PluginError:
+    """The error for a decision the simulator refuses (``raise invalid(...)``)."""
+    return PluginError(plugin, decision, "invalid decision: " + message)

@@ -1,0 +1,92 @@
+"""A real installed plug-in package for tests: a module plus a ``.dist-info`` with ``entry_points.txt``,
+written into a directory that goes on ``sys.path`` (what ``pip install --target`` leaves), so discovery
+goes through ``importlib.metadata`` exactly as for a pip-installed package."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from contextlib import contextmanager
+from pathlib import Path
+
+from schedulers import plugins
+
+MODULE = "cloudsched_test_orders"
+SOURCE = '''
+import time
+
+import numpy as np
+
+from schedulers.backfill.policy import queue_order
+
+
+@queue_order("widest job first")
+def widest(now, jobs):
+    return -jobs.size
+
+
+@queue_order()
+def raising(now, jobs):
+    """Divides by zero."""
+    return jobs.size * (1 / 0)
+
+
+@queue_order("one key too few")
+def short(now, jobs):
+    return jobs.index[:-1]
+
+
+@queue_order("reads now but says it is static")
+def undeclared(now, jobs):
+    return now - jobs.submit
+
+
+@queue_order("sleeps", dynamic=True)
+def sleepy(now, jobs):
+    time.sleep(30)
+    return jobs.index
+
+
+not_an_order = 42
+'''
+
+ENTRY_POINTS = {
+    "backfill.widest": "widest",
+    "backfill.raising": "raising",
+    "backfill.short": "short",
+    "backfill.undeclared": "undeclared",
+    "backfill.sleepy": "sleepy",
+}
+
+
+def write(target: Path, entry_points: dict[str, str] | None = None, version: str = "0.3.1",
+          source: str = SOURCE) -> Path:  # fmt: skip
+    """Write the package into ``target``; returns the module file."""
+    entry_points = ENTRY_POINTS if entry_points is None else entry_points
+    target.mkdir(parents=True, exist_ok=True)
+    module = target / f"{MODULE}.py"
+    module.write_text(source)
+    info = target / f"cloudsched_test_orders-{version}.dist-info"
+    info.mkdir(exist_ok=True)
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: cloudsched-test-orders\nVersion: {version}\n")
+    lines = [
+        f"{name} = {MODULE}:{attr}" if ":" not in attr else f"{name} = {attr}" for name, attr in entry_points.items()
+    ]
+    (info / "entry_points.txt").write_text("[cloudsched.algorithms]\n" + "\n".join(lines) + "\n")
+    return module
+
+
+@contextmanager
+def installed(target: Path, **kwargs):
+    """The package on ``sys.path`` for the block (discovery refreshed on the way in and out)."""
+    module = write(target, **kwargs)
+    sys.path.insert(0, str(target))
+    importlib.invalidate_caches()
+    plugins.refresh()
+    try:
+        yield module
+    finally:
+        sys.path.remove(str(target))
+        sys.modules.pop(MODULE, None)
+        importlib.invalidate_caches()
+        plugins.refresh()

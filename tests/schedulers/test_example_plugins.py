@@ -1,0 +1,62 @@
+"""The example package (examples/cloudsched-example-plugins) installed by pip, as docs/extending.md says:
+its entry point makes `easy-lxf` a backfill algorithm in a fresh process (what a restarted worker sees)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE = ROOT / "examples" / "cloudsched-example-plugins"
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    """``pip install --target``: a real build of the example (its wheel's dist-info and entry points)."""
+    target = tmp_path_factory.mktemp("site")
+    source = tmp_path_factory.mktemp("src") / EXAMPLE.name  # pip builds in the source tree: never in the checkout
+    shutil.copytree(EXAMPLE, source, ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__"))
+    try:
+        import wheel  # noqa: F401
+
+        isolation = ["--no-build-isolation", "--no-index"]  # builds offline with the venv's setuptools
+    except ImportError:
+        isolation = []  # pip fetches setuptools and wheel into an isolated build environment
+    cmd = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", *isolation, "--target", str(target),
+           str(source)]  # fmt: skip
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    if done.returncode:
+        pytest.skip(f"pip could not build the example here (offline without `wheel`?): {done.stderr[-300:]}")
+    return target
+
+
+def _python(site, *args):
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), str(ROOT)])}
+    return subprocess.run([sys.executable, *args], capture_output=True, text=True, env=env, check=True, timeout=300)
+
+
+def test_families_lists_the_installed_example_with_its_origin(site):
+    out = _python(site, "-m", "schedulers", "families").stdout
+    line = next(x for x in out.splitlines() if "easy-lxf" in x)
+    assert "plug-in from cloudsched-example-plugins 0.1.0" in line
+    assert "cloudsched_example_plugins.orders:largest_xfactor" in line
+
+
+def test_the_example_runs_beside_easy_and_the_result_names_it(site):
+    code = (
+        "import json, schedulers; r = schedulers.run({'family': 'backfill', 'algorithms': ['easy', 'easy-lxf'], "
+        "'datacenter': {'processors': 64}, 'workload': {'n_jobs': 200, 'feitelson': {'max_size': 64}}}); "
+        "print(json.dumps([r['plugins'], schedulers.schema('backfill')['properties']['algorithms']['items']['enum']]))"
+    )
+    plugins, enum = json.loads(_python(site, "-c", code).stdout)
+    assert plugins["easy-lxf"]["name"] == "backfill.easy-lxf" and plugins["easy-lxf"]["version"] == "0.1.0"
+    assert len(plugins["easy-lxf"]["sha256"]) == 64
+    assert "easy-lxf" in enum  # what the wizard draws the algorithm checkboxes from

@@ -1,0 +1,143 @@
+"""Plug-in algorithms (schedulers/plugins.py): a package installed with a real dist-info is discovered, runs
+beside the built-ins, is named on the result; a plug-in that raises, answers wrongly or is too slow fails
+its run naming itself; a broken package never takes the library down; a removed one leaves results readable."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import signal
+import subprocess
+import sys
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+import schedulers
+from schedulers import plugins
+from schedulers.core import jsonio
+from schedulers.plugins import PluginError, RunLimit
+from tests.plugin_pkg import installed
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _scenario(*algorithms, n_jobs=300):
+    return {"family": "backfill", "algorithms": list(algorithms), "datacenter": {"processors": 64},
+            "workload": {"n_jobs": n_jobs, "load": 0.9, "feitelson": {"max_size": 64}}}  # fmt: skip
+
+
+@pytest.fixture
+def package(tmp_path):
+    with installed(tmp_path / "site") as module:
+        yield module
+
+
+def test_an_installed_plugin_is_a_family_algorithm_with_its_origin(package):
+    fam = schedulers.get_family("backfill")
+    assert fam.algorithms["widest"] == "widest job first"
+    origin = fam.origins["widest"]
+    assert (origin["package"], origin["version"]) == ("cloudsched-test-orders", "0.3.1")
+    assert origin["entry_point"] == "cloudsched_test_orders:widest"
+    assert origin["sha256"] == hashlib.sha256(package.read_bytes()).hexdigest()
+    assert fam.origins["easy"]["package"] == "cloudsched"
+    enum = schedulers.schema("backfill")["properties"]["algorithms"]["items"]["enum"]
+    assert "widest" in enum and "easy" in enum  # the wizard draws its checkboxes from this
+
+
+def test_the_cli_lists_plugins_with_package_and_version(package):
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(package.parent), str(ROOT)])}
+    out = subprocess.run([sys.executable, "-m", "schedulers", "families"], capture_output=True, text=True, env=env,
+                         check=True)  # fmt: skip
+    line = next(x for x in out.stdout.splitlines() if "widest" in x)
+    assert "cloudsched-test-orders 0.3.1" in line
+    assert "easy:wfp3" in out.stdout  # the named parts are built-ins
+
+
+def test_a_plugin_runs_beside_the_builtins_and_the_result_names_it(package):
+    result = schedulers.run(_scenario("easy", "widest"))
+    assert [r["algorithm"] for r in result["runs"]] == ["easy", "widest"]
+    stamp = result["plugins"]["widest"]
+    assert stamp["name"] == "backfill.widest" and stamp["version"] == "0.3.1"
+    assert stamp["sha256"] == hashlib.sha256(package.read_bytes()).hexdigest()
+    assert "easy" not in result["plugins"]
+    easy, widest = (tuple(j["start_s"] for j in r["jobs"]) for r in result["runs"])
+    assert easy != widest
+
+
+def test_a_result_without_plugins_has_no_plugins_key():
+    assert "plugins" not in schedulers.run(_scenario("easy", n_jobs=20))
+
+
+def test_a_raising_plugin_fails_the_run_naming_it_and_the_decision(package):
+    with pytest.raises(PluginError) as err:
+        schedulers.run(_scenario("easy", "raising"))
+    msg = str(err.value)
+    assert "backfill.raising (cloudsched-test-orders 0.3.1)" in msg
+    assert "queue order" in msg and "ZeroDivisionError" in msg
+
+
+def test_a_wrong_answer_is_an_invalid_decision(package):
+    with pytest.raises(PluginError, match=r"invalid decision.*300 keys expected \(one per job\), got shape \(299,\)"):
+        schedulers.run(_scenario("short"))
+    with pytest.raises(PluginError, match="key NaN for job 0; an order that reads `now` must be declared dynamic"):
+        schedulers.run(_scenario("undeclared"))
+
+
+@contextmanager
+def _time_limit(seconds):
+    class Limit(RunLimit):
+        pass
+
+    def alarm(signum, frame):
+        raise Limit(f"time limit of {seconds} s")
+
+    previous = signal.signal(signal.SIGALRM, alarm)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield Limit
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def test_a_slow_plugin_is_stopped_by_the_callers_time_limit_which_names_it(package):
+    """The worker's limit (cloudsched_web/runs/tasks.py) raises a RunLimit: it passes the guard as itself,
+    with a note naming the plug-in it interrupted, and the library is usable afterwards."""
+    with _time_limit(0.5) as limit, pytest.raises(limit) as err:
+        schedulers.run(_scenario("sleepy", n_jobs=20))
+    assert any("backfill.sleepy (cloudsched-test-orders 0.3.1)" in n for n in err.value.__notes__)
+    assert schedulers.run(_scenario("widest", n_jobs=20))["runs"][0]["algorithm"] == "widest"
+
+
+def test_broken_entry_points_are_left_out_with_a_reason(tmp_path):
+    bad = {
+        "backfill.fine": "widest",
+        "backfill.number": "not_an_order",
+        "backfill.easy": "widest",
+        "nosuchfamily.x": "widest",
+        "backfill.Bad Name": "widest",
+        "backfill.missing": "cloudsched_test_orders_nope:widest",
+    }
+    with installed(tmp_path / "site", entry_points=bad):
+        assert "fine" in schedulers.get_family("backfill").algorithms
+        reasons = {b["entry_point"].split(" = ")[0]: b["error"] for b in plugins.broken()}
+        assert "QueueOrder" in reasons["backfill.number"]
+        assert "built-in" in reasons["backfill.easy"]
+        assert "no family 'nosuchfamily'" in reasons["nosuchfamily.x"]
+        assert "not lower-case" in reasons["backfill.Bad Name"]
+        assert "ModuleNotFoundError" in reasons["backfill.missing"]
+        assert schedulers.get_family("backfill").algorithms["easy"].startswith("EASY")
+
+
+def test_a_removed_plugin_leaves_its_results_readable_and_named(tmp_path):
+    with installed(tmp_path / "site"):
+        stored = jsonio.dumps(schedulers.run(_scenario("easy", "widest", n_jobs=50)))
+    assert "widest" not in schedulers.get_family("backfill").algorithms
+    old = json.loads(stored)
+    assert old["plugins"]["widest"]["name"] == "backfill.widest"
+    assert old["summary"]["widest"]["avg_response_time_s"]["mean"] > 0
+    with pytest.raises(schedulers.ScenarioError, match=r"algorithms\[1\]: .*, not .widest."):  # rerunning names it
+        schedulers.run(old["scenario"])
