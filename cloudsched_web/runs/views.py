@@ -12,8 +12,9 @@ from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 
-from cloudsched_web.runs import charts, checks, describe, exports, page, queries, store, timeline, trash
+from cloudsched_web.results import charts, checks, exports, queries, store, timeline
 from cloudsched_web.runs import claims as preset_claims
+from cloudsched_web.runs import describe, page, trash
 from cloudsched_web.runs.models import Run, Study
 from cloudsched_web.scenarios.views import clone_config
 from cloudsched_web.traces.views import traces_of

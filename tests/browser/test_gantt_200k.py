@@ -9,8 +9,8 @@ chart's own data (``chart.$g``) is read, not the canvas pixels.
 import pyarrow.compute as pc
 import pytest
 
+from cloudsched_web.results.queries import get_result
 from cloudsched_web.runs.models import Run
-from cloudsched_web.runs.queries import get_result
 from cloudsched_web.scenarios.models import Scenario
 from tests.api.factories import finished_run
 from tests.browser.test_gantt_levels import _gantt, _loaded

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 import schedulers
+from cloudsched_web.results.queries import get_result
+from cloudsched_web.results.timeline import _state
 from cloudsched_web.runs.models import Run
-from cloudsched_web.runs.queries import get_result
-from cloudsched_web.runs.timeline import _state
 from cloudsched_web.scenarios.models import Scenario
 from tests.api.factories import finished_run
 from tests.browser.test_run_flow import _login

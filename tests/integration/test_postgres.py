@@ -18,7 +18,7 @@ import json, time, django
 django.setup()
 from django.contrib.auth import get_user_model
 import schedulers
-from cloudsched_web.runs import queries, timeline
+from cloudsched_web.results import queries, timeline
 from cloudsched_web.runs.models import Run
 from cloudsched_web.runs.services import submit_run
 from cloudsched_web.scenarios.models import Scenario

@@ -8,7 +8,7 @@ from django.core.management import CommandError, call_command
 from django.utils import timezone
 
 import schedulers
-from cloudsched_web.runs import queries, store, timeline
+from cloudsched_web.results import queries, store, timeline
 from cloudsched_web.runs.management.commands.build_indexes import _index_names, current
 from cloudsched_web.runs.models import Run
 from cloudsched_web.scenarios.models import Scenario

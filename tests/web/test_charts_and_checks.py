@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from cloudsched_web.runs import charts, checks, timeline
-from cloudsched_web.runs.queries import QueryError
+from cloudsched_web.results import charts, checks, timeline
+from cloudsched_web.results.queries import QueryError
 from tests.api.factories import parsed as ParsedResult
 
 
@@ -199,7 +199,7 @@ def test_diff_colours_waiting_before_moving():
 
 def test_memoised_indexes_of_one_result_never_collide():
     """The pages and the API share one cached result: each derived index has its own memo key."""
-    from cloudsched_web.runs import queries
+    from cloudsched_web.results import queries
 
     series = {"t": [0.0, 1.0, 2.0], "power_w": [1.0, 2.0, 0.0]}
     parsed = ParsedResult(_doc([_seg("1", "m0", 0, 1)], series=series))
@@ -231,7 +231,7 @@ def test_a_long_exact_series_is_shown_area_preserving_with_its_extremes_under_1_
 
     import numpy as np
 
-    from cloudsched_web.runs import queries
+    from cloudsched_web.results import queries
 
     rng = np.random.default_rng(1)
     t = np.cumsum(rng.exponential(30.0, 400_000))

@@ -1,4 +1,4 @@
-"""How runs.indexes builds the worker's index files: each run's segments read once, as stored.
+"""How results.indexes builds the worker's index files: each run's segments read once, as stored.
 
 The by-row file takes each stretch's colour values for its segments (instead of expanding the
 stretches first), the lane counts come from the by-row order (instead of a second sweep sorted by row),
@@ -15,8 +15,8 @@ import pyarrow.parquet as pq
 import pytest
 
 import schedulers
-from cloudsched_web.runs import indexes, store, timeline
-from cloudsched_web.runs.queries import ParsedResult
+from cloudsched_web.results import indexes, store, timeline
+from cloudsched_web.results.queries import ParsedResult
 
 
 def _seg(job, res, s, e, **extra):

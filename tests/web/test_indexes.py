@@ -1,4 +1,4 @@
-"""The worker's whole-run indexes (runs.indexes) give exactly the payloads the on-the-fly path gives."""
+"""The worker's whole-run indexes (results.indexes) give exactly the payloads the on-the-fly path gives."""
 
 import json
 import uuid
@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 import schedulers
-from cloudsched_web.runs import indexes, store, timeline
-from cloudsched_web.runs.queries import ParsedResult
+from cloudsched_web.results import indexes, store, timeline
+from cloudsched_web.results.queries import ParsedResult
 
 FAMILIES = ["backfill", "dvfs_bot", "ep_jobs", "federated", "vm_reservations"]
 

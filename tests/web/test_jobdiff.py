@@ -1,4 +1,4 @@
-"""The schedule diff from the worker's per-job index (runs.jobindex) gives the payload the diff computed on the fly.
+"""The schedule diff from the worker's per-job index (results.jobindex) gives the payload the diff computed on the fly.
 
 The reference below is the diff as it was before the index (a pyarrow group-by over every segment,
 Python dicts and frozensets per job), with one change: its ties (rows of equal −|Δend| − |Δstart|,
@@ -16,8 +16,8 @@ import pyarrow.compute as pc
 import pytest
 
 import schedulers
-from cloudsched_web.runs import indexes, jobindex, store, timeline
-from cloudsched_web.runs.queries import ParsedResult
+from cloudsched_web.results import indexes, jobindex, store, timeline
+from cloudsched_web.results.queries import ParsedResult
 
 FAMILIES = ["backfill", "dvfs_bot", "ep_jobs", "federated", "vm_reservations"]
 

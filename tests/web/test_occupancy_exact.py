@@ -12,7 +12,7 @@ import json
 import numpy as np
 import pytest
 
-from cloudsched_web.runs import timeline
+from cloudsched_web.results import timeline
 
 MODES = [{"key": "job", "type": "job"},
          {"key": "state", "type": "category", "categories": ["a", "b", "c", "d"]},

@@ -1,4 +1,4 @@
-"""Segments stored as stretches (runs.store, format 2): every reader gives what the segment-per-row
+"""Segments stored as stretches (results.store, format 2): every reader gives what the segment-per-row
 layout (format 1, what older files hold) gives — same rows, order, types and counts."""
 
 import io
@@ -12,7 +12,7 @@ from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 
 import schedulers
-from cloudsched_web.runs import store
+from cloudsched_web.results import store
 from schedulers.core.columns import Columns, coded, task_of
 
 

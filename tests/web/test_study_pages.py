@@ -4,7 +4,7 @@ import pytest
 from django.test import Client
 
 import schedulers
-from cloudsched_web.runs import timeline
+from cloudsched_web.results import timeline
 from cloudsched_web.runs.models import Run, Study
 from cloudsched_web.scenarios.models import Scenario
 from tests.api.factories import finished_run
@@ -146,8 +146,8 @@ class _R:
 
 
 def test_the_chart_axes_of_a_study_place_every_point():
-    from cloudsched_web.runs import charts
-    from cloudsched_web.runs.charts import POINT_NAME, plot_axes
+    from cloudsched_web.results import charts
+    from cloudsched_web.results.charts import POINT_NAME, plot_axes
 
     grid = [_R(i, {"a": a, "b": b}) for i, (a, b) in enumerate([(1, 5), (1, 9), (2, 5), (2, 9)])]
     assert plot_axes(["a", "b"], grid) == ("a", "b")

@@ -3,7 +3,7 @@
 from django.core.files.storage import default_storage
 from django.core.management.base import BaseCommand, CommandError
 
-from cloudsched_web.runs import indexes
+from cloudsched_web.results import indexes
 from cloudsched_web.runs.models import Run
 
 
@@ -27,7 +27,7 @@ def _without_indexes(files: dict) -> dict:
 
 class Command(BaseCommand):
     help = (
-        "Build the whole-run chart and job indexes (runs.indexes) of succeeded runs stored without them or "
+        "Build the whole-run chart and job indexes (results.indexes) of succeeded runs stored without them or "
         "with an older set, so their pages and diffs take the fast paths. --all rebuilds every one."
     )
 

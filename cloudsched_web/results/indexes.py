@@ -5,7 +5,7 @@ resource axis and its groups, the lanes each row needs, the events, the result-w
 categories, and — for a Gantt page of resource rows over a wide window — the page's segments
 without reading the whole schedule. They are properties of the stored result, so
 :func:`build` computes them when the worker stores it (``Run.store_result``) with the very
-builders the web process would run (``runs.timeline``), and writes them as small files in
+builders the web process would run (``results.timeline``), and writes them as small files in
 the result's directory:
 
 - ``r{i}-rows.parquet``: one line per resource in axis order: ``name``, ``group``,
@@ -25,7 +25,7 @@ before (the web process colours a row's lanes when a page first draws it).
 
 The manifest (``Run.result_files``, in the database) only gains the file names per run
 (``index``) and the colour modes (a few categories); results stored before this have neither,
-and the web process computes the same indexes on the fly (``runs.timeline``). Both paths give
+and the web process computes the same indexes on the fly (``results.timeline``). Both paths give
 the same payloads (``tests/web/test_indexes.py``). See docs/results.md, "Serving at full scale".
 """
 
@@ -39,7 +39,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from cloudsched_web.runs import store
+from cloudsched_web.results import store
 
 VERSION = 1
 ROW_GROUP = 16_384  # small groups: a page of 40 rows reads little more than its own segments
@@ -59,7 +59,7 @@ def build(header: dict, manifest: dict) -> dict:
 
     A result without runs or files is returned as it is.
     """
-    from cloudsched_web.runs import jobindex, queries, timeline
+    from cloudsched_web.results import jobindex, queries, timeline
 
     if not manifest or not manifest.get("runs"):
         return manifest
@@ -88,7 +88,7 @@ def build(header: dict, manifest: dict) -> dict:
         files["events"] = _write(f"{base}/r{i}-events.parquet", events, 65_536)
         if byrow is not None:
             files["byrow"] = _write(f"{base}/r{i}-byrow.parquet", byrow)
-        files.update(jobindex.files(parsed, i, base))  # the diff's per-job index (runs.jobindex)
+        files.update(jobindex.files(parsed, i, base))  # the diff's per-job index (results.jobindex)
         runs.append({**info, "index": files})
         parsed._memo.clear()  # one run's indexes at a time in the worker's memory
     return {**manifest, "runs": runs, "index": {"version": VERSION, "colour_modes": modes}}
@@ -97,10 +97,10 @@ def build(header: dict, manifest: dict) -> dict:
 def _by_row(parsed, index, names, modes) -> pa.Table | None:
     """The run's segments on the axis sorted by row (stable), with their colour values.
 
-    The segments file is read once, as stored: in a file of stretches (``runs.store``) every column but
+    The segments file is read once, as stored: in a file of stretches (``results.store``) every column but
     ``resource`` is one value per stretch, so the colour values are found per stretch and each
     segment takes its stretch's (the very values the expanded segments give, without expanding them)."""
-    from cloudsched_web.runs import timeline
+    from cloudsched_web.results import timeline
 
     stored = parsed.stored(index)
     schema = stored.schema("segments")
@@ -155,7 +155,7 @@ def _lanes(byrow: pa.Table, rows: int) -> tuple[list[int], np.ndarray, list[int]
     the rows needing more than one lane (0 in the others, which are never drawn in lanes). A drawn row
     takes at least its count of lanes, one more where a zero-length segment lies inside another (the
     sweep ends it before it starts)."""
-    from cloudsched_web.runs import timeline
+    from cloudsched_web.results import timeline
 
     row = byrow["row"].to_numpy()
     starts, ends = byrow["start"].to_numpy(), byrow["end"].to_numpy()

@@ -2,7 +2,7 @@
 
 Summary-level payloads (metrics table, comparison bars, lower bounds, study curves,
 reproducibility stamp) live here; time-windowed payloads (Gantt, series, diff) live in
-:mod:`cloudsched_web.runs.timeline`. Nothing here ships a schedule to the browser.
+:mod:`cloudsched_web.results.timeline`. Nothing here ships a schedule to the browser.
 """
 
 import json
@@ -215,7 +215,7 @@ def repetitions(result):
 
 def run_page_payload(result):
     """What the result page's script needs up front; windows come from the data endpoint."""
-    from cloudsched_web.runs.checks import time_unit
+    from cloudsched_web.results.checks import time_unit
 
     runs = result.get("runs", [])
     return {

@@ -11,7 +11,7 @@ run, or ``capacities`` of the document): the library does not put them in result
 
 import numpy as np
 
-from cloudsched_web.runs import charts
+from cloudsched_web.results import charts
 from schedulers.core.columns import Columns
 
 EPS = 1e-6

@@ -1,6 +1,6 @@
 """Read-side queries over a stored run's result, shared by the pages and the JSON API.
 
-Functions of a stored result (``runs.store``: a small header document plus Parquet
+Functions of a stored result (``results.store``: a small header document plus Parquet
 columns), plus :func:`get_result`, an in-process LRU cache of results keyed by run
 id. Window queries read only the row groups of the schedule that the window
 touches; job pages slice (and, once, sort) the job table.
@@ -21,7 +21,7 @@ import orjson
 import pyarrow.compute as pc
 from django.conf import settings
 
-from cloudsched_web.runs import store
+from cloudsched_web.results import store
 from schedulers.core.series import envelope
 
 MAX_SEGMENTS = 5000
@@ -36,7 +36,7 @@ class QueryError(ValueError):
 
 
 class ParsedResult:
-    """A stored result: its header document plus readers of its columns (``runs.store``).
+    """A stored result: its header document plus readers of its columns (``results.store``).
 
     ``doc`` is the header (summary, and per run the metrics and extras, no schedule,
     job records or series); the columns are read from the run's Parquet files when a
@@ -110,7 +110,7 @@ def get_result(run):
 
     The key also holds ``finished_at``, which every (re-)run that stores a result
     sets, so a new result is never served stale, and the names of its index files, which
-    the worker adds after the run succeeded (``runs.indexes``) and ``manage.py build_indexes``
+    the worker adds after the run succeeded (``results.indexes``) and ``manage.py build_indexes``
     may replace: a process then reads the new ones. A hit never touches
     ``result_blob``: callers may ``defer("result_blob")`` and pay for the blob
     only on a miss.

@@ -1,10 +1,10 @@
 """Time-windowed chart data for the result page: Gantt bars, series overlays, DVFS frequency, diffs.
 
-Every function takes a :class:`~cloudsched_web.runs.queries.ParsedResult` (cached per
+Every function takes a :class:`~cloudsched_web.results.queries.ParsedResult` (cached per
 run) and a window ``[t0, t1)``; per-run numpy indexes are memoised on it, so panning a
 200,000-segment schedule costs array masks, not a parse. The whole-run indexes (resource axis,
 lane counts, events, colour modes, segments by row) are read from the files the worker wrote
-when it stored the result (``runs.indexes``), and built here, as before, for results without them. Payloads are columnar and
+when it stored the result (``results.indexes``), and built here, as before, for results without them. Payloads are columnar and
 bounded without dropping anything: a Gantt pages through all its resources and turns
 into per-pixel occupancy when a window holds more than ``MAX_BARS`` bars; series come
 as ``POINTS`` samples per line.
@@ -19,8 +19,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from cloudsched_web.runs import indexes, store
-from cloudsched_web.runs.queries import QueryError, _bounded_int
+from cloudsched_web.results import indexes, store
+from cloudsched_web.results.queries import QueryError, _bounded_int
 from schedulers.core.series import energy_j, envelope
 
 MAX_BARS = 2500
@@ -46,7 +46,7 @@ def _layout(parsed, index):
 
     def build():
         stored_rows = _stored_rows(parsed, index)
-        if stored_rows:  # built by the worker when it stored the result (runs.indexes)
+        if stored_rows:  # built by the worker when it stored the result (results.indexes)
             names, group_of, key, _, _ = stored_rows
             return {"names": names, "groups": _groups(names, group_of) if key else [], "group_by": key}
         stored = parsed.stored(index)
@@ -55,7 +55,7 @@ def _layout(parsed, index):
             return {"names": [], "groups": [], "group_by": None}
         key = next((k for k in GROUP_KEYS if k in schema.names), None)
         labels = None if key else (pq.read_schema(stored._source("segments")).metadata or {}).get(store.STRETCH)
-        if labels is not None:  # a file of stretches names every resource it holds, once (runs.store)
+        if labels is not None:  # a file of stretches names every resource it holds, once (results.store)
             order = sorted(orjson.loads(labels), key=lambda n: (natural_key(""), natural_key(n)))
             return {"names": order, "groups": [], "group_by": None}
         table = stored.table("segments", ["resource"] + ([key] if key else []))
@@ -184,7 +184,7 @@ def _gantt(parsed, index, t0, t1, row0, rows, pixels, max_bars):
     if by_row and not _by_row_is_cheaper(parsed, index, by_row, lo, hi, row0, len(page)):
         by_row = None  # a narrow window: the time-sorted segments file reads fewer rows
     if schema is not None and page:
-        if by_row:  # the page's rows alone, from the worker's index sorted by row (runs.indexes)
+        if by_row:  # the page's rows alone, from the worker's index sorted by row (results.indexes)
             groups = _by_row_groups(parsed, index, by_row, row0, len(page))
             rows_of_page = _by_row_rows(by_row, groups, lo, hi, row0, len(page), modes, "share" in present)
             shown = _occupancy_and_zoom(rows_of_page, page, capacities, lo, hi, pixels, modes, max_bars)
@@ -328,13 +328,13 @@ def colour_modes(parsed):
     when some run has a numeric column. Categories and ranges span the whole result, so a
     colour means the same on every Gantt of the page and at every zoom.
 
-    The mode columns are read as stored: a file of stretches (``runs.store``) holds each stretch's
+    The mode columns are read as stored: a file of stretches (``results.store``) holds each stretch's
     values once, the same for all of its segments, so its distinct values and range are the segments'.
     """
 
     def build():
         stored_modes = indexes.colour_modes(parsed)
-        if stored_modes is not None:  # built by the worker (runs.indexes)
+        if stored_modes is not None:  # built by the worker (results.indexes)
             return stored_modes
         found = {}
         for i in range(len(parsed.doc.get("runs", []))):
@@ -422,7 +422,7 @@ def _lanes(parsed, index):
 
     def build():
         stored_rows = _stored_rows(parsed, index)
-        if stored_rows:  # built by the worker (runs.indexes)
+        if stored_rows:  # built by the worker (results.indexes)
             names, _, _, counts, _ = stored_rows
             return {"count": dict(zip(names, counts, strict=True))}
         table = parsed.stored(index).table("segments", ["start", "end", "resource"])
@@ -531,7 +531,7 @@ def _row_lanes(parsed, index, names):
     rows = parsed.memo(("lane_rows", index), dict)
     missing = [n for n in names if n not in rows]
     by_row = indexes.files_of(parsed, index).get("byrow") if missing else None
-    if by_row:  # each row's segments in start order, from the worker's index (runs.indexes), a row at a time
+    if by_row:  # each row's segments in start order, from the worker's index (results.indexes), a row at a time
         axis = {n: i for i, n in enumerate(_layout(parsed, index)["names"])}
         wanted = {axis[n]: n for n in missing}
         first, last = min(wanted), max(wanted)
@@ -602,7 +602,7 @@ def _window_lanes(parsed, index, lanes, table, lo, hi, page):
 
 def _index_lanes(parsed, index, by_row, codes, lo, hi):
     """``{row: (starts, lanes)}`` of the rows ``codes``' segments in the window, from the lanes the worker
-    stored in the by-row index (``runs.indexes``; each row's in start order, as :func:`_row_lanes` gives
+    stored in the by-row index (``results.indexes``; each row's in start order, as :func:`_row_lanes` gives
     them). Only the row groups of those rows whose times overlap the window are read (footer statistics);
     nothing is kept."""
     rows_of, times = _group_stats(parsed, index, by_row)[1], _by_row_times(parsed, index, by_row)
@@ -685,7 +685,7 @@ def _group_stats(parsed, index, by_row):
 
 def _stats(source, names):
     """Per row group ``(segments, min of names[0], max of names[1])``. In a file of stretches
-    (runs.store) a row holds many segments: they are counted by the resource lists' elements."""
+    (results.store) a row holds many segments: they are counted by the resource lists' elements."""
     meta = pq.ParquetFile(source).metadata
     columns = [meta.schema.to_arrow_schema().names.index(n) for n in names]
     paths = [meta.schema.column(c).path for c in range(meta.num_columns)]
@@ -716,7 +716,7 @@ def _by_row_groups(parsed, index, by_row, row0, rows):
 
 
 def _by_row_rows(name, groups, lo, hi, row0, rows, modes, has_share):
-    """The page's rows' segments in the window from the run's by-row index (``runs.indexes``), one row
+    """The page's rows' segments in the window from the run's by-row index (``results.indexes``), one row
     at a time: ``(row on the page, arrays)`` as :func:`_page_rows` gives them from :func:`_segment_arrays`
     (the same segments, each row's in the same (start) order; ``share`` None where the index left it
     out: every share 1). Only the page's row groups (``groups``, from the footer) are read, a batch at a
@@ -991,7 +991,7 @@ def _event_table(parsed, index):
 
     def build():
         name = indexes.files_of(parsed, index).get("events")
-        if name:  # built by the worker when it stored the result (runs.indexes)
+        if name:  # built by the worker when it stored the result (results.indexes)
             return indexes.read_events(name)
         stored = parsed.stored(index)
         schema = stored.schema("segments")
@@ -1195,10 +1195,10 @@ def _max_level(rows):
 
 
 def _job_table(parsed, index):
-    """Run ``index``'s jobs sorted by id, with their first start, last end and resource set (``runs.jobindex``:
+    """Run ``index``'s jobs sorted by id, with their first start, last end and resource set (``results.jobindex``:
     the set's size ``nres`` and fingerprint ``fp``), read once: from the file the worker wrote, else
     built here from the segments file (results stored without it) by the same code."""
-    from cloudsched_web.runs import jobindex
+    from cloudsched_web.results import jobindex
 
     def build():
         name = indexes.files_of(parsed, index).get("jobs")
@@ -1261,7 +1261,7 @@ def diff(parsed, a, b, limit=100, other=None):
     ``b`` indexes ``other`` (another stored run with the same workload digest) when given, else
     ``parsed``. Jobs on one side only are counted apart from jobs the other side's schedule
     limit cut (:func:`cut_at`, :func:`_missing`). A job *moved* when its set of resources differs
-    (compared by ``runs.jobindex``'s size and 64-bit fingerprint of the set). Changed jobs come by
+    (compared by ``results.jobindex``'s size and 64-bit fingerprint of the set). Changed jobs come by
     −|Δend| − |Δstart|, ties in job id order; the jobs absent from a side in job id order.
     Vectorised over the two runs' job tables (:func:`_job_table`), whichever way each was stored.
     """
