@@ -17,6 +17,9 @@ import pyarrow.parquet as pq
 from cloudsched_web.results.queries import QueryError
 from schedulers.core.swf import SwfTrace, write_swf
 
+__all__ = ["SWF_ALIASES", "filename", "metrics_csv", "schedule_csv", "summary_csv", "table_csv", "table_parquet",
+           "workload_swf"]
+
 SEGMENT_COLUMNS = ("job", "task", "resource", "start", "end", "share", "kind")
 
 # Job-record keys that carry the SWF fields, in order of preference. Families name

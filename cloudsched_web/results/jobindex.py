@@ -1,6 +1,6 @@
 """Per-job index of a stored run for the schedule diff: first start, last end, resource set fingerprint.
 
-The diff (``results.timeline.diff``) compares two runs job by job: a job *moved* when the set of
+The diff (``results.jobdiff.diff``) compares two runs job by job: a job *moved* when the set of
 resources it ran on differs, it started *later* or *earlier* by its first start, and its last end
 says how much it was delayed. Those are properties of each stored run, so the worker writes them
 once (``results.indexes.build`` calls :func:`files`), per run *i*, as ``r{i}-jobindex.parquet``, one
@@ -39,6 +39,8 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from cloudsched_web.results import store
+
+__all__ = ["BITMAP_MAX", "files", "name_hash", "read", "table_of"]
 
 SCHEMA = pa.schema([("job", pa.string()), ("first", pa.float64()), ("last", pa.float64()),
                     ("nres", pa.int32()), ("fp", pa.uint64())])  # fmt: skip

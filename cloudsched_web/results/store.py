@@ -38,6 +38,9 @@ from django.core.files.storage import default_storage
 
 from schedulers.core.columns import Coded, Columns, TaskOf
 
+__all__ = ["HEAVY", "MIN_GAIN", "ROW_GROUP", "STRETCH", "STRETCH_GROUP", "StoredRun", "delete", "full_document",
+           "save", "save_parquet", "segments_table", "source", "stored_segments", "stream_json", "to_records"]
+
 HEAVY = ("schedule", "jobs", "series")
 KINDS = {"schedule": "segments", "jobs": "jobs", "series": "series"}
 VERSION = 2  # the manifest's format: 2 = a segments file may hold stretches (docs/results.md); 1 is read as ever
@@ -509,13 +512,14 @@ class StoredRun:
         self.files = info.get("files", {})
         self._schemas: dict[str, pa.Schema] = {}  # file footers, read once per stored run
 
-    def _source(self, kind: str):
+    def source(self, kind: str):
+        """Run ``kind``'s file for Parquet to read (:func:`source`)."""
         return source(self.files[kind])
 
     def table(self, kind: str, columns: list[str] | None = None, filters=None) -> pa.Table | None:
         if kind not in self.files:
             return None
-        source = self._source(kind)
+        source = self.source(kind)
         if kind != "segments":
             return pq.read_table(source, columns=columns, filters=filters)
         physical = self._physical_schema(kind)
@@ -536,7 +540,7 @@ class StoredRun:
 
     def _physical_schema(self, kind: str) -> pa.Schema:
         if kind not in self._schemas:
-            self._schemas[kind] = pq.read_schema(self._source(kind))
+            self._schemas[kind] = pq.read_schema(self.source(kind))
         return self._schemas[kind]
 
     def series(self, head: dict) -> dict[str, list]:
@@ -550,7 +554,7 @@ class StoredRun:
 
     def first_in_window(self, lo: float, hi: float, limit: int) -> pa.Table:
         """The first ``limit`` segments (start order) overlapping the window, reading row groups in order."""
-        pf = pq.ParquetFile(self._source("segments"))
+        pf = pq.ParquetFile(self.source("segments"))
         leaves = [pf.metadata.schema.column(i).path for i in range(pf.metadata.num_columns)]
         i_start, i_end = leaves.index("start"), leaves.index("end")  # a list column is one leaf too
         parts, have = [], 0
@@ -578,7 +582,7 @@ class StoredRun:
         """The rows ``size`` at most at a time (segments as tables, in start order)."""
         if kind not in self.files:
             return
-        pf = pq.ParquetFile(self._source(kind))
+        pf = pq.ParquetFile(self.source(kind))
         if kind != "segments":
             yield from pf.iter_batches(batch_size=size)
             return

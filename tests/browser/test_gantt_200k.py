@@ -62,7 +62,7 @@ def test_a_200k_job_result_from_the_whole_run_to_single_jobs_over_every_resource
     w0, w1 = g["window"]
     rows = set(g["resources"])
     window = stored.window(w0, w1, ["resource", "start", "job"]).to_pylist()
-    # bars carry times to the millisecond (timeline.gantt)
+    # bars carry times to the millisecond (gantt.gantt)
     expected = sorted((s["resource"], round(s["start"], 3), s["job"]) for s in window if s["resource"] in rows)
     drawn = sorted(zip((g["resources"][r] for r in g["bars"]["r"]), g["bars"]["s"], g["bars"]["job"], strict=True))
     assert drawn == expected and g["drawn"] == len(expected) > 0

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 import schedulers
+from cloudsched_web.results.colours import _state
 from cloudsched_web.results.queries import get_result
-from cloudsched_web.results.timeline import _state
 from cloudsched_web.runs.models import Run
 from cloudsched_web.scenarios.models import Scenario
 from tests.api.factories import finished_run

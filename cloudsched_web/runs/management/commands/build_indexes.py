@@ -3,14 +3,14 @@
 from django.core.files.storage import default_storage
 from django.core.management.base import BaseCommand, CommandError
 
-from cloudsched_web.results import indexes
+from cloudsched_web.results import indexes, indexfiles
 from cloudsched_web.runs.models import Run
 
 
 def current(files: dict | None) -> bool:
     """Whether a result's manifest has this version's indexes on every run that has a schedule."""
     files = files or {}
-    if (files.get("index") or {}).get("version") != indexes.VERSION:
+    if (files.get("index") or {}).get("version") != indexfiles.VERSION:
         return False
     return all("jobs" in (r.get("index") or {}) for r in files.get("runs", []) if "segments" in r.get("files", {}))
 
