@@ -8,7 +8,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from cloudsched_web.results import indexfiles, store
+from cloudsched_web.results import indexfiles, stretches
 from cloudsched_web.results.arrays import natural_key
 
 __all__ = ["resource_axis", "rows_file"]
@@ -35,7 +35,7 @@ def resource_axis(parsed, index):
         if schema is None:
             return {"names": [], "groups": [], "group_by": None}
         key = next((k for k in GROUP_KEYS if k in schema.names), None)
-        labels = None if key else (pq.read_schema(stored.source("segments")).metadata or {}).get(store.STRETCH)
+        labels = None if key else (pq.read_schema(stored.source("segments")).metadata or {}).get(stretches.STRETCH)
         if labels is not None:  # a file of stretches names every resource it holds, once (results.store)
             order = sorted(orjson.loads(labels), key=lambda n: (natural_key(""), natural_key(n)))
             return {"names": order, "groups": [], "group_by": None}

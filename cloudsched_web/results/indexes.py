@@ -39,7 +39,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from cloudsched_web.results import jobindex, store
+from cloudsched_web.results import jobindex, store, stretches
 from cloudsched_web.results.arrays import float_column, resource_codes
 from cloudsched_web.results.axis import resource_axis
 from cloudsched_web.results.colours import colour_modes, mode_array
@@ -109,10 +109,10 @@ def _by_row(parsed, index, names, modes) -> pa.Table | None:
     present = set(schema.names)
     mode_cols = sorted({c for m in modes for c in m["columns"] if c in present})
     source = stored.source("segments")
-    labels = (pq.read_schema(source).metadata or {}).get(store.STRETCH)
+    labels = (pq.read_schema(source).metadata or {}).get(stretches.STRETCH)
     table = pq.read_table(source, columns=["start", "end", "resource", *(["share"] if "share" in present else []),
                                            *mode_cols])  # fmt: skip
-    if labels is not None:  # one row per stretch: its segments' resources as a list (store._expand)
+    if labels is not None:  # one row per stretch: its segments' resources as a list (stretches._expand)
         lists = table["resource"].combine_chunks() if table["resource"].num_chunks != 1 else table["resource"].chunk(0)
         lengths = np.diff(lists.offsets.to_numpy())
         lookup = resource_codes(pa.array(json.loads(labels), pa.string()), names)

@@ -38,7 +38,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from cloudsched_web.results import store
+from cloudsched_web.results import store, stretches
 
 __all__ = ["BITMAP_MAX", "files", "name_hash", "read", "table_of"]
 
@@ -88,7 +88,7 @@ def table_of(stored) -> pa.Table:
     def remap_of(names):
         return np.fromiter((canonical.setdefault(str(n), len(canonical)) for n in names), np.int64, len(names))
 
-    labels = (schema.metadata or {}).get(store.STRETCH)
+    labels = (schema.metadata or {}).get(stretches.STRETCH)
     if labels is not None:  # stretches: resource is the list of the stretch's codes into ``labels``
         remap = remap_of(orjson.loads(labels))
 

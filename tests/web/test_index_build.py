@@ -15,7 +15,7 @@ import pyarrow.parquet as pq
 import pytest
 
 import schedulers
-from cloudsched_web.results import axis, colours, events, gantt, indexes, indexfiles, lanes, store
+from cloudsched_web.results import axis, colours, events, gantt, indexes, indexfiles, lanes, store, stretches
 from cloudsched_web.results.queries import ParsedResult
 
 
@@ -37,10 +37,10 @@ def _tables(parsed):
 def test_the_index_files_of_stretches_are_those_of_the_same_segments_one_per_row(monkeypatch):
     doc = schedulers.run({**schedulers.example("backfill"), "algorithms": ["keasy", "measy"]})
     stretched = _parsed(doc)
-    assert store.STRETCH in pq.read_schema(stretched.stored(0).source("segments")).metadata  # the case under test
-    monkeypatch.setattr(store, "MIN_GAIN", float("inf"))  # never worth it: one row per segment
+    assert stretches.STRETCH in pq.read_schema(stretched.stored(0).source("segments")).metadata  # the case under test
+    monkeypatch.setattr(stretches, "MIN_GAIN", float("inf"))  # never worth it: one row per segment
     plain = _parsed(doc)
-    assert store.STRETCH not in (pq.read_schema(plain.stored(0).source("segments")).metadata or {})
+    assert stretches.STRETCH not in (pq.read_schema(plain.stored(0).source("segments")).metadata or {})
     (files, modes), (plain_files, plain_modes) = _tables(stretched), _tables(plain)
     assert modes == plain_modes and [m["key"] for m in modes] == ["job", "state"]
     assert modes[1]["categories"] == ["background tier", "background tier, killed", "background tier, migrated away",
@@ -102,8 +102,8 @@ def test_the_axis_of_a_stretches_file_is_in_natural_order_as_of_one_row_per_segm
     doc = {"summary": {}, "runs": [{"algorithm": "a", "repetition": 0, "metrics": {}, "series": {}, "jobs": [],
                                     "schedule": schedule}]}  # fmt: skip
     stretched = _parsed(doc)
-    assert store.STRETCH in pq.read_schema(stretched.stored(0).source("segments")).metadata  # the case under test
-    monkeypatch.setattr(store, "MIN_GAIN", float("inf"))
+    assert stretches.STRETCH in pq.read_schema(stretched.stored(0).source("segments")).metadata  # the case under test
+    monkeypatch.setattr(stretches, "MIN_GAIN", float("inf"))
     plain = _parsed(doc)
     assert axis.resource_axis(stretched, 0) == axis.resource_axis(plain, 0)
     assert axis.resource_axis(stretched, 0)["names"] == ["m0", "m1", "m2", "m10"]

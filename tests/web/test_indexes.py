@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import schedulers
-from cloudsched_web.results import axis, byrow, colours, gantt, indexes, indexfiles, lanes, store
+from cloudsched_web.results import axis, byrow, colours, gantt, indexes, indexfiles, lanes, store, stretches
 from cloudsched_web.results.queries import ParsedResult
 
 FAMILIES = ["backfill", "dvfs_bot", "ep_jobs", "federated", "vm_reservations"]
@@ -177,7 +177,7 @@ def test_a_whole_run_page_of_a_stretches_file_reads_the_by_row_index():
     doc = schedulers.run({**schedulers.example("backfill"), "algorithms": ["easy"]})
     _, indexed = _both(doc)
     source = indexed.stored(0).source("segments")
-    assert store.STRETCH in pq.ParquetFile(source).schema_arrow.metadata  # the case under test
+    assert stretches.STRETCH in pq.ParquetFile(source).schema_arrow.metadata  # the case under test
     by_time, _ = byrow.group_stats(indexed, 0, indexfiles.files_of(indexed, 0)["byrow"])
     assert by_time[:, 0].sum() == indexed.info(0)["segments"]
     lo, hi = indexed.span(0)

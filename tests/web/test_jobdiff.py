@@ -16,7 +16,7 @@ import pyarrow.compute as pc
 import pytest
 
 import schedulers
-from cloudsched_web.results import cuts, indexes, indexfiles, jobdiff, jobindex, store
+from cloudsched_web.results import cuts, indexes, indexfiles, jobdiff, jobindex, store, stretches
 from cloudsched_web.results.queries import ParsedResult
 
 FAMILIES = ["backfill", "dvfs_bot", "ep_jobs", "federated", "vm_reservations"]
@@ -223,8 +223,8 @@ def test_the_fingerprint_is_the_set_of_resource_names():
             assert (r["first"], r["last"], r["nres"], r["fp"]) == (first, last, len(names), fp)
     # a stretch file (wide jobs) and a file of one row per segment are both read
     header, manifest = store.save(0, uuid.uuid4().hex, _doc([s for s in a if s["job"] != "big"]))
-    assert store.STRETCH in (plain.stored(0)._physical_schema("segments").metadata or {})
-    assert store.STRETCH not in (ParsedResult(header, manifest).stored(0)._physical_schema("segments").metadata or {})
+    assert stretches.STRETCH in (plain.stored(0)._physical_schema("segments").metadata or {})
+    assert stretches.STRETCH not in (ParsedResult(header, manifest).stored(0)._physical_schema("segments").metadata or {})
 
 
 def test_the_hash_group_by_gives_the_bitmap_s_pairs_and_a_segment_without_resource_is_not_in_the_set(monkeypatch):
