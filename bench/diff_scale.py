@@ -76,11 +76,18 @@ def serve(tmp, pk, label, out, other_pk=""):
           f"{len(body):>9,} {os.getloadavg()[0]:>5.1f}  {'ok' if ok else 'MISS'}")  # fmt: skip
     payloads = {"sent": json.loads(body)}
     if label.startswith("before"):  # the old diff's full rows, to put its ties in job id order
-        from cloudsched_web.results import jobdiff, queries
         from cloudsched_web.runs.models import Run
 
+        try:
+            from cloudsched_web.results import queries
+            from cloudsched_web.results.jobdiff import diff
+        except ImportError:  # a commit from before the result engine left runs/ (the diff was timeline.diff)
+            from cloudsched_web.runs import queries, timeline
+
+            diff = timeline.diff
+
         parsed = queries.get_result(Run.objects.get(pk=int(pk)))
-        payloads["full"] = jobdiff.diff(parsed, 0, 1, limit=10**9)
+        payloads["full"] = diff(parsed, 0, 1, limit=10**9)
     Path(out).write_text(json.dumps(payloads))
 
 
