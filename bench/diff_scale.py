@@ -3,7 +3,7 @@
     .venv/bin/python bench/diff_scale.py [--jobs 200000] [--algorithms easy,keasy] [--before COMMIT]
 
 Simulates one backfill result (full schedules), stores it as the worker does (``Run.store_result``,
-then the chart indexes with the per-job index, ``runs.jobindex``; the job index's own build is timed
+then the chart indexes with the per-job index, ``results.jobindex``; the job index's own build is timed
 apart) and keeps a second run row on the same files without any index (a result stored before the
 indexes: the web process builds the job tables on the fly). Each diff is then served by a fresh
 process (as a web worker), cold and warm (median of 3), with its CPU time, RSS growth and payload
@@ -76,11 +76,18 @@ def serve(tmp, pk, label, out, other_pk=""):
           f"{len(body):>9,} {os.getloadavg()[0]:>5.1f}  {'ok' if ok else 'MISS'}")  # fmt: skip
     payloads = {"sent": json.loads(body)}
     if label.startswith("before"):  # the old diff's full rows, to put its ties in job id order
-        from cloudsched_web.runs import queries, timeline
         from cloudsched_web.runs.models import Run
 
+        try:
+            from cloudsched_web.results import queries
+            from cloudsched_web.results.jobdiff import diff
+        except ImportError:  # a commit from before the result engine left runs/ (the diff was timeline.diff)
+            from cloudsched_web.runs import queries, timeline
+
+            diff = timeline.diff
+
         parsed = queries.get_result(Run.objects.get(pk=int(pk)))
-        payloads["full"] = timeline.diff(parsed, 0, 1, limit=10**9)
+        payloads["full"] = diff(parsed, 0, 1, limit=10**9)
     Path(out).write_text(json.dumps(payloads))
 
 
@@ -111,7 +118,7 @@ def main():
     from django.utils import timezone
 
     import schedulers
-    from cloudsched_web.runs import indexes, jobindex, queries
+    from cloudsched_web.results import indexes, jobindex, queries
     from cloudsched_web.runs.models import Run
     from cloudsched_web.scenarios.models import Scenario
 

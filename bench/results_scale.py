@@ -1,4 +1,4 @@
-"""Benchmark: storing and serving a large result through the columnar store (runs.store).
+"""Benchmark: storing and serving a large result through the columnar store (results.store).
 
     .venv/bin/python bench/results_scale.py [--jobs 200000] [--algorithms easy,keasy,reasy,measy]
                                            [--max-segments N] [--profile] [--old-blob] [--no-serve]
@@ -7,7 +7,7 @@
 Schedules are recorded in full unless ``--max-segments`` states a limit. The worker's part is
 timed step by step: the simulation (the library returns Columns), ``Run.store_result`` (Parquet
 straight from the arrays) and ``page.summarize`` (validity checks on whole columns) — what stands
-between the simulation and a succeeded run — then the chart indexes (``runs.indexes``), which the
+between the simulation and a succeeded run — then the chart indexes (``results.indexes``), which the
 worker builds after it has marked the run succeeded, with the
 process's peak RSS after each. ``--profile`` runs the store step again under cProfile and prints
 where its time goes; ``--profile-serve`` prints where the serving process's cold whole-run Gantt
@@ -175,7 +175,7 @@ def main():
           f"checks {page_cpu:.2f} s; load average now {os.getloadavg()[0]:.1f}")  # fmt: skip
     print(f"worker peak RSS: {rss_sim:.0f} MB after the simulation, {rss_store:.0f} MB after storing, "
           f"{rss_page:.0f} MB after the checks")  # fmt: skip
-    from cloudsched_web.runs import indexes
+    from cloudsched_web.results import indexes
 
     t0, c0 = time.perf_counter(), time.process_time()
     run.result_files = indexes.build(run.load_header(), run.result_files)
@@ -222,7 +222,7 @@ def serve(tmp, run_pk, algorithms, profile=False):
     from django.contrib.auth import get_user_model
     from django.test import Client
 
-    from cloudsched_web.runs import queries
+    from cloudsched_web.results import queries
     from cloudsched_web.runs.models import Run
 
     run = Run.objects.get(pk=int(run_pk))

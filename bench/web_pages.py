@@ -8,7 +8,7 @@ Targets (issue 7): each response < 1 s on this machine; the chart data a page lo
 It runs the scenario through the library once (tens of seconds), stores it as a Run in a
 throwaway SQLite database, then times Django's test client against the real views.
 "cold" is the first request after a process start (decompressing and parsing the stored
-result, cached afterwards by runs.queries); "warm" is the median of the next five.
+result, cached afterwards by results.queries); "warm" is the median of the next five.
 """
 
 from __future__ import annotations
@@ -84,7 +84,7 @@ def main():
     tmp = tempfile.mkdtemp(prefix="cloudsched-bench-")
     _setup(tmp)
     import schedulers
-    from cloudsched_web.runs import queries
+    from cloudsched_web.results import queries
 
     config = {"family": "backfill", "name": "web bench", "seed": 1, "algorithms": args.algorithms.split(","),
               "workload": {"kind": "generator", "model": "feitelson", "n_jobs": args.jobs, "load": 0.7},

@@ -189,7 +189,7 @@ STATICFILES_FINDERS = [
     "django.contrib.staticfiles.finders.AppDirectoriesFinder",
     "cloudsched_web.staticfinders.VendorFinder",
 ]
-# Result files (Parquet columns of schedules, jobs, series: runs.store) go to the default storage:
+# Result files (Parquet columns of schedules, jobs, series: results.store) go to the default storage:
 # a directory shared by web and workers here; any django-storages backend when workers run elsewhere.
 MEDIA_ROOT = Path(os.environ.get("MEDIA_ROOT", VAR_DIR / "media"))
 STORAGES = {

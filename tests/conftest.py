@@ -43,7 +43,7 @@ def _fresh_cache():
 
 
 def pytest_sessionfinish(session, exitstatus):
-    """Result files written by this session (runs.store) go with it."""
+    """Result files written by this session (results.store) go with it."""
     import shutil
     from pathlib import Path
 

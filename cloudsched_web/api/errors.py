@@ -16,7 +16,7 @@ from django.views import defaults
 from ninja.errors import AuthenticationError, HttpError, Throttled, ValidationError
 
 import schedulers
-from cloudsched_web.runs.queries import QueryError
+from cloudsched_web.results.queries import QueryError
 
 log = logging.getLogger(__name__)
 

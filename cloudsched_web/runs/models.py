@@ -349,12 +349,12 @@ class Run(Shareable, Trashable):
         return None
 
     def store_result(self, result, attempt="", indexes=True):
-        """Write the result's columns as files and keep its header (runs.store) on this row (not saved).
+        """Write the result's columns as files and keep its header (results.store) on this row (not saved).
 
-        ``indexes=False`` leaves the charts' whole-run indexes (runs.indexes) for later: the worker
+        ``indexes=False`` leaves the charts' whole-run indexes (results.indexes) for later: the worker
         builds them after it has released the run (pages compute them on the fly until then)."""
-        from cloudsched_web.runs import indexes as whole_run
-        from cloudsched_web.runs import store
+        from cloudsched_web.results import indexes as whole_run
+        from cloudsched_web.results import store
 
         if self.pk is None:
             self.save()  # the files are named after the run
@@ -373,7 +373,7 @@ class Run(Shareable, Trashable):
 
     def load_result(self):
         """The whole result document, read back from the columns (costs the full size: exports, tests)."""
-        from cloudsched_web.runs import store
+        from cloudsched_web.results import store
 
         header = self.load_header()
         if header is None or not self.result_files:
@@ -384,7 +384,7 @@ class Run(Shareable, Trashable):
 @receiver(post_delete, sender=Run)
 def _delete_result_files(sender, instance, **kwargs):
     """A deleted run's Parquet files go with it, once the deletion is committed."""
-    from cloudsched_web.runs import store
+    from cloudsched_web.results import store
 
     run_id = instance.pk
     if run_id is not None:

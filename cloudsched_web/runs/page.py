@@ -4,10 +4,10 @@ A 200,000-job result is ~90 MB of JSON; parsing it takes about a second. The pag
 itself needs only the summary, the series and the validity checks, so the task
 stores those beside the blob (``Run.page``) and the first view of a big run no
 longer waits for the full parse. Windows of the schedule still come from the blob
-through ``runs.queries`` (parsed once per process, then cached).
+through ``results.queries`` (parsed once per process, then cached).
 """
 
-from cloudsched_web.runs import checks, exports
+from cloudsched_web.results import checks, exports
 from schedulers.core.columns import Columns
 
 HEAVY = ("schedule", "jobs", "series")  # series come windowed from the data endpoint

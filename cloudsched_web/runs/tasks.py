@@ -46,7 +46,7 @@ def warm_imports():
             importlib.import_module(info.name)
     for name in WARM_MODULES:
         importlib.import_module(name)
-    from cloudsched_web.runs import store  # noqa: F401
+    from cloudsched_web.results import store  # noqa: F401
 
     log.info("worker: imports warmed in %.2f CPU-s before forking the pool", time.process_time() - started)
 
@@ -260,7 +260,7 @@ def _build_indexes(run_id, attempt, run):
     result: until they are on the row, pages build what
     they need on the fly, as for results stored before indexes existed. A newer attempt or a
     deletion in between wins (the row is only updated while this attempt still owns it)."""
-    from cloudsched_web.runs import indexes
+    from cloudsched_web.results import indexes
 
     try:
         files = indexes.build(run.load_header(), run.result_files)

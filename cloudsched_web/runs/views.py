@@ -12,8 +12,9 @@ from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 
-from cloudsched_web.runs import charts, checks, describe, exports, page, queries, store, timeline, trash
+from cloudsched_web.results import charts, checks, cuts, exports, gantt, jobdiff, queries, series, store
 from cloudsched_web.runs import claims as preset_claims
+from cloudsched_web.runs import describe, page, trash
 from cloudsched_web.runs.models import Run, Study
 from cloudsched_web.scenarios.views import clone_config
 from cloudsched_web.traces.views import traces_of
@@ -54,7 +55,7 @@ def _render_run(request, run, shared=False, token=None):
         "traces": traces_of(run.config, run.scenario.owner),
         "workload": describe.workload(run.config, doc),
         "share_url": _share_url(request, run) if not shared else None,
-        "cuts": timeline.schedule_cuts(doc) if doc else [],
+        "cuts": cuts.schedule_cuts(doc) if doc else [],
         "run_claims": _study_claims(run.study) if run.study_id and run.study.preset else None,
         "same_workload": 0 if shared else _same_workload(request, run).count(),
     }
@@ -100,14 +101,14 @@ def _data(request, run, other=None):
     t0, t1 = request.GET.get("t0"), request.GET.get("t1")
     try:
         if kind == "gantt":
-            data = timeline.gantt(
+            data = gantt.gantt(
                 parsed, _int(request, "run"), t0, t1, request.GET.get("row0", 0),
-                request.GET.get("rows", timeline.ROWS), request.GET.get("pixels", timeline.PIXELS),
+                request.GET.get("rows", gantt.ROWS), request.GET.get("pixels", gantt.PIXELS),
             )  # fmt: skip
         elif kind == "series":
-            data = timeline.series(parsed, _int(request, "rep"), t0, t1)
+            data = series.series(parsed, _int(request, "rep"), t0, t1)
         elif kind == "diff":
-            data = timeline.diff(parsed, _int(request, "a"), _int(request, "b", 1),
+            data = jobdiff.diff(parsed, _int(request, "a"), _int(request, "b", 1),
                                  other=_parsed(other) if other is not None else None)  # fmt: skip
         else:
             raise queries.QueryError("kind", f"unknown kind {kind!r}", "gantt, series or diff")

@@ -4,7 +4,7 @@ import pytest
 from django.test import Client
 
 from cloudsched_web.api.models import ApiToken
-from cloudsched_web.runs import queries
+from cloudsched_web.results import queries
 from cloudsched_web.scenarios.models import Scenario
 
 

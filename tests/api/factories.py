@@ -69,11 +69,11 @@ def finished_run(scenario, result=None, blob=None):
 
 
 def parsed(doc):
-    """A hand-made result document as the pages read it: written to columns, read back through runs.store."""
+    """A hand-made result document as the pages read it: written to columns, read back through results.store."""
     import uuid
 
-    from cloudsched_web.runs import store
-    from cloudsched_web.runs.queries import ParsedResult
+    from cloudsched_web.results import store
+    from cloudsched_web.results.queries import ParsedResult
 
     header, manifest = store.save(0, uuid.uuid4().hex, doc)
     return ParsedResult(header, manifest)

@@ -4,8 +4,8 @@ import io
 import pytest
 
 import schedulers
-from cloudsched_web.runs import exports
-from cloudsched_web.runs.queries import QueryError
+from cloudsched_web.results import exports
+from cloudsched_web.results.queries import QueryError
 from schedulers.core.swf import read_swf
 from tests.api.factories import big_result
 from tests.api.factories import parsed as ParsedResult

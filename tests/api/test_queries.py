@@ -1,9 +1,9 @@
 import pytest
 from django.utils import timezone
 
-from cloudsched_web.runs import queries
+from cloudsched_web.results import queries
+from cloudsched_web.results.queries import QueryError
 from cloudsched_web.runs.models import Run
-from cloudsched_web.runs.queries import QueryError
 from tests.api.factories import big_blob, finished_run
 from tests.api.factories import parsed as ParsedResult
 

@@ -10,9 +10,9 @@ A page whose Gantt data was emptied fails the same check. Screenshots go to $CLO
 import pytest
 
 import schedulers
+from cloudsched_web.results.colours import _state
+from cloudsched_web.results.queries import get_result
 from cloudsched_web.runs.models import Run
-from cloudsched_web.runs.queries import get_result
-from cloudsched_web.runs.timeline import _state
 from cloudsched_web.scenarios.models import Scenario
 from tests.api.factories import finished_run
 from tests.browser.conftest import screens_dir

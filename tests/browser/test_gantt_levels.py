@@ -6,8 +6,8 @@ stored schedule, not the canvas pixels.
 
 import pytest
 
+from cloudsched_web.results.queries import get_result
 from cloudsched_web.runs.models import Run
-from cloudsched_web.runs.queries import get_result
 from cloudsched_web.scenarios.models import Scenario
 from tests.api.factories import big_result, finished_run
 from tests.browser.test_run_flow import _login

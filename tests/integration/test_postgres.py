@@ -18,7 +18,7 @@ import json, time, django
 django.setup()
 from django.contrib.auth import get_user_model
 import schedulers
-from cloudsched_web.runs import queries, timeline
+from cloudsched_web.results import gantt, queries
 from cloudsched_web.runs.models import Run
 from cloudsched_web.runs.services import submit_run
 from cloudsched_web.scenarios.models import Scenario
@@ -35,7 +35,7 @@ while time.monotonic() < deadline:
         break
     time.sleep(0.5)
 parsed = queries.get_result(run)
-g = timeline.gantt(parsed, 0) if parsed else None
+g = gantt.gantt(parsed, 0) if parsed else None
 seg = queries.segments(parsed, 0, limit=10) if parsed else None
 print(json.dumps({"vendor": connection.vendor, "status": run.status, "error": run.error, "worker": run.worker,
                   "files": [f for info in run.result_files.get("runs", []) for f in info["files"].values()],

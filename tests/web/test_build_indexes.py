@@ -8,7 +8,7 @@ from django.core.management import CommandError, call_command
 from django.utils import timezone
 
 import schedulers
-from cloudsched_web.runs import queries, store, timeline
+from cloudsched_web.results import gantt, queries, store
 from cloudsched_web.runs.management.commands.build_indexes import _index_names, current
 from cloudsched_web.runs.models import Run
 from cloudsched_web.scenarios.models import Scenario
@@ -37,7 +37,7 @@ def _call(*args):
 
 def _gantt(run):
     parsed = queries.get_result(Run.objects.get(pk=run.pk))
-    return parsed, timeline.gantt(parsed, 1)
+    return parsed, gantt.gantt(parsed, 1)
 
 
 def test_a_result_without_indexes_gets_them_and_pages_switch_to_them(stored):

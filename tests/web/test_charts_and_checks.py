@@ -3,8 +3,9 @@
 import numpy as np
 import pytest
 
-from cloudsched_web.runs import charts, checks, timeline
-from cloudsched_web.runs.queries import QueryError
+from cloudsched_web.results import bounds, charts, checks, cuts, gantt, jobdiff, lanes
+from cloudsched_web.results import series as series_chart
+from cloudsched_web.results.queries import QueryError
 from tests.api.factories import parsed as ParsedResult
 
 
@@ -19,8 +20,8 @@ def _doc(schedule, metrics=None, series=None, jobs=None, **top):
 
 
 def test_bounds_pair_with_their_metric():
-    assert charts.bound_pairs(["jct_s", "lp_bound_s", "jct_over_lp_bound", "energy"]) == {"lp_bound_s": "jct_s"}
-    assert charts.bound_pairs(["energy_kwh", "lower_bound_energy_kwh"]) == {"lower_bound_energy_kwh": "energy_kwh"}
+    assert bounds.bound_pairs(["jct_s", "lp_bound_s", "jct_over_lp_bound", "energy"]) == {"lp_bound_s": "jct_s"}
+    assert bounds.bound_pairs(["energy_kwh", "lower_bound_energy_kwh"]) == {"lower_bound_energy_kwh": "energy_kwh"}
 
 
 def test_the_table_shows_the_optimality_gap():
@@ -85,34 +86,34 @@ def test_gantt_pages_through_every_resource_and_drops_no_bar():
     parsed = ParsedResult(_doc(schedule))
     seen = []
     for row0 in range(0, 50, 20):
-        g = timeline.gantt(parsed, 0, row0=row0, rows=20, max_bars=5000)
+        g = gantt.gantt(parsed, 0, row0=row0, rows=20, max_bars=5000)
         assert g["mode"] == "bars" and g["total_resources"] == 50
         seen += [
             (g["resources"][r], s, e) for r, s, e in zip(g["bars"]["r"], g["bars"]["s"], g["bars"]["e"], strict=True)
         ]
     assert len(seen) == 1000  # every segment on some page, none twice
     assert sorted(seen) == sorted((s["resource"], s["start"], s["end"]) for s in schedule)
-    assert timeline.gantt(parsed, 0, rows=20)["resources"][:3] == ["r0", "r1", "r2"]  # natural order
+    assert gantt.gantt(parsed, 0, rows=20)["resources"][:3] == ["r0", "r1", "r2"]  # natural order
 
 
 def test_past_the_bar_budget_the_gantt_shows_exact_occupancy():
     # Row m0: busy with share 1 on [0, 10) and share 0.5 on [20, 40); row m1: [5, 6).
     schedule = [_seg("1", "m0", 0, 10), _seg("2", "m0", 20, 40, share=0.5), _seg("3", "m1", 5, 6)]
-    g = timeline.gantt(ParsedResult(_doc(schedule)), 0, 0, 40, pixels=4, max_bars=2)
+    g = gantt.gantt(ParsedResult(_doc(schedule)), 0, 0, 40, pixels=4, max_bars=2)
     assert g["mode"] == "occupancy" and g["bars"]["s"] == [] and g["window_segments"] == 3
     occ = g["occupancy"]
     assert occ["columns"] == 4 and occ["t"] == [0.0, 40.0]
     assert occ["rows"][0] == [1.0, 0.0, 0.5, 0.5]
     assert occ["rows"][1] == [0.1, 0.0, 0.0, 0.0]
     # Zoomed in, the same rows come back as bars.
-    zoom = timeline.gantt(ParsedResult(_doc(schedule)), 0, 0, 8, max_bars=2)
+    zoom = gantt.gantt(ParsedResult(_doc(schedule)), 0, 0, 8, max_bars=2)
     assert zoom["mode"] == "bars" and sorted(zoom["bars"]["s"]) == [0.0, 5.0]
 
 
 def test_occupancy_uses_the_capacity_the_family_reports():
     doc = _doc([_seg("1", "h0", 0, 10, share=2), _seg("2", "h0", 0, 5, share=1), _seg("3", "h1", 0, 1)])
     doc["runs"][0]["extra"] = {"capacities": {"h0": 4}}
-    g = timeline.gantt(ParsedResult(doc), 0, 0, 10, pixels=2, max_bars=1)
+    g = gantt.gantt(ParsedResult(doc), 0, 0, 10, pixels=2, max_bars=1)
     assert g["occupancy"]["rows"][0] == [0.75, 0.5]
 
 
@@ -122,7 +123,7 @@ def test_occupancy_uses_the_capacity_the_family_reports():
 def test_gantt_paging_arguments_are_checked(kwargs, field):
     parsed = ParsedResult(_doc([_seg("1", "m0", 0, 1)]))
     with pytest.raises(QueryError) as info:
-        timeline.gantt(parsed, 0, **kwargs)
+        gantt.gantt(parsed, 0, **kwargs)
     assert info.value.field == field
 
 
@@ -130,7 +131,7 @@ def test_series_window_and_dvfs_frequency():
     schedule = [_seg("1", "vm0", 0, 10, freq_ghz=1.2, host="h0"), _seg("2", "vm1", 5, 20, freq_ghz=2.0, host="h0")]
     series = {"t": [float(t) for t in range(21)], "power_w": [10.0] * 21}
     parsed = ParsedResult(_doc(schedule, series=series))
-    data = timeline.series(parsed, 0, 5, 8)
+    data = series_chart.series(parsed, 0, 5, 8)
     power = data["series"]["power_w"]["a"]
     assert power["t"][0] <= 5 and power["t"][-1] <= 8
     assert "energy_j" in data["series"]  # derived from the power curve when the family has none
@@ -157,9 +158,9 @@ def test_study_curves_sort_by_parameter():
 
 def test_a_run_without_schedule_or_series_gives_empty_charts_not_errors():
     parsed = ParsedResult(_doc([]))
-    g = timeline.gantt(parsed, 0)
+    g = gantt.gantt(parsed, 0)
     assert g["bars"]["s"] == [] and g["resources"] == [] and g["mode"] == "bars"
-    data = timeline.series(parsed, 0)
+    data = series_chart.series(parsed, 0)
     assert data["series"] == {} and data["frequency"] is None
     assert checks.validity(parsed.doc)["ok"]
 
@@ -167,8 +168,8 @@ def test_a_run_without_schedule_or_series_gives_empty_charts_not_errors():
 def test_the_gantt_says_when_the_family_capped_its_recording():
     doc = _doc([_seg("1", "m0", 0, 1)])
     doc["runs"][0]["extra"] = {"schedule_truncated": True}
-    assert timeline.gantt(ParsedResult(doc), 0)["recording_cut"] is True
-    assert timeline.gantt(ParsedResult(_doc([_seg("1", "m0", 0, 1)])), 0)["recording_cut"] is False
+    assert gantt.gantt(ParsedResult(doc), 0)["recording_cut"] is True
+    assert gantt.gantt(ParsedResult(_doc([_seg("1", "m0", 0, 1)])), 0)["recording_cut"] is False
 
 
 def test_schedule_cuts_are_read_from_schedule_cut_and_from_the_legacy_flags():
@@ -179,12 +180,12 @@ def test_schedule_cuts_are_read_from_schedule_cut_and_from_the_legacy_flags():
         {"algorithm": "fcfs", "repetition": 0, "metrics": {"schedule_truncated": 0}, "extra": {}},
     ]}  # fmt: skip
     unknown = {"limit": None, "recorded": None, "cut_at_s": None}
-    assert timeline.schedule_cuts(doc) == [
+    assert cuts.schedule_cuts(doc) == [
         {"algorithm": "easy", "repetition": 0, "limit": 5, "recorded": 5, "cut_at_s": 7.5},
         {"algorithm": "keasy", "repetition": 0, **unknown},
         {"algorithm": "dcls", "repetition": 1, **unknown},
     ]
-    assert [timeline.recording_cut(r) for r in doc["runs"]] == [True, True, True, False]
+    assert [cuts.recording_cut(r) for r in doc["runs"]] == [True, True, True, False]
 
 
 def test_diff_colours_waiting_before_moving():
@@ -192,21 +193,21 @@ def test_diff_colours_waiting_before_moving():
     b = [_seg("1", "m0", 2, 7), _seg("2", "m0", 0, 5), _seg("3", "m0", 5, 9)]
     doc = _doc(a)
     doc["runs"].append({**doc["runs"][0], "algorithm": "b", "schedule": b})
-    d = timeline.diff(ParsedResult(doc), 0, 1)
+    d = jobdiff.diff(ParsedResult(doc), 0, 1)
     assert d["status"] == {"1": "later", "2": "moved"}
     assert (d["jobs"], d["changed"], d["later"], d["moved"]) == (3, 2, 1, 1)
 
 
 def test_memoised_indexes_of_one_result_never_collide():
     """The pages and the API share one cached result: each derived index has its own memo key."""
-    from cloudsched_web.runs import queries
+    from cloudsched_web.results import queries
 
     series = {"t": [0.0, 1.0, 2.0], "power_w": [1.0, 2.0, 0.0]}
     parsed = ParsedResult(_doc([_seg("1", "m0", 0, 1)], series=series))
     assert queries.series(parsed, 0)["series"]["power_w"]["v"] == [1.0, 2.0, 0.0]
-    assert timeline.series(parsed, 0)["series"]["power_w"]["a"]["v"] == [1.0, 2.0, 0.0]
+    assert series_chart.series(parsed, 0)["series"]["power_w"]["a"]["v"] == [1.0, 2.0, 0.0]
     assert checks.time_unit({"series": parsed.series_of(0)}) == "s"
-    assert timeline.diff(parsed, 0, 0)["jobs"] == 1 and queries.jobs(parsed, 0)["total"] == 0
+    assert jobdiff.diff(parsed, 0, 0)["jobs"] == 1 and queries.jobs(parsed, 0)["total"] == 0
 
 
 def test_dvfs_bot_series_integrate_to_the_recorded_energy_so_the_badge_holds():
@@ -231,7 +232,7 @@ def test_a_long_exact_series_is_shown_area_preserving_with_its_extremes_under_1_
 
     import numpy as np
 
-    from cloudsched_web.runs import queries
+    from cloudsched_web.results import queries
 
     rng = np.random.default_rng(1)
     t = np.cumsum(rng.exponential(30.0, 400_000))
@@ -247,7 +248,7 @@ def test_a_long_exact_series_is_shown_area_preserving_with_its_extremes_under_1_
     doc = _doc([_seg("1", "m0", 0, 1)], metrics={"energy_j": energy}, series=series)
     parsed = ParsedResult(doc)
     assert checks.validity(doc)["ok"]  # the exact series integrates to the metric
-    page = timeline.series(parsed, 0)
+    page = series_chart.series(parsed, 0)
     api = queries.series(parsed, 0, points=queries.MAX_SERIES_POINTS)
     for payload, shown in ((page, page["series"]["power_w"]["a"]), (api, api["series"]["power_w"])):
         assert len(json.dumps(payload)) < 1_000_000
@@ -265,7 +266,7 @@ def test_dvfs_strip_is_idle_where_no_core_runs():
     result = schedulers.run(schedulers.example("dvfs_bot"))
     parsed = ParsedResult(result)
     lo, hi = parsed.span(0)
-    strip = timeline.frequency(parsed, 0, lo, hi, 600)
+    strip = series_chart.frequency(parsed, 0, lo, hi, 600)
     edges = np.linspace(lo, hi, 601)
     for h, ghz in zip(strip["hosts"], strip["ghz"], strict=True):
         segs = [s for s in result["runs"][0]["schedule"] if s["host"] == h]
@@ -279,17 +280,17 @@ def test_lanes_keep_overlapping_segments_apart_at_every_zoom():
     schedule = [_seg("a", "m0", 0, 10), _seg("b", "m0", 2, 6), _seg("c", "m0", 6, 12), _seg("d", "m0", 10, 11),
                 _seg("e", "m1", 0, 5), _seg("f", "m1", 5, 9)]  # fmt: skip
     parsed = ParsedResult(_doc(schedule))
-    g = timeline.gantt(parsed, 0)
+    g = gantt.gantt(parsed, 0)
     assert g["resources"] == ["m0", "m1"] and g["lanes"] == [2, 1]
     lane = dict(zip(g["bars"]["job"], g["bars"]["lane"], strict=True))
     assert lane == {"a": 0, "b": 1, "c": 1, "d": 0, "e": 0, "f": 0}  # greedy: the lowest free lane
-    zoom = timeline.gantt(parsed, 0, 7, 12)  # "a" still holds lane 0 when b is out of the window
+    zoom = gantt.gantt(parsed, 0, 7, 12)  # "a" still holds lane 0 when b is out of the window
     assert dict(zip(zoom["bars"]["job"], zoom["bars"]["lane"], strict=True)) == {"a": 0, "c": 1, "d": 0, "f": 0}
 
 
 def test_rows_are_grouped_by_host_and_paged_through_groups():
     schedule = [_seg(str(i), f"vm{i}", 0, 1, host=f"h{i % 3}") for i in range(9)]
-    g = timeline.gantt(ParsedResult(_doc(schedule)), 0, rows=4)
+    g = gantt.gantt(ParsedResult(_doc(schedule)), 0, rows=4)
     assert g["group_by"] == "host"
     assert g["groups"] == [{"name": "h0", "row0": 0, "rows": 3}, {"name": "h1", "row0": 3, "rows": 3},
                            {"name": "h2", "row0": 6, "rows": 3}]  # fmt: skip
@@ -300,7 +301,7 @@ def test_colour_modes_per_bar_and_the_dominant_category_of_a_block():
     schedule = [_seg("1", "s0", 0, 6, kind="be", cloud="c1"), _seg("2", "s0", 6, 8, kind="ar", cloud="c1", ended="preempted"),
                 _seg("3", "s1", 0, 8, kind="ar", cloud="c2")]  # fmt: skip
     parsed = ParsedResult(_doc(schedule))
-    g = timeline.gantt(parsed, 0)
+    g = gantt.gantt(parsed, 0)
     modes = {m["key"]: m for m in g["colour"]["modes"]}
     assert set(modes) == {"job", "state", "cloud"}
     assert modes["state"]["categories"] == ["AR lease", "AR lease, preempted", "BE lease"]
@@ -310,7 +311,7 @@ def test_colour_modes_per_bar_and_the_dominant_category_of_a_block():
         "2": "AR lease, preempted",
         "3": "AR lease",
     }
-    occ = timeline.gantt(parsed, 0, pixels=2, max_bars=1)  # columns [0, 4) and [4, 8)
+    occ = gantt.gantt(parsed, 0, pixels=2, max_bars=1)  # columns [0, 4) and [4, 8)
     assert occ["mode"] == "occupancy"
     # s0's second column: BE 2 time units, preempted AR 2 → a tie goes to the lower index; first column: BE only.
     first, second = occ["occupancy"]["c"]["state"][0]
@@ -325,7 +326,7 @@ def test_a_frequency_block_is_the_busy_weighted_mean():
         _seg("2", "vm0", 3, 4, freq_ghz=2.0),
         _seg("3", "vm1", 0, 4, freq_ghz=2.0),
     ]
-    occ = timeline.gantt(ParsedResult(_doc(schedule)), 0, pixels=2, max_bars=1)["occupancy"]
+    occ = gantt.gantt(ParsedResult(_doc(schedule)), 0, pixels=2, max_bars=1)["occupancy"]
     # vm0, column [2, 4): 1 unit at 1.0 and 1 at 2.0 → 1.5 GHz, the middle of the range [1, 2]: level 32 of 63.
     assert occ["c"]["freq"][0] == chr(48) + chr(48 + 32)
 
@@ -334,32 +335,32 @@ def test_events_come_from_segment_ends_and_job_records():
     schedule = [_seg("1", "m0", 0, 4, ended="killed"), _seg("1", "m1", 5, 9), _seg("2", "m1", 0, 2, ended="preempted")]
     jobs = [{"job": "1", "arrival": 0.0, "rejected": False}, {"job": "3", "arrival": 7.0, "rejected": True}]
     parsed = ParsedResult(_doc(schedule, jobs=jobs))
-    ev = timeline.gantt(parsed, 0)["events"]
+    ev = gantt.gantt(parsed, 0)["events"]
     assert list(zip(ev["kind"], ev["t"], ev["r"], ev["job"], strict=True)) == [
         ("preempted", 2.0, 1, "2"), ("killed", 4.0, 0, "1"), ("rejected", 7.0, -1, "3")]  # fmt: skip
     assert ev["kinds"] == ["killed", "preempted", "rejected"]
-    assert timeline.gantt(parsed, 0, 3, 6)["events"]["kind"] == ["killed"]
+    assert gantt.gantt(parsed, 0, 3, 6)["events"]["kind"] == ["killed"]
 
 
 def test_zoom_hint_only_where_zooming_can_show_bars():
     spread = [_seg(str(i), "m0", i, i + 1) for i in range(10)]
-    g = timeline.gantt(ParsedResult(_doc(spread)), 0, pixels=10, max_bars=3)
+    g = gantt.gantt(ParsedResult(_doc(spread)), 0, pixels=10, max_bars=3)
     assert g["mode"] == "occupancy" and g["zoom_shows_bars"]
     stacked = [_seg(str(i), "m0", 0, 10) for i in range(10)]  # ten at every instant: no window shows ≤ 3
-    g = timeline.gantt(ParsedResult(_doc(stacked)), 0, pixels=10, max_bars=3)
+    g = gantt.gantt(ParsedResult(_doc(stacked)), 0, pixels=10, max_bars=3)
     assert g["mode"] == "occupancy" and not g["zoom_shows_bars"]
 
 
 def test_schedule_cut_is_read_from_the_new_and_the_old_key():
     doc = _doc([_seg("1", "m0", 0, 1)])
     doc["runs"][0]["extra"] = {"schedule_cut": {"limit": 1, "recorded": 1, "cut_at_s": 1.0}}
-    assert timeline.gantt(ParsedResult(doc), 0)["schedule_cut"] == {"limit": 1, "recorded": 1, "cut_at_s": 1.0}
+    assert gantt.gantt(ParsedResult(doc), 0)["schedule_cut"] == {"limit": 1, "recorded": 1, "cut_at_s": 1.0}
     doc["runs"][0]["extra"] = {"schedule_truncated": True}
-    assert timeline.gantt(ParsedResult(doc), 0)["schedule_cut"] == {"limit": None, "recorded": 1, "cut_at_s": 1.0}
+    assert gantt.gantt(ParsedResult(doc), 0)["schedule_cut"] == {"limit": None, "recorded": 1, "cut_at_s": 1.0}
 
 
 def test_the_row_events_merge_equals_a_full_sort():
-    """timeline._events_by_row (merge of the start-ordered starts with the sorted ends, then a stable
+    """lanes._events_by_row (merge of the start-ordered starts with the sorted ends, then a stable
     sort by row) gives the same per-row running counts as a 3-key sort by (row, time, end first)."""
     import numpy as np
 
@@ -375,7 +376,7 @@ def test_the_row_events_merge_equals_a_full_sort():
         step = np.concatenate([np.ones(n, np.int8), -np.ones(n, np.int8)])
         rows = np.concatenate([codes, codes])
         order = np.lexsort((step, np.concatenate([starts, ends]), rows))
-        got_step, got_rows = timeline._events_by_row(starts, ends, codes, n_rows)
+        got_step, got_rows = lanes._events_by_row(starts, ends, codes, n_rows)
         assert got_rows.tolist() == rows[order].tolist(), trial
         for r in range(n_rows):  # the running count inside each row, step by step
             assert np.cumsum(got_step[got_rows == r]).tolist() == np.cumsum(step[order][rows[order] == r]).tolist()

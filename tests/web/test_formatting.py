@@ -2,7 +2,8 @@
 
 import pytest
 
-from cloudsched_web.runs import charts, formatting
+from cloudsched_web.results import charts
+from cloudsched_web.runs import formatting
 
 T = formatting.THIN
 D = {"kind": "duration", "unit": "s"}

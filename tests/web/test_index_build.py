@@ -1,10 +1,10 @@
-"""How runs.indexes builds the worker's index files: each run's segments read once, as stored.
+"""How results.indexes builds the worker's index files: each run's segments read once, as stored.
 
 The by-row file takes each stretch's colour values for its segments (instead of expanding the
 stretches first), the lane counts come from the by-row order (instead of a second sweep sorted by row),
 and the event table from whole columns (instead of a loop over the events). Each must give what the
 plain reading gives: the files of a stretches file equal those of the same segments one per row, the
-counts equal the on-the-fly sweep's (``timeline._lanes``), and the event table is pinned below.
+counts equal the on-the-fly sweep's (``lanes.lane_counts``), and the event table is pinned below.
 """
 
 import uuid
@@ -15,8 +15,8 @@ import pyarrow.parquet as pq
 import pytest
 
 import schedulers
-from cloudsched_web.runs import indexes, store, timeline
-from cloudsched_web.runs.queries import ParsedResult
+from cloudsched_web.results import axis, colours, events, gantt, indexes, indexfiles, lanes, store, stretches
+from cloudsched_web.results.queries import ParsedResult
 
 
 def _seg(job, res, s, e, **extra):
@@ -37,10 +37,10 @@ def _tables(parsed):
 def test_the_index_files_of_stretches_are_those_of_the_same_segments_one_per_row(monkeypatch):
     doc = schedulers.run({**schedulers.example("backfill"), "algorithms": ["keasy", "measy"]})
     stretched = _parsed(doc)
-    assert store.STRETCH in pq.read_schema(stretched.stored(0)._source("segments")).metadata  # the case under test
-    monkeypatch.setattr(store, "MIN_GAIN", float("inf"))  # never worth it: one row per segment
+    assert stretches.STRETCH in pq.read_schema(stretched.stored(0).source("segments")).metadata  # the case under test
+    monkeypatch.setattr(stretches, "MIN_GAIN", float("inf"))  # never worth it: one row per segment
     plain = _parsed(doc)
-    assert store.STRETCH not in (pq.read_schema(plain.stored(0)._source("segments")).metadata or {})
+    assert stretches.STRETCH not in (pq.read_schema(plain.stored(0).source("segments")).metadata or {})
     (files, modes), (plain_files, plain_modes) = _tables(stretched), _tables(plain)
     assert modes == plain_modes and [m["key"] for m in modes] == ["job", "state"]
     assert modes[1]["categories"] == ["background tier", "background tier, killed", "background tier, migrated away",
@@ -62,9 +62,9 @@ def test_lane_counts_from_the_by_row_order_are_the_sweeps(seed):
     schedule = [_seg(str(i), f"m{rng.integers(0, 6)}", float(start[i]), float(end[i])) for i in order]
     parsed = _parsed({"summary": {}, "runs": [{"algorithm": "a", "repetition": 0, "metrics": {}, "series": {},
                                                "jobs": [], "schedule": schedule}]})  # fmt: skip
-    names = timeline._layout(parsed, 0)["names"]
-    byrow = indexes._by_row(parsed, 0, names, timeline.colour_modes(parsed))
-    sweep = timeline._lanes(parsed, 0)["count"]  # no index: the on-the-fly sweep over all rows at once
+    names = axis.resource_axis(parsed, 0)["names"]
+    byrow = indexes._by_row(parsed, 0, names, colours.colour_modes(parsed))
+    sweep = lanes.lane_counts(parsed, 0)["count"]  # no index: the on-the-fly sweep over all rows at once
     assert indexes._lanes(byrow, len(names))[0] == [sweep[n] for n in names]
     assert max(sweep.values()) > 2
 
@@ -77,8 +77,8 @@ def test_the_event_table_of_a_hand_made_schedule():
             {"job": None, "arrival": 3.0, "rejected": True}]  # fmt: skip
     parsed = _parsed({"summary": {}, "runs": [{"algorithm": "a", "repetition": 0, "metrics": {}, "series": {},
                                                "jobs": jobs, "schedule": schedule}]})  # fmt: skip
-    assert timeline._layout(parsed, 0)["names"] == ["None", "m0", "m1", "m2"]
-    ev = timeline._event_table(parsed, 0)
+    assert axis.resource_axis(parsed, 0)["names"] == ["None", "m0", "m1", "m2"]
+    ev = events.event_table(parsed, 0)
     assert ev["kinds"] == ["killed", "migrated", "preempted", "rejected"]
     assert ev["t"].dtype == np.float64 and ev["kind"].dtype == np.int8 and ev["row"].dtype == np.int32
     assert ev["t"].tolist() == [3.0, 3.0, 6.0, 6.0, 7.0, 10.0]  # time order, ties in file order, then the jobs'
@@ -91,7 +91,7 @@ def test_the_event_table_of_a_hand_made_schedule():
     assert ev["labels"](np.array([5, 0])) == (["a", "c"], ["a.0", "c.0"])
     parsed = _parsed({"summary": {}, "runs": [{"algorithm": "a", "repetition": 0, "metrics": {}, "series": {},
                                                "jobs": [], "schedule": schedule[:4]}]})  # fmt: skip
-    assert timeline._event_table(parsed, 0)["row"].tolist() == [1, -2, 0]  # without "None": on no row (never shown)
+    assert events.event_table(parsed, 0)["row"].tolist() == [1, -2, 0]  # without "None": on no row (never shown)
 
 
 def test_the_axis_of_a_stretches_file_is_in_natural_order_as_of_one_row_per_segment(monkeypatch):
@@ -102,11 +102,11 @@ def test_the_axis_of_a_stretches_file_is_in_natural_order_as_of_one_row_per_segm
     doc = {"summary": {}, "runs": [{"algorithm": "a", "repetition": 0, "metrics": {}, "series": {}, "jobs": [],
                                     "schedule": schedule}]}  # fmt: skip
     stretched = _parsed(doc)
-    assert store.STRETCH in pq.read_schema(stretched.stored(0)._source("segments")).metadata  # the case under test
-    monkeypatch.setattr(store, "MIN_GAIN", float("inf"))
+    assert stretches.STRETCH in pq.read_schema(stretched.stored(0).source("segments")).metadata  # the case under test
+    monkeypatch.setattr(stretches, "MIN_GAIN", float("inf"))
     plain = _parsed(doc)
-    assert timeline._layout(stretched, 0) == timeline._layout(plain, 0)
-    assert timeline._layout(stretched, 0)["names"] == ["m0", "m1", "m2", "m10"]
+    assert axis.resource_axis(stretched, 0) == axis.resource_axis(plain, 0)
+    assert axis.resource_axis(stretched, 0)["names"] == ["m0", "m1", "m2", "m10"]
 
 
 def test_index_files_written_before_the_lanes_were_stored_still_serve_the_same_pages():
@@ -126,11 +126,11 @@ def test_index_files_written_before_the_lanes_were_stored_still_serve_the_same_p
             info["index"][kind] = indexes._write(info["index"][kind].replace(".parquet", "-old.parquet"),
                                                  table.drop_columns([drop]))  # fmt: skip
     old, new, plain = ParsedResult(header, older), ParsedResult(header, built), ParsedResult(header, manifest)
-    assert indexes.read_rows(older["runs"][0]["index"]["rows"])[4] is None
+    assert indexfiles.read_rows(older["runs"][0]["index"]["rows"])[4] is None
     for i in range(len(doc["runs"])):
-        assert max(timeline._lanes(new, i)["count"].values()) > 1  # the case under test: rows in lanes
+        assert max(lanes.lane_counts(new, i)["count"].values()) > 1  # the case under test: rows in lanes
         for kw in _requests(plain, i):
             args = (i, kw["t0"], kw["t1"], kw["row0"], kw["rows"], kw["pixels"], kw["max_bars"])
-            a, b, c = timeline._gantt(plain, *args), timeline._gantt(old, *args), timeline._gantt(new, *args)
+            a, b, c = gantt._gantt(plain, *args), gantt._gantt(old, *args), gantt._gantt(new, *args)
             assert json.dumps(b, sort_keys=True) == json.dumps(a, sort_keys=True) == json.dumps(c, sort_keys=True)
     assert any(k[0] == "lane_rows" for k in old._memo) and not any(k[0] == "lane_rows" for k in new._memo)

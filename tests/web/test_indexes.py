@@ -1,4 +1,4 @@
-"""The worker's whole-run indexes (runs.indexes) give exactly the payloads the on-the-fly path gives."""
+"""The worker's whole-run indexes (results.indexes) give exactly the payloads the on-the-fly path gives."""
 
 import json
 import uuid
@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 import schedulers
-from cloudsched_web.runs import indexes, store, timeline
-from cloudsched_web.runs.queries import ParsedResult
+from cloudsched_web.results import axis, byrow, colours, gantt, indexes, indexfiles, lanes, store, stretches
+from cloudsched_web.results.queries import ParsedResult
 
 FAMILIES = ["backfill", "dvfs_bot", "ep_jobs", "federated", "vm_reservations"]
 
@@ -26,7 +26,7 @@ def _both(doc):
 def _requests(parsed, index):
     """Gantt requests over the whole run, parts of it and an instant, on pages of rows, as bars and occupancy."""
     lo, hi = parsed.span(index)
-    n = len(timeline._layout(parsed, index)["names"])
+    n = len(axis.resource_axis(parsed, index)["names"])
     windows = [(None, None), (lo, hi), (lo, lo + (hi - lo) / 3), (lo + (hi - lo) * 0.4, lo + (hi - lo) * 0.45),
                (lo + (hi - lo) / 2, lo + (hi - lo) / 2)]  # fmt: skip
     table = parsed.stored(index).table("segments", ["start", "end"])
@@ -36,7 +36,7 @@ def _requests(parsed, index):
             windows += [(e, e + (hi - lo) / 5), (s - (hi - lo) / 5, s)]
     for t0, t1 in windows:
         for row0, rows in ((0, 40), (max(n // 2, 0), 3), (max(n - 1, 0), 200)):
-            for max_bars in (timeline.MAX_BARS, 5, 0):
+            for max_bars in (gantt.MAX_BARS, 5, 0):
                 yield {"t0": t0, "t1": t1, "row0": row0, "rows": rows, "pixels": 37, "max_bars": max_bars}
 
 
@@ -46,15 +46,15 @@ def _json(payload):
 
 
 def _assert_same(plain, indexed):
-    assert indexes.files_of(indexed, 0) and not indexes.files_of(plain, 0)
-    assert timeline.colour_modes(indexed) == timeline.colour_modes(plain)
+    assert indexfiles.files_of(indexed, 0) and not indexfiles.files_of(plain, 0)
+    assert colours.colour_modes(indexed) == colours.colour_modes(plain)
     for i in range(len(plain.doc["runs"])):
-        assert timeline._layout(indexed, i) == timeline._layout(plain, i)
+        assert axis.resource_axis(indexed, i) == axis.resource_axis(plain, i)
         for kw in _requests(plain, i):
-            a = timeline._gantt(plain, i, kw["t0"], kw["t1"], kw["row0"], kw["rows"], kw["pixels"], kw["max_bars"])
-            b = timeline._gantt(indexed, i, kw["t0"], kw["t1"], kw["row0"], kw["rows"], kw["pixels"], kw["max_bars"])
+            a = gantt._gantt(plain, i, kw["t0"], kw["t1"], kw["row0"], kw["rows"], kw["pixels"], kw["max_bars"])
+            b = gantt._gantt(indexed, i, kw["t0"], kw["t1"], kw["row0"], kw["rows"], kw["pixels"], kw["max_bars"])
             assert _json(b) == _json(a), (i, kw)
-        assert _json(timeline.gantt(indexed, i)) == _json(timeline.gantt(plain, i))
+        assert _json(gantt.gantt(indexed, i)) == _json(gantt.gantt(plain, i))
 
 
 @pytest.mark.parametrize("family", FAMILIES)
@@ -75,7 +75,7 @@ def test_lanes_events_groups_and_colours_of_a_hand_made_schedule_are_the_same_wi
                                     "series": {}, "jobs": jobs}]}  # fmt: skip
     plain, indexed = _both(doc)
     _assert_same(plain, indexed)
-    g = timeline.gantt(indexed, 0, 0, 12, max_bars=1, pixels=4)
+    g = gantt.gantt(indexed, 0, 0, 12, max_bars=1, pixels=4)
     assert g["mode"] == "occupancy" and g["resources"] == ["m1", "m2", "m10", "m0"]
     assert g["events"]["kind"] == ["killed", "rejected", "migrated", "preempted"]
 
@@ -84,9 +84,9 @@ def test_a_result_without_schedule_has_empty_indexes_and_charts():
     doc = {"summary": {}, "runs": [{"algorithm": "a", "repetition": 0, "metrics": {}, "schedule": [], "series": {},
                                     "jobs": [{"job": "1", "arrival": 3.0, "rejected": True}]}]}  # fmt: skip
     plain, indexed = _both(doc)
-    assert timeline.gantt(indexed, 0) == timeline.gantt(plain, 0)
-    assert timeline.gantt(indexed, 0, 0, 10) == timeline.gantt(plain, 0, 0, 10)
-    assert timeline.gantt(indexed, 0, 0, 10)["events"]["kind"] == ["rejected"]
+    assert gantt.gantt(indexed, 0) == gantt.gantt(plain, 0)
+    assert gantt.gantt(indexed, 0, 0, 10) == gantt.gantt(plain, 0, 0, 10)
+    assert gantt.gantt(indexed, 0, 0, 10)["events"]["kind"] == ["rejected"]
 
 
 def test_greedy_lanes_by_clusters_equal_the_one_at_a_time_greedy():
@@ -94,7 +94,7 @@ def test_greedy_lanes_by_clusters_equal_the_one_at_a_time_greedy():
     for n, spread in ((1, 1), (2, 1), (50, 5), (2000, 400), (2000, 40_000)):
         starts = np.sort(rng.integers(0, spread, n).astype(float))
         ends = starts + rng.choice([0.0, 0.5, 1.0, 3.0, 40.0], n)  # zero-length ones too
-        assert np.array_equal(timeline._greedy_lanes(starts, ends), timeline._greedy_loop(starts, ends))
+        assert np.array_equal(lanes.greedy_lanes(starts, ends), lanes._greedy_loop(starts, ends))
 
 
 def test_two_lane_rows_are_coloured_without_the_loop_as_the_loop_does():
@@ -112,17 +112,17 @@ def test_two_lane_rows_are_coloured_without_the_loop_as_the_loop_does():
         starts, ends = np.asarray(starts)[o], np.asarray(ends)[o]
         reach = np.maximum.accumulate(ends)
         opens = np.concatenate([[True], starts[1:] >= reach[:-1]])
-        two = timeline._two_lanes(starts, ends, reach, opens)
-        loop = timeline._greedy_loop(starts, ends)
+        two = lanes._two_lanes(starts, ends, reach, opens)
+        loop = lanes._greedy_loop(starts, ends)
         assert two is None or np.array_equal(two, loop)
-        assert np.array_equal(timeline._greedy_lanes(starts, ends), loop)
+        assert np.array_equal(lanes.greedy_lanes(starts, ends), loop)
     starts, ends = np.array([0.0, 1.0, 2.0, 6.0, 7.0]), np.array([10.0, 2.0, 5.0, 6.5, 9.0])  # one tier under another
-    two = timeline._two_lanes(starts, ends, np.maximum.accumulate(ends), np.array([True] + [False] * 4))
-    assert two.tolist() == timeline._greedy_loop(starts, ends).tolist() == [0, 1, 1, 1, 1]
+    two = lanes._two_lanes(starts, ends, np.maximum.accumulate(ends), np.array([True] + [False] * 4))
+    assert two.tolist() == lanes._greedy_loop(starts, ends).tolist() == [0, 1, 1, 1, 1]
     starts = np.arange(0.0, 40.0)  # a staircase: each overlaps the one before only (chains of any length)
     ends = starts + 1.5
-    two = timeline._two_lanes(starts, ends, np.maximum.accumulate(ends), np.array([True] + [False] * 39))
-    assert two.tolist() == timeline._greedy_loop(starts, ends).tolist() == [0, 1] * 20
+    two = lanes._two_lanes(starts, ends, np.maximum.accumulate(ends), np.array([True] + [False] * 39))
+    assert two.tolist() == lanes._greedy_loop(starts, ends).tolist() == [0, 1] * 20
 
 
 @pytest.mark.django_db
@@ -138,7 +138,7 @@ def test_the_worker_stores_the_indexes_beside_the_files_and_deleting_the_run_rem
     run = Run.objects.create(scenario=scenario, config=toy_scenario, status=Run.Status.SUCCEEDED)
     run.store_result(schedulers.run(toy_scenario), "a1")
     run.save()
-    assert run.result_files["index"]["version"] == indexes.VERSION
+    assert run.result_files["index"]["version"] == indexfiles.VERSION
     names = [f for info in run.result_files["runs"] for f in info["index"].values()]
     assert {n.rsplit("-", 1)[1] for n in names} == {"rows.parquet", "events.parquet", "byrow.parquet", "jobindex.parquet"}
     assert all(default_storage.exists(n) for n in names)
@@ -154,7 +154,7 @@ def test_event_labels_come_from_the_right_row_groups_of_a_long_event_file():
                                     "series": {}, "jobs": []}]}  # fmt: skip
     plain, indexed = _both(doc)
     for t0, t1 in ((None, None), (65_000.0, 67_000.0), (69_000.0, 70_000.0)):
-        a, b = timeline.gantt(plain, 0, t0, t1, max_bars=0), timeline.gantt(indexed, 0, t0, t1, max_bars=0)
+        a, b = gantt.gantt(plain, 0, t0, t1, max_bars=0), gantt.gantt(indexed, 0, t0, t1, max_bars=0)
         assert b["events"] == a["events"] and a["events"]["job"][:2] == [str(int(t0 or 0)), str(int(t0 or 0) + 1)]
 
 
@@ -163,7 +163,7 @@ def test_an_instant_window_shows_what_runs_at_it_not_nan():
                                     "schedule": [_seg("1", "m0", 0.0, 10.0, share=0.5), _seg("2", "m0", 5.0, 8.0),
                                                  _seg("3", "m1", 0.0, 5.0)]}]}  # fmt: skip
     for parsed in _both(doc):
-        g = timeline.gantt(parsed, 0, 5.0, 5.0, max_bars=0, pixels=4)
+        g = gantt.gantt(parsed, 0, 5.0, 5.0, max_bars=0, pixels=4)
         grid = dict(zip(g["resources"], g["occupancy"]["rows"], strict=True))
         assert grid == {"m0": [1.0] * 4, "m1": [0.0] * 4}, g  # m0: 0.5 + 1 capped at 1; m1's segment ended at 5
         json.loads(json.dumps(g, allow_nan=False))
@@ -176,9 +176,9 @@ def test_a_whole_run_page_of_a_stretches_file_reads_the_by_row_index():
 
     doc = schedulers.run({**schedulers.example("backfill"), "algorithms": ["easy"]})
     _, indexed = _both(doc)
-    source = indexed.stored(0)._source("segments")
-    assert store.STRETCH in pq.ParquetFile(source).schema_arrow.metadata  # the case under test
-    by_time, _ = timeline._group_stats(indexed, 0, indexes.files_of(indexed, 0)["byrow"])
+    source = indexed.stored(0).source("segments")
+    assert stretches.STRETCH in pq.ParquetFile(source).schema_arrow.metadata  # the case under test
+    by_time, _ = byrow.group_stats(indexed, 0, indexfiles.files_of(indexed, 0)["byrow"])
     assert by_time[:, 0].sum() == indexed.info(0)["segments"]
     lo, hi = indexed.span(0)
-    assert timeline._by_row_is_cheaper(indexed, 0, indexes.files_of(indexed, 0)["byrow"], lo, hi, 0, 3)
+    assert byrow.by_row_is_cheaper(indexed, 0, indexfiles.files_of(indexed, 0)["byrow"], lo, hi, 0, 3)

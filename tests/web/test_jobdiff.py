@@ -1,4 +1,4 @@
-"""The schedule diff from the worker's per-job index (runs.jobindex) gives the payload the diff computed on the fly.
+"""The schedule diff from the worker's per-job index (results.jobindex) gives the payload the diff computed on the fly.
 
 The reference below is the diff as it was before the index (a pyarrow group-by over every segment,
 Python dicts and frozensets per job), with one change: its ties (rows of equal −|Δend| − |Δstart|,
@@ -16,8 +16,8 @@ import pyarrow.compute as pc
 import pytest
 
 import schedulers
-from cloudsched_web.runs import indexes, jobindex, store, timeline
-from cloudsched_web.runs.queries import ParsedResult
+from cloudsched_web.results import cuts, indexes, indexfiles, jobdiff, jobindex, store, stretches
+from cloudsched_web.results.queries import ParsedResult
 
 FAMILIES = ["backfill", "dvfs_bot", "ep_jobs", "federated", "vm_reservations"]
 
@@ -50,7 +50,7 @@ def _reference_missing(jobs, other, cut):
 
 
 def reference_diff(parsed, a, b, limit=100, other=None):
-    """``timeline.diff`` before the job index, ties in job id order."""
+    """``jobdiff.diff`` before the job index, ties in job id order."""
     other = parsed if other is None else other
     ja, jb = _reference_jobs(parsed, a), _reference_jobs(other, b)
     common = sorted(ja.keys() & jb.keys())  # was: set order
@@ -69,7 +69,7 @@ def reference_diff(parsed, a, b, limit=100, other=None):
                          "delta_start": dstart, "delta_end": eb - ea, "moved": is_moved})  # fmt: skip
     rows.sort(key=lambda r: -abs(r["delta_end"]) - abs(r["delta_start"]))
     status = {r["job"]: _reference_status(r) for r in rows[:5000]}
-    cut_a, cut_b = timeline.cut_at(parsed, a), timeline.cut_at(other, b)
+    cut_a, cut_b = cuts.cut_at(parsed, a), cuts.cut_at(other, b)
     absent_b, absent_a = _reference_missing(ja, jb, cut_b), _reference_missing(jb, ja, cut_a)
     for job, why in itertools.islice(absent_b.items(), 5000):
         status[job] = "cut_in_b" if why == "cut" else "not_in_b"
@@ -99,7 +99,7 @@ def _both(doc):
     plain, indexed = ParsedResult(header, manifest), ParsedResult(header, indexes.build(header, manifest))
     for i in range(len(doc["runs"])):
         if indexed.stored(i).files.get("segments"):
-            assert indexes.files_of(indexed, i).get("jobs") and not indexes.files_of(plain, i)
+            assert indexfiles.files_of(indexed, i).get("jobs") and not indexfiles.files_of(plain, i)
     return plain, indexed
 
 
@@ -120,7 +120,7 @@ def _assert_same(a_results, b_results=None, limits=(100, 3, 10**9)):
                 for pa_, pb_ in itertools.product((plain_a, indexed_a), (plain_b, indexed_b)):
                     if b_results is None and pa_ is not pb_:
                         continue
-                    got = timeline.diff(pa_, a, b, limit, None if b_results is None else pb_)
+                    got = jobdiff.diff(pa_, a, b, limit, None if b_results is None else pb_)
                     assert _sent(got) == want, (a, b, limit, pa_ is indexed_a, pb_ is indexed_b)
 
 
@@ -174,15 +174,15 @@ def test_hand_made_runs_with_jobs_on_one_side_and_cut_schedules_give_the_same_di
     doc = _doc(a, b, c, c, [], extras=[None, None, cut, {"schedule_truncated": True}])
     results = _both(doc)
     _assert_same(results)
-    d = timeline.diff(results[1], 0, 1)
+    d = jobdiff.diff(results[1], 0, 1)
     assert list(d["status"].items()) == [  # by −|Δend| − |Δstart| (4, 1, 0), ties in job id order; then absent
         ("s2", "later"), ("s3", "earlier"), ("s1", "same"), ("s4", "same"), ("big", "moved"), ("w1", "moved"),
         ("w2", "moved"), ("gone", "not_in_b"), ("late", "not_in_b"), ("later", "not_in_b"), ("new", "not_in_a"),
         ("new2", "not_in_a")]  # fmt: skip
     assert (d["jobs"], d["changed"], d["moved"], d["later"], d["earlier"]) == (9, 7, 3, 1, 1)
-    d = timeline.diff(results[1], 0, 2)
+    d = jobdiff.diff(results[1], 0, 2)
     assert (d["only_a"], d["cut_in_b"], d["only_b"], d["cut_in_a"]) == (1, 2, 1, 0)
-    d = timeline.diff(results[1], 0, 3)  # the older flag: cut where its record ends (t = 13)
+    d = jobdiff.diff(results[1], 0, 3)  # the older flag: cut where its record ends (t = 13)
     assert (d["only_a"], d["cut_in_b"], d["b"]["cut_at"]) == (1, 2, 13.0)
 
 
@@ -191,7 +191,7 @@ def test_a_diff_across_two_results_one_stored_with_the_index_and_one_without_is_
     c = [s for s in b if s["start"] < 20]
     cut = {"schedule_cut": {"limit": len(c), "recorded": len(c), "cut_at_s": 20.0}}
     _assert_same(_both(_doc(a, c, extras=[None, cut])), _both(_doc(b, c, a, extras=[None, cut])))
-    assert timeline.diff(_both(_doc(a))[1], 0, 0)["jobs"] == 12
+    assert jobdiff.diff(_both(_doc(a))[1], 0, 0)["jobs"] == 12
 
 
 def test_many_ties_and_more_jobs_than_the_status_map_holds_come_in_job_id_order():
@@ -204,7 +204,7 @@ def test_many_ties_and_more_jobs_than_the_status_map_holds_come_in_job_id_order(
     b += [_seg(f"x{j}", "m0", 0.0, 1.0) for j in range(5500)]  # more than 5,000 jobs only in B
     results = _both(_doc(a, b))
     _assert_same(results, limits=(100,))
-    d = timeline.diff(results[1], 0, 1)
+    d = jobdiff.diff(results[1], 0, 1)
     assert len(d["status"]) == 5000 + n // 11 + 1 + 5000
     firsts = [r["job"] for r in d["rows"] if abs(r["delta_end"]) + abs(r["delta_start"]) == 4.0]
     assert firsts == sorted(firsts) and len(firsts) > 50
@@ -223,8 +223,8 @@ def test_the_fingerprint_is_the_set_of_resource_names():
             assert (r["first"], r["last"], r["nres"], r["fp"]) == (first, last, len(names), fp)
     # a stretch file (wide jobs) and a file of one row per segment are both read
     header, manifest = store.save(0, uuid.uuid4().hex, _doc([s for s in a if s["job"] != "big"]))
-    assert store.STRETCH in (plain.stored(0)._physical_schema("segments").metadata or {})
-    assert store.STRETCH not in (ParsedResult(header, manifest).stored(0)._physical_schema("segments").metadata or {})
+    assert stretches.STRETCH in (plain.stored(0)._physical_schema("segments").metadata or {})
+    assert stretches.STRETCH not in (ParsedResult(header, manifest).stored(0)._physical_schema("segments").metadata or {})
 
 
 def test_the_hash_group_by_gives_the_bitmap_s_pairs_and_a_segment_without_resource_is_not_in_the_set(monkeypatch):

@@ -12,7 +12,7 @@ import json
 import numpy as np
 import pytest
 
-from cloudsched_web.runs import timeline
+from cloudsched_web.results import occupancy as occ
 
 MODES = [{"key": "job", "type": "job"},
          {"key": "state", "type": "category", "categories": ["a", "b", "c", "d"]},
@@ -29,13 +29,13 @@ def _reference(arrays, page, capacities, lo, hi, pixels, modes):
     n = starts.size
     share = np.ones(n) if arrays["share"] is None else arrays["share"]
     grid = np.zeros((len(page), pixels))
-    eps = timeline.EPS * width
+    eps = occ.EPS * width
     strings = {key: ["." * pixels for _ in page] for key in arrays["values"]}
     for r in np.unique(arrays["row"]).tolist():
         m = arrays["row"] == r
 
         def busy_of(w, m=m):
-            return np.diff(timeline._ramp_sum(edges, starts[m], w) - timeline._ramp_sum(edges, ends[m], w))
+            return np.diff(occ.ramp_sum(edges, starts[m], w) - occ.ramp_sum(edges, ends[m], w))
 
         cap = float(capacities.get(page[r], 1.0) or 1.0)
         if width > 0:
@@ -100,11 +100,11 @@ def test_occupancy_and_zoom_counts_are_the_definitions_bit_for_bit(seed):
                     win = {k: v[kept] for k, v in arrays.items() if k in ("start", "end", "row")}
                     win["share"] = None if arrays["share"] is None else arrays["share"][kept]
                     win["values"] = {k: v[kept] for k, v in arrays["values"].items()}
-                    rows = list(timeline._page_rows(win))
+                    rows = list(occ.page_rows(win))
                     want, overlap = _reference(win, page, capacities, lo, hi, pixels, MODES)
                     for max_bars in sorted({0, 3, overlap.min() - 1, overlap.min(), overlap.min() + 1, 10**6}):
-                        got = timeline._occupancy_and_zoom(rows, page, capacities, lo, hi, pixels, MODES, max_bars)
+                        got = occ.occupancy_and_zoom(rows, page, capacities, lo, hi, pixels, MODES, max_bars)
                         assert json.dumps(got["occupancy"], sort_keys=True) == json.dumps(want, sort_keys=True)
                         assert got["count"] == win["start"].size
-                        zoom = timeline._zoom_shows_bars(win["start"], win["end"], lo, hi, pixels, max_bars)
+                        zoom = occ._zoom_shows_bars(win["start"], win["end"], lo, hi, pixels, max_bars)
                         assert got["zoom_shows_bars"] == zoom, (lo, hi, by_row, max_bars)

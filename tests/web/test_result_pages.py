@@ -3,7 +3,7 @@
 import pytest
 
 import schedulers
-from cloudsched_web.runs import queries
+from cloudsched_web.results import queries
 from cloudsched_web.runs.models import Run, Study
 
 pytestmark = pytest.mark.django_db

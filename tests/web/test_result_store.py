@@ -1,4 +1,4 @@
-"""The columnar result store (runs.store): what goes in comes back, windows read only what they need."""
+"""The columnar result store (results.store): what goes in comes back, windows read only what they need."""
 
 import importlib
 import json
@@ -11,7 +11,7 @@ from django.apps import apps as django_apps
 from django.core.files.storage import default_storage
 
 import schedulers
-from cloudsched_web.runs import store
+from cloudsched_web.results import store
 from cloudsched_web.runs.models import Run
 from cloudsched_web.scenarios.models import Scenario
 from schedulers.core import jsonio

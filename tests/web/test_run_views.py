@@ -86,7 +86,7 @@ def test_cancel_stops_a_queued_run(alice_client, scenario):
 
 
 def test_the_result_page_of_a_finished_run_needs_no_parse_of_the_full_result(alice_client, scenario, monkeypatch):
-    from cloudsched_web.runs import queries
+    from cloudsched_web.results import queries
     from cloudsched_web.runs.tasks import run_simulation
 
     run = Run.objects.create(scenario=scenario, config=scenario.config)

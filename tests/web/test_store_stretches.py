@@ -1,4 +1,4 @@
-"""Segments stored as stretches (runs.store, format 2): every reader gives what the segment-per-row
+"""Segments stored as stretches (results.store, format 2): every reader gives what the segment-per-row
 layout (format 1, what older files hold) gives — same rows, order, types and counts."""
 
 import io
@@ -12,7 +12,7 @@ from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 
 import schedulers
-from cloudsched_web.runs import store
+from cloudsched_web.results import store, stretches, tables
 from schedulers.core.columns import Columns, coded, task_of
 
 
@@ -26,7 +26,7 @@ def _both(result, monkeypatch, name):
     """(stretch manifest, segment-per-row manifest) of the same result."""
     _, stretched = store.save(0, f"{name}-2", result)
     with monkeypatch.context() as m:
-        m.setattr(store, "MIN_GAIN", math.inf)
+        m.setattr(stretches, "MIN_GAIN", math.inf)
         _, flat = store.save(0, f"{name}-1", result)
     return stretched, flat
 
@@ -67,7 +67,7 @@ def test_backfill_segments_are_stored_as_stretches_and_read_back_as_segments(mon
     assert stretched["version"] == 2
     for s_info, f_info, run in zip(stretched["runs"], flat["runs"], result["runs"], strict=True):
         s_file, f_file = _segments_file(s_info), _segments_file(f_info)
-        assert store.STRETCH in s_file.schema_arrow.metadata and store.STRETCH not in f_file.schema_arrow.metadata
+        assert stretches.STRETCH in s_file.schema_arrow.metadata and stretches.STRETCH not in f_file.schema_arrow.metadata
         assert f_file.metadata.num_rows == len(run["schedule"]) == s_info["segments"]
         assert s_file.metadata.num_rows * 5 < f_file.metadata.num_rows  # a job on p processors: one row, not p
         _assert_same_readers(s_info, f_info)
@@ -77,7 +77,7 @@ def test_whole_documents_and_streamed_json_are_the_same(monkeypatch):
     result = _backfill(120, seed=5)
     header, stretched = store.save(0, "doc-2", result)
     with monkeypatch.context() as m:
-        m.setattr(store, "MIN_GAIN", math.inf)
+        m.setattr(stretches, "MIN_GAIN", math.inf)
         _, flat = store.save(0, "doc-1", result)
     assert store.full_document(header, stretched) == store.full_document(header, flat)
     assert b"".join(store.stream_json(header, stretched)) == b"".join(store.stream_json(header, flat))
@@ -107,27 +107,27 @@ def test_a_stretch_holds_only_rows_alike_in_every_column_but_the_resource(extra,
     cols = _hand_made(**extra)
     if masks:
         cols = Columns({n: cols.raw(n) for n in cols.names}, masks=masks, sparse=True)
-    monkeypatch.setattr(store, "MIN_GAIN", 1.0)
-    table = store.stored_segments(cols)
-    assert store.STRETCH in table.schema.metadata and table.num_rows == rows
-    back = store._restore(table).to_pylist()
-    want = store._restore(store.segments_table(cols)).to_pylist()
+    monkeypatch.setattr(stretches, "MIN_GAIN", 1.0)
+    table = stretches.stored_segments(cols)
+    assert stretches.STRETCH in table.schema.metadata and table.num_rows == rows
+    back = stretches.restore(table).to_pylist()
+    want = stretches.restore(tables.segments_table(cols)).to_pylist()
     assert json.dumps(back) == json.dumps(want)  # bit for bit (-0.0, NaN, nulls)
 
 
 def test_tasks_out_of_step_break_a_stretch(monkeypatch):
     cols = Columns({n: (task_of([0, 1, 3, 0, 2, 1]) if n == "task" else c) for n, c in
                     ((n, _hand_made().raw(n)) for n in _hand_made().names)})  # fmt: skip
-    monkeypatch.setattr(store, "MIN_GAIN", 1.0)
-    table = store.stored_segments(cols)
+    monkeypatch.setattr(stretches, "MIN_GAIN", 1.0)
+    table = stretches.stored_segments(cols)
     assert table.num_rows == 5
-    assert store._restore(table).to_pylist() == store._restore(store.segments_table(cols)).to_pylist()
+    assert stretches.restore(table).to_pylist() == stretches.restore(tables.segments_table(cols)).to_pylist()
 
 
 def test_stretches_that_would_not_pay_are_not_written():
     cols = _hand_made(share=np.arange(6.0))  # every row different
-    table = store.stored_segments(cols)
-    assert store.STRETCH not in (table.schema.metadata or {}) and table.num_rows == 6
+    table = stretches.stored_segments(cols)
+    assert stretches.STRETCH not in (table.schema.metadata or {}) and table.num_rows == 6
 
 
 def test_a_window_reads_only_the_row_groups_of_stretches_it_needs(monkeypatch):
@@ -157,10 +157,10 @@ def test_files_written_before_stretches_read_as_the_new_ones(monkeypatch):
     _, manifest = store.save(0, "v2", result)
     run = result["runs"][2]
     buf = io.BytesIO()
-    pq.write_table(store.segments_table(run["schedule"]), buf, row_group_size=65_536, compression="zstd",
+    pq.write_table(tables.segments_table(run["schedule"]), buf, row_group_size=65_536, compression="zstd",
                    compression_level=6)  # fmt: skip
     name = default_storage.save("results/0/v1/r2-segments.parquet", ContentFile(buf.getvalue()))
     info = manifest["runs"][2]
     old = {**info, "files": {**info["files"], "segments": name}}
-    assert store.STRETCH not in _segments_file(old).schema_arrow.metadata
+    assert stretches.STRETCH not in _segments_file(old).schema_arrow.metadata
     _assert_same_readers(info, old)

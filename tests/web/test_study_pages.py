@@ -4,7 +4,7 @@ import pytest
 from django.test import Client
 
 import schedulers
-from cloudsched_web.runs import timeline
+from cloudsched_web.results import jobdiff
 from cloudsched_web.runs.models import Run, Study
 from cloudsched_web.scenarios.models import Scenario
 from tests.api.factories import finished_run
@@ -33,18 +33,18 @@ def test_a_cross_run_diff_tells_jobs_missing_from_b_apart_from_jobs_its_limit_cu
     # recording (cut at 25), job 6 only in B.
     b = [_seg("1", "m0", 0, 10), _seg("2", "m0", 10, 20), _seg("6", "m1", 12, 14)]
     cut = {"schedule_cut": {"limit": 3, "recorded": 3, "cut_at_s": 25.0}}
-    d = timeline.diff(ParsedResult(_doc(A)), 0, 0, other=ParsedResult(_doc(b, "b", cut)))
+    d = jobdiff.diff(ParsedResult(_doc(A)), 0, 0, other=ParsedResult(_doc(b, "b", cut)))
     assert (d["jobs"], d["changed"], d["moved"]) == (2, 1, 1)
     assert (d["only_a"], d["cut_in_b"], d["only_b"], d["cut_in_a"]) == (1, 2, 1, 0)
     assert d["b"] == {"index": 0, "algorithm": "b", "cut_at": 25.0} and d["a"]["cut_at"] is None
     # Without a limit every absent job is simply not in B.
-    d = timeline.diff(ParsedResult(_doc(A)), 0, 0, other=ParsedResult(_doc(b, "b")))
+    d = jobdiff.diff(ParsedResult(_doc(A)), 0, 0, other=ParsedResult(_doc(b, "b")))
     assert (d["only_a"], d["cut_in_b"]) == (3, 0)
 
 
 def test_an_older_result_flagged_schedule_truncated_is_cut_where_its_record_ends():
     b = [_seg("1", "m0", 0, 10), _seg("2", "m1", 10, 20)]  # recorded up to t = 20: jobs 3-5 start at or after it
-    d = timeline.diff(ParsedResult(_doc(A)), 0, 0, other=ParsedResult(_doc(b, "b", {"schedule_truncated": True})))
+    d = jobdiff.diff(ParsedResult(_doc(A)), 0, 0, other=ParsedResult(_doc(b, "b", {"schedule_truncated": True})))
     assert (d["only_a"], d["cut_in_b"], d["b"]["cut_at"]) == (0, 3, 20.0)
 
 
@@ -146,8 +146,8 @@ class _R:
 
 
 def test_the_chart_axes_of_a_study_place_every_point():
-    from cloudsched_web.runs import charts
-    from cloudsched_web.runs.charts import POINT_NAME, plot_axes
+    from cloudsched_web.results import charts
+    from cloudsched_web.results.charts import POINT_NAME, plot_axes
 
     grid = [_R(i, {"a": a, "b": b}) for i, (a, b) in enumerate([(1, 5), (1, 9), (2, 5), (2, 9)])]
     assert plot_axes(["a", "b"], grid) == ("a", "b")

@@ -124,7 +124,7 @@ def test_the_result_page_states_a_schedule_cut(alice, client):
 
 
 def test_the_worker_releases_the_run_before_it_builds_the_chart_indexes(scenario, monkeypatch):
-    from cloudsched_web.runs import indexes
+    from cloudsched_web.results import indexes, indexfiles
 
     seen = []
     build = indexes.build
@@ -139,11 +139,11 @@ def test_the_worker_releases_the_run_before_it_builds_the_chart_indexes(scenario
     run_simulation(run.pk)
     run.refresh_from_db()
     assert seen == [(Run.Status.SUCCEEDED, False)]  # visible as succeeded, without indexes, while they build
-    assert run.result_files["index"]["version"] == indexes.VERSION
+    assert run.result_files["index"]["version"] == indexfiles.VERSION
 
 
 def test_indexes_of_an_attempt_that_lost_the_run_are_not_written_over_the_newer_one(scenario, monkeypatch):
-    from cloudsched_web.runs import indexes
+    from cloudsched_web.results import indexes
 
     build = indexes.build
 
@@ -159,7 +159,7 @@ def test_indexes_of_an_attempt_that_lost_the_run_are_not_written_over_the_newer_
 
 
 def test_a_failing_index_build_leaves_the_result_standing(scenario, monkeypatch):
-    from cloudsched_web.runs import indexes
+    from cloudsched_web.results import indexes
 
     def broken(header, manifest):
         raise RuntimeError("disk full")

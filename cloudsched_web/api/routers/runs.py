@@ -22,7 +22,8 @@ from cloudsched_web.api.schemas import (
     SeriesOut,
     ShareOut,
 )
-from cloudsched_web.runs import exports, queries, store, trash
+from cloudsched_web.results import exports, queries, store
+from cloudsched_web.runs import trash
 from cloudsched_web.runs.models import Run
 
 router = Router(tags=["runs"])

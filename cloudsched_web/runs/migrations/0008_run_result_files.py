@@ -1,7 +1,7 @@
 """Results become columns: schedules, job records and series move from the database blob to Parquet files.
 
 The blob keeps the header (summary, metrics, extras); ``result_files`` is the manifest
-of the files (``runs.store``). Reversible: going back writes the whole document into
+of the files (``results.store``). Reversible: going back writes the whole document into
 the blob again.
 """
 
@@ -12,7 +12,7 @@ from django.db import migrations, models
 
 
 def to_columns(apps, schema_editor):
-    from cloudsched_web.runs import store
+    from cloudsched_web.results import store
 
     Run = apps.get_model("runs", "Run")
     for run in Run.objects.exclude(result_blob=None).only("id", "result_blob", "result_files").iterator(chunk_size=1):
@@ -26,7 +26,7 @@ def to_columns(apps, schema_editor):
 
 
 def to_blob(apps, schema_editor):
-    from cloudsched_web.runs import store
+    from cloudsched_web.results import store
 
     Run = apps.get_model("runs", "Run")
     for run in Run.objects.exclude(result_blob=None).only("id", "result_blob", "result_files").iterator(chunk_size=1):

@@ -3,14 +3,14 @@
 from django.core.files.storage import default_storage
 from django.core.management.base import BaseCommand, CommandError
 
-from cloudsched_web.runs import indexes
+from cloudsched_web.results import indexes, indexfiles
 from cloudsched_web.runs.models import Run
 
 
 def current(files: dict | None) -> bool:
     """Whether a result's manifest has this version's indexes on every run that has a schedule."""
     files = files or {}
-    if (files.get("index") or {}).get("version") != indexes.VERSION:
+    if (files.get("index") or {}).get("version") != indexfiles.VERSION:
         return False
     return all("jobs" in (r.get("index") or {}) for r in files.get("runs", []) if "segments" in r.get("files", {}))
 
@@ -27,7 +27,7 @@ def _without_indexes(files: dict) -> dict:
 
 class Command(BaseCommand):
     help = (
-        "Build the whole-run chart and job indexes (runs.indexes) of succeeded runs stored without them or "
+        "Build the whole-run chart and job indexes (results.indexes) of succeeded runs stored without them or "
         "with an older set, so their pages and diffs take the fast paths. --all rebuilds every one."
     )
 

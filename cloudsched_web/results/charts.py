@@ -1,52 +1,22 @@
 """Chart payloads built server-side from a stored result (pure functions, unit-tested).
 
 Summary-level payloads (metrics table, comparison bars, lower bounds, study curves,
-reproducibility stamp) live here; time-windowed payloads (Gantt, series, diff) live in
-:mod:`cloudsched_web.runs.timeline`. Nothing here ships a schedule to the browser.
+reproducibility stamp) live here; time-windowed payloads live in ``results.gantt``,
+``results.series`` and ``results.jobdiff``. Nothing here ships a schedule to the browser.
 """
 
 import json
-import re
 from functools import cache
 from importlib import metadata
 
 from django.conf import settings
 
+from cloudsched_web.results.bounds import bound_pairs
+from cloudsched_web.results.checks import time_unit
 from cloudsched_web.runs import formatting
 
-# A metric named like one of these is a lower bound of another metric of the same run.
-_BOUND_PATTERNS = (
-    re.compile(r"^lower_bound_(?P<target>.+)$"),  # lower_bound_energy_kwh -> energy_kwh
-    re.compile(r"^(?P<target>.+)_lower_bound$"),
-)
-_NAMED_BOUND = re.compile(r"^(?P<kind>[a-z]+)_bound(?P<unit>_[a-z]+)?$")  # lp_bound_s
-
-
-def bound_pairs(metric_names):
-    """``{bound_metric: target_metric}`` for the lower bounds a family reports.
-
-    ``lower_bound_X`` bounds ``X``; ``<kind>_bound_<unit>`` (``lp_bound_s``) bounds the
-    metric ``M_<unit>`` whose ratio ``M_over_<kind>_bound`` the family also reports, or
-    else the only other metric with that unit.
-    """
-    names = set(metric_names)
-    pairs = {}
-    for name in sorted(names):
-        for pattern in _BOUND_PATTERNS:
-            m = pattern.match(name)
-            if m and m["target"] in names:
-                pairs[name] = m["target"]
-        m = _NAMED_BOUND.match(name)
-        if m and name not in pairs:
-            unit = m["unit"] or ""
-            ratio = [n for n in names if n.endswith(f"_over_{m['kind']}_bound")]
-            candidates = [r.split("_over_")[0] + unit for r in ratio]
-            candidates = [c for c in candidates if c in names]
-            if not candidates and unit:
-                candidates = [n for n in names if n.endswith(unit) and n != name and "bound" not in n]
-            if len(candidates) == 1:
-                pairs[name] = candidates[0]
-    return pairs
+__all__ = ["POINT_NAME", "comparison", "plot_axes", "run_page_payload", "runs_index", "spread", "stamp",
+           "study_payload", "summary_table"]
 
 
 def _reps(stat, fallback):
@@ -215,8 +185,6 @@ def repetitions(result):
 
 def run_page_payload(result):
     """What the result page's script needs up front; windows come from the data endpoint."""
-    from cloudsched_web.runs.checks import time_unit
-
     runs = result.get("runs", [])
     return {
         "primary": primary_metrics(result.get("family", "")),

@@ -5,7 +5,7 @@ resource axis and its groups, the lanes each row needs, the events, the result-w
 categories, and — for a Gantt page of resource rows over a wide window — the page's segments
 without reading the whole schedule. They are properties of the stored result, so
 :func:`build` computes them when the worker stores it (``Run.store_result``) with the very
-builders the web process would run (``runs.timeline``), and writes them as small files in
+builders the web process would run (``results.axis``, ``colours``, ``events``, ``lanes``), and writes them as small files in
 the result's directory:
 
 - ``r{i}-rows.parquet``: one line per resource in axis order: ``name``, ``group``,
@@ -25,7 +25,7 @@ before (the web process colours a row's lanes when a page first draws it).
 
 The manifest (``Run.result_files``, in the database) only gains the file names per run
 (``index``) and the colour modes (a few categories); results stored before this have neither,
-and the web process computes the same indexes on the fly (``runs.timeline``). Both paths give
+and the web process computes the same indexes on the fly (the same modules). Both paths give
 the same payloads (``tests/web/test_indexes.py``). See docs/results.md, "Serving at full scale".
 """
 
@@ -39,12 +39,16 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from cloudsched_web.runs import store
+from cloudsched_web.results import jobindex, store, stretches
+from cloudsched_web.results.arrays import float_column, resource_codes
+from cloudsched_web.results.axis import resource_axis
+from cloudsched_web.results.colours import colour_modes, mode_array
+from cloudsched_web.results.events import event_table
+from cloudsched_web.results.indexfiles import GROUP_BY, KINDS, ROW_GROUP, VERSION
+from cloudsched_web.results.lanes import greedy_lanes
+from cloudsched_web.results.queries import ParsedResult
 
-VERSION = 1
-ROW_GROUP = 16_384  # small groups: a page of 40 rows reads little more than its own segments
-GROUP_BY = b"cloudsched.group_by"
-KINDS = b"cloudsched.event_kinds"  # the events' kinds, which their ``kind`` codes index
+__all__ = ["build"]
 
 
 def _write(name: str, table: pa.Table, row_group: int = ROW_GROUP) -> str:
@@ -59,17 +63,15 @@ def build(header: dict, manifest: dict) -> dict:
 
     A result without runs or files is returned as it is.
     """
-    from cloudsched_web.runs import jobindex, queries, timeline
-
     if not manifest or not manifest.get("runs"):
         return manifest
     base = manifest.get("base", "results")
-    parsed = queries.ParsedResult(header, manifest)
-    modes = timeline.colour_modes(parsed)
+    parsed = ParsedResult(header, manifest)
+    modes = colour_modes(parsed)
     runs = []
     for i, info in enumerate(manifest["runs"]):
         files = {}
-        layout = timeline._layout(parsed, i)
+        layout = resource_axis(parsed, i)
         names = layout["names"]
         byrow = _by_row(parsed, i, names, modes)  # every segment read once: the by-row file and the lanes
         counts = drawn = [1] * len(names)
@@ -82,46 +84,44 @@ def build(header: dict, manifest: dict) -> dict:
                          "lanes": pa.array(counts, pa.int32()), "drawn": pa.array(drawn, pa.int32())})  # fmt: skip
         rows = rows.replace_schema_metadata({GROUP_BY: (layout["group_by"] or "").encode()})
         files["rows"] = _write(f"{base}/r{i}-rows.parquet", rows)
-        ev = timeline._event_table(parsed, i)
+        ev = event_table(parsed, i)
         events = pa.table({"t": ev["t"], "kind": ev["kind"], "row": ev["row"], "job": ev["job"], "task": ev["task"]})
         events = events.replace_schema_metadata({KINDS: json.dumps(ev["kinds"]).encode()})
         files["events"] = _write(f"{base}/r{i}-events.parquet", events, 65_536)
         if byrow is not None:
             files["byrow"] = _write(f"{base}/r{i}-byrow.parquet", byrow)
-        files.update(jobindex.files(parsed, i, base))  # the diff's per-job index (runs.jobindex)
+        files.update(jobindex.files(parsed, i, base))  # the diff's per-job index (results.jobindex)
         runs.append({**info, "index": files})
-        parsed._memo.clear()  # one run's indexes at a time in the worker's memory
+        parsed.clear_memo()  # one run's indexes at a time in the worker's memory
     return {**manifest, "runs": runs, "index": {"version": VERSION, "colour_modes": modes}}
 
 
 def _by_row(parsed, index, names, modes) -> pa.Table | None:
     """The run's segments on the axis sorted by row (stable), with their colour values.
 
-    The segments file is read once, as stored: in a file of stretches (``runs.store``) every column but
+    The segments file is read once, as stored: in a file of stretches (``results.store``) every column but
     ``resource`` is one value per stretch, so the colour values are found per stretch and each
     segment takes its stretch's (the very values the expanded segments give, without expanding them)."""
-    from cloudsched_web.runs import timeline
-
     stored = parsed.stored(index)
     schema = stored.schema("segments")
     if schema is None or not names:
         return None
     present = set(schema.names)
     mode_cols = sorted({c for m in modes for c in m["columns"] if c in present})
-    source = stored._source("segments")
-    labels = (pq.read_schema(source).metadata or {}).get(store.STRETCH)
+    source = stored.source("segments")
+    labels = (pq.read_schema(source).metadata or {}).get(stretches.STRETCH)
     table = pq.read_table(source, columns=["start", "end", "resource", *(["share"] if "share" in present else []),
                                            *mode_cols])  # fmt: skip
-    if labels is not None:  # one row per stretch: its segments' resources as a list (store._expand)
+    if labels is not None:  # one row per stretch: its segments' resources as a list (stretches._expand)
         lists = table["resource"].combine_chunks() if table["resource"].num_chunks != 1 else table["resource"].chunk(0)
         lengths = np.diff(lists.offsets.to_numpy())
-        lookup = timeline._codes(pa.array(json.loads(labels), pa.string()), names)
+        lookup = resource_codes(pa.array(json.loads(labels), pa.string()), names)
         flat = pc.fill_null(lists.flatten(), -1).to_numpy(zero_copy_only=False)
         narrow = np.int16 if len(names) < 32768 else np.int64
         codes = np.append(lookup, -1).astype(narrow)[flat]  # a missing resource (−1) is on no row
     else:
         lengths = None
-        codes = timeline._codes(table["resource"], names)
+        codes = resource_codes(table["resource"], names)
     keep = codes >= 0
     everyone = bool(keep.all())  # (the usual case: every segment has its row; no copies to leave some out)
     small = (codes if everyone else codes[keep]).astype(np.int16 if len(names) < 32768 else np.int64)  # radix sort
@@ -131,14 +131,14 @@ def _by_row(parsed, index, names, modes) -> pa.Table | None:
         order = np.repeat(np.arange(len(lengths), dtype=np.int32), lengths)[order]
     rows = np.repeat(np.arange(len(names), dtype=np.int32), np.bincount(small, minlength=len(names)))  # in order
     cols = {"row": pa.array(rows),
-            "start": pa.array(timeline._floats(table, "start")[order]),
-            "end": pa.array(timeline._floats(table, "end")[order])}  # fmt: skip
+            "start": pa.array(float_column(table, "start")[order]),
+            "end": pa.array(float_column(table, "end")[order])}  # fmt: skip
     if "share" in present and not pc.all(pc.fill_null(pc.equal(table["share"], 1.0), True)).as_py():
         cols["share"] = table["share"].take(pa.array(order))  # left out when every share is 1 (or none: 1)
     for m in modes:
         if m["type"] == "job":
             continue
-        values = timeline._mode_array(table, m)[order]
+        values = mode_array(table, m)[order]
         cols[f"c_{m['key']}"] = pa.array(values if m["type"] == "scale" else _small_int(values))
     return pa.table(cols)
 
@@ -149,14 +149,12 @@ def _lanes(byrow: pa.Table, rows: int) -> tuple[list[int], np.ndarray, list[int]
 
     A count is found in the by-row order: at its k-th start in time order (counting from 1) a row runs
     k segments minus those that ended at or before it (an end before a start at the same instant, as
-    ``timeline._events_by_row`` orders them), and the most is reached at a start. A lane is what
-    ``timeline._row_lanes`` assigns when a page first draws the row's bars: greedy colouring
-    (``timeline._greedy_lanes``, given those running counts) of the row's whole run in start order, in
+    ``lanes._events_by_row`` orders them), and the most is reached at a start. A lane is what
+    ``lanes._row_lanes`` assigns when a page first draws the row's bars: greedy colouring
+    (``lanes.greedy_lanes``, given those running counts) of the row's whole run in start order, in
     the rows needing more than one lane (0 in the others, which are never drawn in lanes). A drawn row
     takes at least its count of lanes, one more where a zero-length segment lies inside another (the
     sweep ends it before it starts)."""
-    from cloudsched_web.runs import timeline
-
     row = byrow["row"].to_numpy()
     starts, ends = byrow["start"].to_numpy(), byrow["end"].to_numpy()
     bounds = np.searchsorted(row, np.arange(rows + 1, dtype=row.dtype)).tolist()
@@ -169,92 +167,10 @@ def _lanes(byrow: pa.Table, rows: int) -> tuple[list[int], np.ndarray, list[int]
         counts.append(max(1, int(running.max())) if s.size else 1)
         drawn.append(counts[-1])
         if counts[-1] > 1:
-            lane[a:b] = timeline._greedy_lanes(s, ends[a:b], running - 1 if in_order else None)
+            lane[a:b] = greedy_lanes(s, ends[a:b], running - 1 if in_order else None)
             drawn[-1] = max(counts[-1], int(lane[a:b].max()) + 1)
     return counts, _small_int(lane), drawn
 
 
 def _small_int(values: np.ndarray) -> np.ndarray:
     return values.astype(np.int8) if values.size == 0 or values.max() < 127 else values.astype(np.int32)
-
-
-# -- reading (the web process) --------------------------------------------------------------------
-
-
-_source = store.source
-
-
-def files_of(parsed, index) -> dict:
-    """The index files of run ``index`` (empty: stored before the indexes, or without a schedule)."""
-    if (parsed.manifest.get("index") or {}).get("version") != VERSION:
-        return {}
-    return parsed.info(index).get("index") or {}
-
-
-def colour_modes(parsed) -> list | None:
-    """The stored colour modes of the result, or None when it has none."""
-    index = parsed.manifest.get("index") or {}
-    return index.get("colour_modes") if index.get("version") == VERSION else None
-
-
-def read_rows(name: str) -> tuple[list, list, str | None, list, list | None]:
-    """``(names, groups, group_by, lanes, drawn)`` of a rows file (``drawn`` None: written before the
-    segments' lanes were in the by-row file)."""
-    table = pq.read_table(_source(name), use_threads=False)
-    group_by = (table.schema.metadata or {}).get(GROUP_BY, b"").decode() or None
-    drawn = table["drawn"].to_pylist() if "drawn" in table.column_names else None
-    return table["name"].to_pylist(), table["group"].to_pylist(), group_by, table["lanes"].to_pylist(), drawn
-
-
-def read_events(name: str) -> dict:
-    """The events' ``t``, ``kind``, ``kinds`` and ``row``; ``labels(positions)`` reads the ``job`` and
-    ``task`` of the events at those positions only (from the row groups holding them)."""
-    table = pq.read_table(_source(name), columns=["t", "kind", "row"], use_threads=False)
-    return {
-        "t": table["t"].to_numpy(),
-        "kind": table["kind"].to_numpy(),
-        "kinds": json.loads(table.schema.metadata[KINDS]),
-        "row": table["row"].to_numpy(),
-        "labels": lambda positions: _event_labels(name, positions),
-    }
-
-
-def _event_labels(name: str, positions: np.ndarray) -> tuple[list, list]:
-    if not positions.size:
-        return [], []
-    pf = pq.ParquetFile(_source(name))
-    sizes = [pf.metadata.row_group(g).num_rows for g in range(pf.metadata.num_row_groups)]
-    first = np.concatenate([[0], np.cumsum(sizes)])
-    g0, g1 = (
-        np.searchsorted(first, positions.min(), side="right") - 1,
-        np.searchsorted(first, positions.max(), side="right"),
-    )
-    part = pf.read_row_groups(list(range(int(g0), int(g1))), columns=["job", "task"], use_threads=False)
-    at = pa.array(positions - first[g0])
-    return part["job"].take(at).to_pylist(), part["task"].take(at).to_pylist()
-
-
-def iter_by_row(name: str, groups: list[int], row0: int, rows: int, columns: list[str], batch: int = 65_536):
-    """``(row, table)`` for each of the rows ``row0 .. row0 + rows − 1`` with segments, in row order:
-    ``row`` and ``columns`` of its segments (start order). ``groups`` are the row groups holding them
-    (from the footer's statistics of ``row``); they are read ``batch`` segments at a time, so no more
-    than a batch and one row's segments are held at once."""
-    if not groups:
-        return
-    pf = pq.ParquetFile(_source(name), pre_buffer=False)  # read here, in this thread (no I/O pool's)
-    present = pf.schema_arrow.names
-    wanted = ["row"] + [c for c in columns if c in present and c != "row"]
-    pending, current = [], None
-    for part in pf.iter_batches(batch_size=batch, row_groups=[int(g) for g in groups], columns=wanted,
-                                use_threads=False):  # fmt: skip
-        at = part.column(0).to_numpy()
-        cuts = (np.flatnonzero(at[1:] != at[:-1]) + 1).tolist()
-        for a, b in zip([0, *cuts], [*cuts, len(at)], strict=True):
-            row = int(at[a])
-            if row != current:
-                if pending and row0 <= current < row0 + rows:
-                    yield current, pa.Table.from_batches(pending)
-                pending, current = [], row
-            pending.append(part.slice(a, b - a))
-    if pending and row0 <= current < row0 + rows:
-        yield current, pa.Table.from_batches(pending)

@@ -1,6 +1,6 @@
 """Read-side queries over a stored run's result, shared by the pages and the JSON API.
 
-Functions of a stored result (``runs.store``: a small header document plus Parquet
+Functions of a stored result (``results.store``: a small header document plus Parquet
 columns), plus :func:`get_result`, an in-process LRU cache of results keyed by run
 id. Window queries read only the row groups of the schedule that the window
 touches; job pages slice (and, once, sort) the job table.
@@ -21,8 +21,11 @@ import orjson
 import pyarrow.compute as pc
 from django.conf import settings
 
-from cloudsched_web.runs import store
+from cloudsched_web.results import store
 from schedulers.core.series import envelope
+
+__all__ = ["MAX_JOBS_PAGE", "MAX_SEGMENTS", "MAX_SERIES_POINTS", "ParsedResult", "QueryError", "bounded",
+           "clear_cache", "get_result", "jobs", "segments", "series", "summary", "window"]
 
 MAX_SEGMENTS = 5000
 MAX_JOBS_PAGE = 1000
@@ -36,7 +39,7 @@ class QueryError(ValueError):
 
 
 class ParsedResult:
-    """A stored result: its header document plus readers of its columns (``runs.store``).
+    """A stored result: its header document plus readers of its columns (``results.store``).
 
     ``doc`` is the header (summary, and per run the metrics and extras, no schedule,
     job records or series); the columns are read from the run's Parquet files when a
@@ -56,6 +59,11 @@ class ParsedResult:
             if key not in self._memo:
                 self._memo[key] = build()
             return self._memo[key]
+
+    def clear_memo(self):
+        """Forget every memoised index (the worker builds one run's indexes at a time)."""
+        with self._lock:
+            self._memo.clear()
 
     def run(self, index):
         runs = self.doc.get("runs", [])
@@ -110,7 +118,7 @@ def get_result(run):
 
     The key also holds ``finished_at``, which every (re-)run that stores a result
     sets, so a new result is never served stale, and the names of its index files, which
-    the worker adds after the run succeeded (``runs.indexes``) and ``manage.py build_indexes``
+    the worker adds after the run succeeded (``results.indexes``) and ``manage.py build_indexes``
     may replace: a process then reads the new ones. A hit never touches
     ``result_blob``: callers may ``defer("result_blob")`` and pay for the blob
     only on a miss.
@@ -171,10 +179,31 @@ def summary(parsed):
     }
 
 
-def _bounded_int(value, field, lo, hi):
+def bounded_int(value, field, lo, hi):
     if not isinstance(value, int) or isinstance(value, bool) or not lo <= value <= hi:
         raise QueryError(field, f"{value!r} is out of range", f"integer {lo}..{hi}")
     return value
+
+
+def window(value_t0, value_t1, span):
+    """Parse the ``t0``/``t1`` query values into a finite window inside nothing (None = the span)."""
+    try:
+        lo = span[0] if value_t0 in (None, "") else float(value_t0)
+        hi = span[1] if value_t1 in (None, "") else float(value_t1)
+    except (TypeError, ValueError):
+        raise QueryError("t0", "window bounds must be numbers", "finite numbers t0 ≤ t1") from None
+    if not (np.isfinite(lo) and np.isfinite(hi)) or hi < lo:
+        raise QueryError("t1", f"window [{lo}, {hi}) is empty or not finite", "finite numbers t0 ≤ t1")
+    return lo, hi
+
+
+def bounded(value, field, lo, hi):
+    """A query-string integer in ``lo..hi`` (:func:`bounded_int` after parsing the text)."""
+    try:
+        value = int(value)
+    except (TypeError, ValueError):
+        raise QueryError(field, f"{value!r} is not an integer", f"integer {lo}..{hi}") from None
+    return bounded_int(value, field, lo, hi)
 
 
 def segments(parsed, index=0, start=None, end=None, limit=MAX_SEGMENTS, offset=0):
@@ -187,8 +216,8 @@ def segments(parsed, index=0, start=None, end=None, limit=MAX_SEGMENTS, offset=0
     ``MAX_PAGE_BYTES`` (``cut_by`` says which bound ended it: ``"limit"`` or ``"bytes"``),
     so every response stays under 1 MB. Only the row groups the window touches are read.
     """
-    limit = _bounded_int(limit, "limit", 1, MAX_SEGMENTS)
-    offset = _bounded_int(offset, "offset", 0, 10**9)
+    limit = bounded_int(limit, "limit", 1, MAX_SEGMENTS)
+    offset = bounded_int(offset, "offset", 0, 10**9)
     parsed.run(index)
     span = parsed.span(index)
     lo = span[0] if start is None else float(start)
@@ -239,8 +268,8 @@ def _within_bytes(rows, budget):
 
 def jobs(parsed, index=0, offset=0, limit=100, order_by=None):
     """One page of run ``index``'s per-job records, optionally sorted by a field (``-field`` descending)."""
-    offset = _bounded_int(offset, "offset", 0, 10**9)
-    limit = _bounded_int(limit, "limit", 1, MAX_JOBS_PAGE)
+    offset = bounded_int(offset, "offset", 0, 10**9)
+    limit = bounded_int(limit, "limit", 1, MAX_JOBS_PAGE)
     table = parsed.jobs_table(index)
     if table is None:
         return {"total": 0, "offset": offset, "limit": limit, "jobs": []}
@@ -262,7 +291,7 @@ def jobs(parsed, index=0, offset=0, limit=100, order_by=None):
 
 def series(parsed, index=0, points=1000, names=None):
     """Run ``index``'s series downsampled to at most ``points`` samples each: ``{name: {"t", "v"}}``."""
-    points = _bounded_int(points, "points", 2, MAX_SERIES_POINTS)
+    points = bounded_int(points, "points", 2, MAX_SERIES_POINTS)
     data = parsed.series_arrays(index)
     t = data.get("t")
     t = [] if t is None else t

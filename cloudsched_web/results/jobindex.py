@@ -1,9 +1,9 @@
 """Per-job index of a stored run for the schedule diff: first start, last end, resource set fingerprint.
 
-The diff (``runs.timeline.diff``) compares two runs job by job: a job *moved* when the set of
+The diff (``results.jobdiff.diff``) compares two runs job by job: a job *moved* when the set of
 resources it ran on differs, it started *later* or *earlier* by its first start, and its last end
 says how much it was delayed. Those are properties of each stored run, so the worker writes them
-once (``runs.indexes.build`` calls :func:`files`), per run *i*, as ``r{i}-jobindex.parquet``, one
+once (``results.indexes.build`` calls :func:`files`), per run *i*, as ``r{i}-jobindex.parquet``, one
 line per job sorted by the job's id (Python's ``str`` order, i.e. UTF-8 byte order):
 
 - ``job`` (string), ``first`` (float64: the earliest ``start`` of its segments), ``last``
@@ -38,7 +38,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from cloudsched_web.runs import store
+from cloudsched_web.results import store, stretches
+
+__all__ = ["BITMAP_MAX", "files", "name_hash", "read", "table_of"]
 
 SCHEMA = pa.schema([("job", pa.string()), ("first", pa.float64()), ("last", pa.float64()),
                     ("nres", pa.int32()), ("fp", pa.uint64())])  # fmt: skip
@@ -86,7 +88,7 @@ def table_of(stored) -> pa.Table:
     def remap_of(names):
         return np.fromiter((canonical.setdefault(str(n), len(canonical)) for n in names), np.int64, len(names))
 
-    labels = (schema.metadata or {}).get(store.STRETCH)
+    labels = (schema.metadata or {}).get(stretches.STRETCH)
     if labels is not None:  # stretches: resource is the list of the stretch's codes into ``labels``
         remap = remap_of(orjson.loads(labels))
 
@@ -127,7 +129,7 @@ def table_of(stored) -> pa.Table:
 
 
 def files(parsed, index: int, base: str) -> dict:
-    """Write run ``index``'s job index beside its files: ``{"jobs": name}`` for ``runs.indexes.build`` to
+    """Write run ``index``'s job index beside its files: ``{"jobs": name}`` for ``results.indexes.build`` to
     add to the run's index files (nothing for a run without a segments file)."""
     stored = parsed.stored(index)
     if "segments" not in stored.files:

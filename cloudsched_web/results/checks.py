@@ -11,8 +11,10 @@ run, or ``capacities`` of the document): the library does not put them in result
 
 import numpy as np
 
-from cloudsched_web.runs import charts
+from cloudsched_web.results.bounds import bound_pairs
 from schedulers.core.columns import Columns
+
+__all__ = ["time_unit", "validity", "well_formed"]
 
 EPS = 1e-6
 
@@ -119,7 +121,7 @@ def jobs_once(run):
 def bounds(run):
     metrics = run.get("metrics", {})
     out = []
-    for bound, target in charts.bound_pairs(metrics).items():
+    for bound, target in bound_pairs(metrics).items():
         value, low = metrics.get(target), metrics.get(bound)
         if isinstance(value, (int, float)) and isinstance(low, (int, float)):
             ok = value >= low * (1 - 1e-6) - EPS

@@ -1,6 +1,6 @@
 """Downloads of a stored result: metrics CSV, schedule CSV, the generated workload as SWF.
 
-Functions of a stored result (:class:`~cloudsched_web.runs.queries.ParsedResult`; the
+Functions of a stored result (:class:`~cloudsched_web.results.queries.ParsedResult`; the
 metrics and summary CSVs need only its header ``doc``), shared by the result pages'
 export buttons and the JSON API. The schedule CSV is a generator of lines read from
 the Parquet columns a batch at a time, so a 2-million-segment schedule streams.
@@ -14,8 +14,11 @@ import io
 import numpy as np
 import pyarrow.parquet as pq
 
-from cloudsched_web.runs.queries import QueryError
+from cloudsched_web.results.queries import QueryError
 from schedulers.core.swf import SwfTrace, write_swf
+
+__all__ = ["SWF_ALIASES", "filename", "metrics_csv", "schedule_csv", "summary_csv", "table_csv", "table_parquet",
+           "workload_swf"]
 
 SEGMENT_COLUMNS = ("job", "task", "resource", "start", "end", "share", "kind")
 

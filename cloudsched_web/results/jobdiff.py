@@ -1,0 +1,112 @@
+"""The schedule diff: what changed between two runs of the same workload, job by job.
+
+Served from each run's per-job index (``results.jobindex``), written by the worker or built here.
+"""
+
+import itertools
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from cloudsched_web.results import indexfiles, jobindex
+from cloudsched_web.results.cuts import cut_at
+
+__all__ = ["STATUS_MAX", "diff"]
+
+
+def _job_table(parsed, index):
+    """Run ``index``'s jobs sorted by id, with their first start, last end and resource set (``results.jobindex``:
+    the set's size ``nres`` and fingerprint ``fp``), read once: from the file the worker wrote, else
+    built here from the segments file (results stored without it) by the same code."""
+
+    def build():
+        name = indexfiles.files_of(parsed, index).get("jobs")
+        table = jobindex.read(name) if name else jobindex.table_of(parsed.stored(index))
+        out = {c: table[c].to_numpy() for c in ("first", "last", "nres", "fp")}
+        return {"job": table["job"].combine_chunks(), **out}
+
+    return parsed.memo(("job_table", index), build)
+
+
+def _status(delta_start, moved):
+    """What happened to each job in B: waiting first (it is what users feel), then moving."""
+    later, earlier = delta_start > 1e-9, delta_start < -1e-9
+    return np.where(later, "later", np.where(earlier, "earlier", np.where(moved, "moved", "same"))).tolist()
+
+
+def _missing(jobs, absent, cut):
+    """Of one side's jobs absent from the other (positions ``absent`` in its job table), which count as cut.
+
+    A job counts as cut when the other run's recording stopped at ``cut`` and the job's first
+    start on this side is at or after it: its segments would lie where the other run recorded none.
+    """
+    if cut is None:
+        return np.zeros(absent.size, dtype=bool)
+    return jobs["first"][absent] >= cut - 1e-9
+
+
+def _join(ja, jb):
+    """The jobs of both sides by id: positions in ``ja`` and in ``jb`` of the jobs in both (in ``ja``'s
+    order), of the jobs only in ``ja`` and of those only in ``jb`` (each in its side's order)."""
+    if ja.equals(jb):  # the same workload run in full on both sides: the same ids in the same order
+        both = np.arange(len(ja))
+        return both, both, both[:0], both[:0]
+    at = pc.fill_null(pc.index_in(ja, value_set=jb), -1).to_numpy()
+    in_b = at >= 0
+    in_a = np.asarray(pc.is_in(jb, value_set=ja), dtype=bool)
+    return np.flatnonzero(in_b), at[in_b], np.flatnonzero(~in_b), np.flatnonzero(~in_a)
+
+
+STATUS_MAX = 5000  # jobs of each kind (changed, absent from B, absent from A) the chart colours
+
+
+def diff(parsed, a, b, limit=100, other=None):
+    """What changed between run ``a`` and run ``b`` of the same workload: moved and delayed jobs.
+
+    ``b`` indexes ``other`` (another stored run with the same workload digest) when given, else
+    ``parsed``. Jobs on one side only are counted apart from jobs the other side's schedule
+    limit cut (:func:`cut_at`, :func:`_missing`). A job *moved* when its set of resources differs
+    (compared by ``results.jobindex``'s size and 64-bit fingerprint of the set). Changed jobs come by
+    −|Δend| − |Δstart|, ties in job id order; the jobs absent from a side in job id order.
+    Vectorised over the two runs' job tables (:func:`_job_table`), whichever way each was stored.
+    """
+    other = parsed if other is None else other
+    ja, jb = _job_table(parsed, a), _job_table(other, b)
+    ia, ib, only_a, only_b = _join(ja["job"], jb["job"])
+    sa, sb, ea, eb = ja["first"][ia], jb["first"][ib], ja["last"][ia], jb["last"][ib]
+    dstart, dend = sb - sa, eb - ea
+    moved = (ja["fp"][ia] != jb["fp"][ib]) | (ja["nres"][ia] != jb["nres"][ib])
+    changed = np.flatnonzero(moved | (np.abs(dstart) > 1e-9) | (np.abs(dend) > 1e-9))
+    order = changed[np.argsort(-np.abs(dend[changed]) - np.abs(dstart[changed]), kind="stable")]
+    top = order[:limit]
+    names = ja["job"].take(pa.array(ia[top])).to_pylist()
+    columns = (sa[top].tolist(), sb[top].tolist(), ea[top].tolist(), eb[top].tolist(), dstart[top].tolist(),
+               dend[top].tolist(), moved[top].tolist())  # fmt: skip
+    rows = [{"job": job, "start_a": s_a, "start_b": s_b, "end_a": e_a, "end_b": e_b, "delta_start": ds,
+             "delta_end": de, "moved": mv} for job, s_a, s_b, e_a, e_b, ds, de, mv in zip(names, *columns, strict=True)]  # fmt: skip
+    cut_a, cut_b = cut_at(parsed, a), cut_at(other, b)
+    cut_in_b, cut_in_a = _missing(ja, only_a, cut_b), _missing(jb, only_b, cut_a)
+    shown = order[:STATUS_MAX]
+    status = dict(itertools.chain(
+        zip(ja["job"].take(pa.array(ia[shown])).to_pylist(), _status(dstart[shown], moved[shown]), strict=True),
+        zip(ja["job"].take(pa.array(only_a[:STATUS_MAX])).to_pylist(),
+            np.where(cut_in_b[:STATUS_MAX], "cut_in_b", "not_in_b").tolist(), strict=True),
+        zip(jb["job"].take(pa.array(only_b[:STATUS_MAX])).to_pylist(),
+            np.where(cut_in_a[:STATUS_MAX], "cut_in_a", "not_in_a").tolist(), strict=True),
+    ))  # fmt: skip
+    return {
+        "a": {"index": a, "algorithm": parsed.run(a).get("algorithm", ""), "cut_at": cut_a},
+        "b": {"index": b, "algorithm": other.run(b).get("algorithm", ""), "cut_at": cut_b},
+        "jobs": int(ia.size),
+        "only_a": int(only_a.size - cut_in_b.sum()),
+        "only_b": int(only_b.size - cut_in_a.sum()),
+        "cut_in_a": int(cut_in_a.sum()),
+        "cut_in_b": int(cut_in_b.sum()),
+        "changed": int(changed.size),
+        "moved": int(moved.sum()),
+        "later": int((dstart > 1e-9).sum()),
+        "earlier": int((dstart < -1e-9).sum()),
+        "rows": rows,
+        "status": status,
+    }
