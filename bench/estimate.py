@@ -134,7 +134,7 @@ def child(config, with_indexes, limit_mb=0):
     run.save()
     del result
     if with_indexes:
-        from cloudsched_web.runs import indexes
+        from cloudsched_web.results import indexes
 
         indexes.build(run.load_header(), run.result_files)
         out["indexes"] = _status_mb()

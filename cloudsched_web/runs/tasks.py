@@ -253,7 +253,7 @@ def _execute(self, run_id):
 
 
 def _build_indexes(run_id, attempt, run):
-    """The charts' whole-run indexes (runs.indexes), once the run is visible as succeeded.
+    """The charts' whole-run indexes (results.indexes), once the run is visible as succeeded.
 
     They cost more than writing the result (200k jobs × 4 backfill algorithms: 14 CPU s, 39 before the
     one read per run, against 3.4 s for the files and the checks), so they are not in the way of the

@@ -4,7 +4,7 @@ plug-in package is removed (issue #27)."""
 import pytest
 
 import schedulers
-from cloudsched_web.runs import queries
+from cloudsched_web.results import queries
 from cloudsched_web.runs.models import Run
 from cloudsched_web.scenarios.models import Scenario
 from tests.plugin_pkg import installed
