@@ -9,11 +9,13 @@ MEASY (two tiers, Algs. 1–3). Every field has a default and a hard limit so th
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated, Literal
 
 from pydantic import Field, model_validator
 
-from schedulers.core.traces import check_trace_path, check_trace_ref, check_trace_text
+from schedulers.core.trace_jobs import job_widths, scan
+from schedulers.core.traces import check_trace_path, check_trace_ref, check_trace_text, trace_file
 from schedulers.core.validation import ScenarioBase, ScenarioError, StrictModel
 
 __all__ = [
@@ -56,7 +58,8 @@ class Datacenter(StrictModel):
     use_trace_size: bool = Field(
         False,
         title="Use the trace's machine size",
-        description="For an SWF trace: take N from the MaxProcs (else MaxNodes) header instead of `processors`.",
+        description="For an SWF trace: the machine it was logged on (header MaxProcs, else MaxNodes, else its "
+        "widest job) instead of Processors.",
     )
 
 
@@ -164,6 +167,12 @@ class TraceWorkload(StrictModel):
         0.4, gt=0, le=1, description="Multi-process jobs: per-process CPU usage ~ U(min, max)."
     )
     cpu_usage_max: float = Field(1.0, gt=0, le=1, description="Upper end of that range.")
+    wider_jobs: Literal["refuse", "drop"] = Field(
+        "refuse",
+        title="Jobs wider than the machine",
+        description="refuse: such a trace is refused, naming how many jobs and the widest; drop: they are left "
+        "out, and the run says how many (run header, result, validity checks).",
+    )
 
 
 Workload = Annotated[GeneratorWorkload | JobsWorkload | TraceWorkload, Field(discriminator="kind")]
@@ -256,5 +265,42 @@ def check(cfg: BackfillScenario) -> None:
         errors.extend(check_trace_ref(w.trace))
     elif isinstance(w, TraceWorkload) and w.swf.strip():
         errors.extend(check_trace_text(w.swf, "workload.swf"))
+    if isinstance(w, TraceWorkload) and not errors:
+        errors.extend(_wider_jobs(cfg))
     if errors:
         raise ScenarioError(errors)
+
+
+def trace_source(w: TraceWorkload):
+    """What a trace workload reads: a file (``path``, or the stored trace ``trace`` names) or inline text."""
+    if w.path.strip():
+        return Path(w.path.strip())
+    return trace_file(w.trace) if w.trace else w.swf
+
+
+def machine_size(cfg: BackfillScenario) -> int:
+    """The processors N of a trace scenario: ``processors``, or the trace's own machine when asked."""
+    if not cfg.datacenter.use_trace_size:
+        return cfg.datacenter.processors
+    return scan(trace_source(cfg.workload), job_widths).machine() or cfg.datacenter.processors
+
+
+def _wider_jobs(cfg: BackfillScenario) -> list[dict[str, str]]:
+    """A trace with jobs wider than the machine is refused unless the user chose to drop them: a run
+    that left jobs out without a word once passed every check (issue #25)."""
+    w = cfg.workload
+    widths = scan(trace_source(w), job_widths)
+    n = (widths.machine() or cfg.datacenter.processors) if cfg.datacenter.use_trace_size else cfg.datacenter.processors
+    count, widest = widths.wider_than(n)
+    if not count or w.wider_jobs == "drop":
+        return []
+    jobs = "1 job of the trace needs" if count == 1 else f"{count:,} jobs of the trace need"
+    message = f"{jobs} more than the machine's {n:,} processors (the widest needs {widest:,})"
+    if cfg.datacenter.use_trace_size:  # the trace's header is smaller than its own widest job
+        field = next(f"workload.{k}" for k in ("path", "trace", "swf") if str(getattr(w, k)).strip())
+        allowed = "a machine of ≥ {:,} processors (turn off 'Use the trace's machine size'), or set 'Jobs wider " \
+                  "than the machine' (workload.wider_jobs) to drop"  # fmt: skip
+    else:
+        field = "datacenter.processors"
+        allowed = "≥ {:,} processors, or set 'Jobs wider than the machine' (workload.wider_jobs) to drop"
+    return [{"field": field, "message": message, "allowed": allowed.format(widest)}]
