@@ -73,3 +73,10 @@ def test_nothing_dropped_passes_and_says_nothing_in_the_header():
     assert checks.trace_jobs_kept(run)[0]["status"] == "pass"
     assert describe.dropped({"runs": [run]}) == ""
     assert checks.trace_jobs_kept({"extra": {}}) == []  # families that read no trace: no such check
+
+
+@pytest.mark.parametrize(("family", "offered"), [("backfill", True), ("federated", True), ("vm_reservations", True),
+                                                 ("dvfs_bot", False), ("ep_jobs", False)])  # fmt: skip
+def test_only_families_that_read_traces_offer_a_trace_upload(alice_client, family, offered):
+    html = alice_client.get(f"/scenarios/new/?family={family}").content.decode()
+    assert ('name="trace_file"' in html) is offered
