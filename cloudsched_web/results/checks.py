@@ -3,7 +3,8 @@
 Checks read whole columns at once: the worker runs them on the library's Columns (a result's
 segments never become dicts), the views on lists of dicts read back from the store.
 
-Each check returns ``{"name", "status": "pass"|"fail"|"skip", "detail"}``; the page lists
+Each check returns ``{"name", "status": "pass"|"warn"|"fail"|"skip", "detail"}`` (``warn``: valid, but
+the reader must know, e.g. trace jobs the scenario chose to leave out); the page lists
 every check with its status, so a reader sees what was verified and what was not.
 Capacity is checked only where the result reports capacities (``extra.capacities`` of a
 run, or ``capacities`` of the document): the library does not put them in results yet.
@@ -200,11 +201,30 @@ def energy_integral(run):
     return [_check("energy = ∫ power", ok, detail)]
 
 
+def trace_jobs_kept(run):
+    """Trace jobs wider than the machine that the run left out (``extra.workload.dropped_too_large``): a
+    warning when the scenario chose to drop them, a failure otherwise (runs from before they were refused)."""
+    measured = (run.get("extra") or {}).get("workload") or {}
+    count = measured.get("dropped_too_large")
+    if not isinstance(count, int) or isinstance(count, bool):
+        return []
+    machine = measured.get("processors", "?")
+    if count == 0:
+        return [_check("every trace job fits the machine", True, f"no job needs more than {machine} processors")]
+    chosen = measured.get("wider_jobs") == "drop"
+    jobs = "1 job needed" if count == 1 else f"{count:,} jobs needed"
+    detail = f"{jobs} more than {machine} processors and {'was' if count == 1 else 'were'} left out" + (
+        " (the scenario drops them)" if chosen else "")  # fmt: skip
+    check = _check("every trace job fits the machine", False, detail)
+    return [{**check, "status": "warn"} if chosen else check]
+
+
 def run_checks(run, doc, spans=None):
     return [
         well_formed(run, spans),
         capacity(run, doc),
         jobs_once(run),
+        *trace_jobs_kept(run),
         *bounds(run),
         *limits(run),
         *energy_integral(run),
@@ -219,12 +239,14 @@ def validity(doc, spans=None):
         per_run.append({"i": i, "algorithm": run.get("algorithm", ""), "repetition": run.get("repetition", 0),
                         "checks": checks})  # fmt: skip
     statuses = [c["status"] for r in per_run for c in r["checks"]]
-    names = sorted({c["name"] for r in per_run for c in r["checks"] if c["status"] != "skip"})
+    names = sorted({c["name"] for r in per_run for c in r["checks"] if c["status"] not in ("skip", "warn")})
     skipped = sorted({c["name"] for r in per_run for c in r["checks"] if c["status"] == "skip"} - set(names))
     failed = sorted({f"{r['algorithm']} #{r['repetition']}: {c['name']}" for r in per_run for c in r["checks"]
                      if c["status"] == "fail"})  # fmt: skip
+    warned = sorted({f"{c['name']}: {c['detail']}" for r in per_run for c in r["checks"] if c["status"] == "warn"})
     return {
         "ok": "fail" not in statuses,
+        "warned": warned,
         "ran": names,
         "skipped": skipped,
         "failed": failed,

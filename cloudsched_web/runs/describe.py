@@ -56,6 +56,8 @@ def _backfill(workload, measured):
     jobs = measured.get("jobs")
     if kind == "trace":
         size = _p("{} jobs", jobs) if jobs else _p("first {} jobs", workload.get("max_jobs") or None) or "all jobs"
+        if measured.get("dropped_too_large"):
+            size += f" ({measured['dropped_too_large']:,} wider than the machine left out)"
         return [f"SWF trace {_trace_name(workload)}", size, _load(workload, measured, "as logged"),
                 f"estimates: {workload.get('estimates', 'trace')}"]  # fmt: skip
     if kind == "jobs":
@@ -118,3 +120,19 @@ def workload(config, header=None):
     except (TypeError, ValueError, KeyError):  # a configuration from an older schema: say what we can
         parts = _generic(wl, {})
     return " · ".join(p for p in parts if p)
+
+
+def dropped(header):
+    """What the run left out of its trace, in words for the run header ("" when nothing was): jobs wider
+    than the machine, which a run drops only when its scenario says so (backfill ``workload.wider_jobs``)."""
+    measured = _measured(header)
+    count = measured.get("dropped_too_large")
+    if not isinstance(count, int) or isinstance(count, bool) or count <= 0:
+        return ""
+    jobs = "1 job" if count == 1 else f"{count:,} jobs"
+    machine = _p(" of {} processors", measured.get("processors")) or ""
+    kept = _p(" (it ran {} of them)", measured.get("jobs")) or ""
+    why = "as the scenario asks (Jobs wider than the machine: drop)" if measured.get("wider_jobs") == "drop" else (
+        "(a run from before such traces were refused)")  # fmt: skip
+    return f"{jobs} of the trace needed more than the machine{machine} and {'was' if count == 1 else 'were'} " \
+           f"left out{kept}, {why}."  # fmt: skip

@@ -54,6 +54,7 @@ def _render_run(request, run, shared=False, token=None):
         "can_swf": can_swf,
         "traces": traces_of(run.config, run.scenario.owner),
         "workload": describe.workload(run.config, doc),
+        "dropped": describe.dropped(doc),
         "share_url": _share_url(request, run) if not shared else None,
         "cuts": cuts.schedule_cuts(doc) if doc else [],
         "run_claims": _study_claims(run.study) if run.study_id and run.study.preset else None,

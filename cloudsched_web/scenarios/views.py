@@ -83,6 +83,14 @@ def _save(form, scenario):
     return scenario
 
 
+def reads_traces(schema):
+    """Whether a family's scenario can name an SWF trace (a workload branch of kind ``trace``): only then
+    does its form offer a trace upload (dvfs_bot and ep_jobs take none)."""
+    return any(
+        (d.get("properties") or {}).get("kind", {}).get("const") == "trace" for d in schema.get("$defs", {}).values()
+    )
+
+
 def _editor(request, form, scenario, family, config):
     """The edit page: the JSON field plus what the wizard needs to draw the family's form."""
     families = schedulers.all_families()
@@ -90,6 +98,7 @@ def _editor(request, form, scenario, family, config):
     ctx["traces"] = traces_of(scenario.config, request.user) if scenario is not None else []
     if family in families:
         schema = schedulers.schema(family)
+        ctx["reads_traces"] = reads_traces(schema)
         ctx["wizard"] = {
             "schema": schema,
             "algorithms": dict(families[family].algorithms),

@@ -18,8 +18,9 @@ Readings chosen where the paper is silent:
   natural_load / target_load, with natural_load = Σ size·runtime /
   (N · (last submit − first submit)).
 - SWF (models.md §6): processors = allocated, else requested; records with
-  submit < 0, runtime < 0 (−1) or no processor count are dropped, jobs
-  larger than the machine too (all counted); estimate = requested time if > 0
+  submit < 0, runtime < 0 (−1) or no processor count are dropped (counted); jobs
+  larger than the machine refuse the scenario (model.check) unless ``wider_jobs`` is
+  ``drop``, and then they are dropped and counted (``dropped_too_large``); estimate = requested time if > 0
   else the runtime; an estimate below the runtime is raised to the runtime
   (EASY never kills at the estimate here); estimates are clamped to
   ``max_estimate_s`` (0 = header MaxRuntime, else the largest runtime).
@@ -28,17 +29,17 @@ Readings chosen where the paper is silent:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from schedulers.backfill import generators
 from schedulers.backfill.estimates import tsafrir_estimates
-from schedulers.backfill.model import BackfillScenario, GeneratorWorkload, JobsWorkload
+from schedulers.backfill.model import BackfillScenario, GeneratorWorkload, JobsWorkload, machine_size, trace_source
 from schedulers.core.swf import SwfTrace
 from schedulers.core.trace_jobs import FirstK, HeaderLines, blocks_of, scan
-from schedulers.core.traces import natural_load, trace_file
+from schedulers.core.traces import natural_load
+from schedulers.core.validation import ScenarioError
 
 __all__ = ["Instance", "build_instance", "natural_load", "scale_load", "swf_jobs"]
 
@@ -73,27 +74,20 @@ def scale_load(submit: np.ndarray, size, runtime, processors: int, target: float
 
 def swf_jobs(trace: SwfTrace, processors: int, max_estimate_s: float):
     """(submit, size, runtime, requested time, ids, info) of the usable SWF records."""
-    submit, size, run, req, ids, cap, info, _ = _select_jobs(blocks_of(trace), processors, False, max_estimate_s, 0)
-    return submit, size, run, req, ids, cap, info
+    return _select_jobs(blocks_of(trace), processors, max_estimate_s, 0)
 
 
-def _select_jobs(blocks, processors: int, trace_size: bool, max_estimate_s: float, max_jobs: int):
+def _select_jobs(blocks, n: int, max_estimate_s: float, max_jobs: int):
     """:func:`swf_jobs` over a trace's blocks, keeping only the first ``max_jobs`` (0: all) by submit time.
 
-    The counts and the estimate cap cover the whole trace. With ``trace_size`` the machine is the
-    header's MaxProcs (else MaxNodes, else ``processors``) as known after the first block; the last
-    item returned is that size as known at the end, and the caller scans again with it when a
-    header line further down changed it (comments may come anywhere).
+    The counts and the estimate cap cover the whole trace.
     """
-    header = HeaderLines("MaxProcs", "MaxNodes", "MaxRuntime")
+    header = HeaderLines("MaxRuntime")
     first = FirstK(max_jobs or None)
-    n = processors
     records = invalid = too_large = 0
     run_max = 1.0
-    for i, block in enumerate(blocks):
+    for block in blocks:
         header.add(block.header)
-        if i == 0 and trace_size:
-            n = _trace_size(header, processors)
         c = block.columns
         size = np.where(c["alloc_procs"] > 0, c["alloc_procs"], c["req_procs"])
         ok = (c["submit"] >= 0) & (c["run_time"] >= 0) & (size > 0)
@@ -110,12 +104,7 @@ def _select_jobs(blocks, processors: int, trace_size: bool, max_estimate_s: floa
     cap = max_estimate_s or float(header.int("MaxRuntime") or 0) or run_max
     info = {"records": records, "dropped_invalid": invalid, "dropped_too_large": too_large,
             "estimate_cap_s": float(cap)}  # fmt: skip
-    final_n = _trace_size(header, processors) if trace_size else n
-    return submit, size.astype(np.int64), run, req, job.astype(np.int64), cap, info, (n, final_n)
-
-
-def _trace_size(trace, default: int) -> int:
-    return trace.int("MaxProcs") or trace.int("MaxNodes") or default
+    return submit, size.astype(np.int64), run, req, job.astype(np.int64), cap, info
 
 
 def _base_jobs(cfg: BackfillScenario, rng: np.random.Generator):
@@ -137,12 +126,12 @@ def _base_jobs(cfg: BackfillScenario, rng: np.random.Generator):
         if cfg.datacenter.use_trace_size:
             n = int(size.max())
         return n, submit, size, run, est, ids, cpu, {}
-    path = Path(w.path.strip()) if w.path.strip() else trace_file(w.trace) if w.trace else None
-    source = path if path is not None else w.swf
-    args = (n, cfg.datacenter.use_trace_size, w.max_estimate_s, w.max_jobs)
-    submit, size, run, req, ids, cap, info, (n, final_n) = scan(source, _select_jobs, *args)
-    if final_n != n:  # a MaxProcs/MaxNodes line after the first block: select again with the machine it gives
-        submit, size, run, req, ids, cap, info, (n, _) = scan(source, _select_jobs, final_n, False, *args[2:])
+    n = machine_size(cfg)  # the whole trace's header and widest job: a MaxProcs line may come anywhere
+    submit, size, run, req, ids, cap, info = scan(trace_source(w), _select_jobs, n, w.max_estimate_s, w.max_jobs)
+    if info["dropped_too_large"] and w.wider_jobs != "drop":  # check() refuses these; never drop without a word
+        raise ScenarioError.single("workload.wider_jobs", f"{info['dropped_too_large']} jobs wider than the "
+                                   f"machine's {n} processors", "drop, to leave them out")  # fmt: skip
+    info["wider_jobs"] = w.wider_jobs
     est = np.minimum(np.where(req > 0, req, run), cap) if w.estimates == "trace" else None
     return n, submit, size, run, est, ids, None, info
 
@@ -152,8 +141,6 @@ def build_instance(cfg: BackfillScenario, rng: np.random.Generator) -> Instance:
     w, p = cfg.workload, cfg.params
     n, submit, size, run, est, ids, cpu, info = _base_jobs(cfg, rng)
     if submit.size == 0:
-        from schedulers.core.validation import ScenarioError
-
         raise ScenarioError.single("workload", "no usable job in the workload", "at least one valid job")
     mode = getattr(w, "estimates", "given")
     if mode == "tsafrir":

@@ -21,7 +21,7 @@ import numpy as np
 
 from schedulers.core.swf import SwfTrace, file_version, iter_swf
 
-__all__ = ["FirstK", "HeaderLines", "scan"]
+__all__ = ["FirstK", "HeaderLines", "Widths", "job_widths", "scan"]
 
 MERGE_AT = 1 << 16  # buffered candidates before FirstK merges them into what it keeps
 
@@ -118,3 +118,39 @@ def concat(parts: list[tuple[np.ndarray, ...]], width: int) -> tuple[np.ndarray,
 def blocks_of(trace: SwfTrace) -> Iterator[SwfTrace]:
     """A whole parsed trace as the one block a select function walks."""
     yield trace
+
+
+class Widths:
+    """A trace's own machine size and how wide its jobs are (:func:`job_widths`)."""
+
+    def __init__(self, max_procs: int | None, max_nodes: int | None, sizes: dict[int, int]):
+        self.max_procs, self.max_nodes, self.sizes = max_procs, max_nodes, sizes
+
+    @property
+    def largest(self) -> int:
+        return max(self.sizes, default=0)
+
+    def machine(self) -> int:
+        """The machine the trace was logged on: header MaxProcs, else MaxNodes, else its largest job."""
+        return self.max_procs or self.max_nodes or self.largest
+
+    def wider_than(self, processors: int) -> tuple[int, int]:
+        """(how many usable jobs need more than ``processors``, the widest size) — (0, 0) when none."""
+        over = {s: k for s, k in self.sizes.items() if s > processors}
+        return sum(over.values()), max(over, default=0)
+
+
+def job_widths(blocks: Iterable[SwfTrace]) -> Widths:
+    """The MaxProcs/MaxNodes header and the count of usable jobs (submit ≥ 0, runtime ≥ 0, a size:
+    allocated, else requested processors, > 0) of each size; a select function for :func:`scan`."""
+    header = HeaderLines("MaxProcs", "MaxNodes")
+    sizes: dict[int, int] = {}
+    for block in blocks:
+        header.add(block.header)
+        c = block.columns
+        size = np.where(c["alloc_procs"] > 0, c["alloc_procs"], c["req_procs"])
+        ok = (c["submit"] >= 0) & (c["run_time"] >= 0) & (size > 0)
+        values, counts = np.unique(size[ok].astype(np.int64), return_counts=True)
+        for v, k in zip(values.tolist(), counts.tolist(), strict=True):
+            sizes[v] = sizes.get(v, 0) + k
+    return Widths(header.int("MaxProcs"), header.int("MaxNodes"), sizes)

@@ -26,6 +26,7 @@ def series_points_field() -> Any:
         default=None,
         ge=10,
         le=5000,
+        title="Most points per time series",
         description="Keep at most this many points of each time series (empty = every change point, so that "
         "∫ power = energy exactly; the web pages downsample for display)",
     )
@@ -44,6 +45,29 @@ class StrictModel(BaseModel):
     """
 
     model_config = ConfigDict(extra="forbid", validate_default=True, allow_inf_nan=False, defer_build=True)
+
+    @classmethod
+    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
+        """Fields every family has (family, seed, workload, kind…) get their title here, once for all."""
+        super().__pydantic_init_subclass__(**kwargs)
+        for name, info in cls.model_fields.items():
+            if info.title is None and name in COMMON_TITLES:
+                info.title = COMMON_TITLES[name]
+
+
+# Titles of the fields every family shares; a family's own fields carry theirs (Field(title=…)), which the
+# wizard shows as labels and errors name beside the JSON key.
+COMMON_TITLES = {
+    "family": "Scheduler family",
+    "name": "Name",
+    "seed": "Random seed",
+    "repetitions": "Repetitions",
+    "algorithms": "Algorithms",
+    "datacenter": "Data centre",
+    "workload": "Workload",
+    "params": "Parameters",
+    "kind": "Given as",
+}
 
 
 class ScenarioBase(StrictModel):

@@ -66,12 +66,17 @@ class DvfsLevelModel(StrictModel):
 
 
 class HostTypeModel(StrictModel):
-    name: str = Field(default="ibm_x3250_m3", min_length=1, max_length=60, description="Label of the host type")
-    count: int = Field(default=200, ge=1, le=MAX_VMS, description="Number of hosts of this type")
-    cores: int = Field(default=4, ge=1, le=128, description="Cores per host; each core hosts one VM")
+    name: str = Field(
+        default="ibm_x3250_m3", min_length=1, max_length=60, description="Label of the host type", title="Name"
+    )
+    count: int = Field(default=200, ge=1, le=MAX_VMS, description="Number of hosts of this type", title="Hosts")
+    cores: int = Field(
+        default=4, ge=1, le=128, description="Cores per host; each core hosts one VM", title="Cores per host"
+    )
     power_table: PowerTableName = Field(
         default="ibm_x3250_xeon_x3470",
         description="SPECpower table (watts at 0%..100% load); ignored when power_watts is given",
+        title="Power at 0–100 % load (W)",
     )
     power_watts: list[Annotated[float, Field(ge=0, le=10_000)]] | None = Field(
         default=None,
@@ -92,12 +97,17 @@ class HostTypeModel(StrictModel):
         ge=0,
         le=MAX_RANK,
         description="Energy rank of the type (0 = most efficient); empty = ranked by watts per GHz at full load",
+        title="Energy rank",
     )
 
 
 class DatacenterModel(StrictModel):
     host_types: list[HostTypeModel] = Field(
-        default_factory=lambda: [HostTypeModel()], min_length=1, max_length=20, description="Host types"
+        default_factory=lambda: [HostTypeModel()],
+        min_length=1,
+        max_length=20,
+        description="Host types",
+        title="Host types",
     )
     vm_order: Literal["spread", "packed"] = Field(
         default="spread",
@@ -122,54 +132,126 @@ class DatacenterModel(StrictModel):
 
 class GeneratorWorkload(StrictModel):
     kind: Literal["generator"] = "generator"
-    model: Literal["iosup_bot"] = Field(default="iosup_bot", description="Iosup et al. bag-of-tasks model (Sec. V)")
-    duration_h: float = Field(default=24.0, gt=0, le=168, description="Arrivals are generated over this many hours")
+    model: Literal["iosup_bot"] = Field(
+        default="iosup_bot", description="Iosup et al. bag-of-tasks model (Sec. V)", title="Workload model"
+    )
+    duration_h: float = Field(
+        default=24.0, gt=0, le=168, description="Arrivals are generated over this many hours", title="Arrivals over (h)"
+    )
     iat_shape: float = Field(
-        default=4.25, ge=0.2, le=100, title="Inter-arrival α (Weibull shape)", description="Paper's first parameter"
+        default=4.25, ge=0.2, le=100, title="Time between jobs: Weibull shape", description="Paper's first parameter"
     )
     iat_scale_s: float = Field(
-        default=7.86, ge=0.5, le=1e6, title="Inter-arrival β (Weibull scale, s)", description="Paper's second parameter"
+        default=7.86,
+        ge=0.5,
+        le=1e6,
+        title="Time between jobs: Weibull scale (s)",
+        description="Paper's second parameter",
     )
-    tasks_shape: float = Field(default=1.76, ge=0.2, le=100, title="Tasks: x shape", description="#tasks = 2^x")
-    tasks_scale: float = Field(default=2.11, gt=0, le=20, title="Tasks: x scale", description="x ~ Weibull")
-    tasks_rounding: Literal["round", "ceil"] = Field(default="round", description="How 2^x becomes an integer ≥ 1")
-    max_tasks: int = Field(default=512, ge=1, le=10_000, description="Upper bound on tasks per job")
+    tasks_shape: float = Field(
+        default=1.76, ge=0.2, le=100, title="Tasks per job: Weibull shape", description="#tasks = 2^x"
+    )
+    tasks_scale: float = Field(
+        default=2.11, gt=0, le=20, title="Tasks per job: Weibull scale", description="x ~ Weibull"
+    )
+    tasks_rounding: Literal["round", "ceil"] = Field(
+        default="round", description="How 2^x becomes an integer ≥ 1", title="Rounding of task counts"
+    )
+    max_tasks: int = Field(
+        default=512, ge=1, le=10_000, description="Upper bound on tasks per job", title="Most tasks per job"
+    )
     runtime_log2_mean: float = Field(
-        default=2.73, ge=-20, le=30, title="Runtime: log2 mean", description="Task runtime = 2^x minutes"
+        default=2.73,
+        ge=-20,
+        le=30,
+        title="Task runtime: mean of log₂ minutes",
+        description="Task runtime = 2^x minutes",
     )
     runtime_log2_sd: float = Field(
-        default=6.1, ge=0, le=20, title="Runtime: log2 sd", description="Standard deviation of x"
+        default=6.1, ge=0, le=20, title="Task runtime: spread of log₂ minutes", description="Standard deviation of x"
     )
     runtime_log2_min: float = Field(
-        default=-6.0, ge=-20, le=30, title="Runtime: log2 lower bound", description="x is resampled below this"
+        default=-6.0, ge=-20, le=30, title="Task runtime: lowest log₂ minutes", description="x is resampled below this"
     )
     runtime_log2_max: float = Field(
-        default=8.0, ge=-20, le=30, title="Runtime: log2 upper bound", description="x is resampled above this"
+        default=8.0, ge=-20, le=30, title="Task runtime: highest log₂ minutes", description="x is resampled above this"
     )
-    urgent_fraction: float = Field(default=0.2, ge=0, le=1, description="Share of high-urgency jobs")
-    high_ratio_mean: float = Field(default=3.0, gt=0, le=1000, description="Deadline/runtime ratio mean (urgent)")
-    high_ratio_sd: float = Field(default=1.4, ge=0, le=1000, description="Deadline/runtime ratio sd (urgent)")
-    low_ratio_mean: float = Field(default=8.0, gt=0, le=1000, description="Deadline/runtime ratio mean (not urgent)")
-    low_ratio_sd: float = Field(default=3.0, ge=0, le=1000, description="Deadline/runtime ratio sd (not urgent)")
+    urgent_fraction: float = Field(
+        default=0.2, ge=0, le=1, description="Share of high-urgency jobs", title="Share of urgent jobs"
+    )
+    high_ratio_mean: float = Field(
+        default=3.0,
+        gt=0,
+        le=1000,
+        description="Deadline/runtime ratio mean (urgent)",
+        title="Deadline ÷ runtime of urgent jobs, mean",
+    )
+    high_ratio_sd: float = Field(
+        default=1.4,
+        ge=0,
+        le=1000,
+        description="Deadline/runtime ratio sd (urgent)",
+        title="Deadline ÷ runtime of urgent jobs, spread",
+    )
+    low_ratio_mean: float = Field(
+        default=8.0,
+        gt=0,
+        le=1000,
+        description="Deadline/runtime ratio mean (not urgent)",
+        title="Deadline ÷ runtime of other jobs, mean",
+    )
+    low_ratio_sd: float = Field(
+        default=3.0,
+        ge=0,
+        le=1000,
+        description="Deadline/runtime ratio sd (not urgent)",
+        title="Deadline ÷ runtime of other jobs, spread",
+    )
     actual_runtime_min_factor: float = Field(
-        default=1.0, gt=0, le=100, description="Actual runtime = estimate × U(min, max) per task; 1 = exact"
+        default=1.0,
+        gt=0,
+        le=100,
+        description="Actual runtime = estimate × U(min, max) per task; 1 = exact",
+        title="Actual ÷ estimated runtime, lowest",
     )
-    actual_runtime_max_factor: float = Field(default=1.0, gt=0, le=100, description="See actual_runtime_min_factor")
-    max_jobs: int = Field(default=1_000_000, ge=1, le=1_000_000, description="Generation stops after this many jobs")
+    actual_runtime_max_factor: float = Field(
+        default=1.0,
+        gt=0,
+        le=100,
+        description="See actual_runtime_min_factor",
+        title="Actual ÷ estimated runtime, highest",
+    )
+    max_jobs: int = Field(
+        default=1_000_000, ge=1, le=1_000_000, description="Generation stops after this many jobs", title="Most jobs"
+    )
 
 
 class InlineJob(StrictModel):
-    submit_s: float = Field(default=0.0, ge=0, le=1e9, description="Submission time")
-    tasks: int = Field(default=1, ge=1, le=10_000, description="Number of identical tasks")
-    runtime_s: float = Field(default=60.0, gt=0, le=1e8, description="Estimated task runtime at maximum frequency")
-    deadline_s: float = Field(default=180.0, gt=0, le=1e9, description="Deadline, counted from submission")
-    actual_runtime_s: float | None = Field(default=None, gt=0, le=1e8, description="Actual runtime (empty = estimate)")
-    urgent: bool = Field(default=False, description="High-urgency class (reported only)")
+    submit_s: float = Field(default=0.0, ge=0, le=1e9, description="Submission time", title="Submit time (s)")
+    tasks: int = Field(default=1, ge=1, le=10_000, description="Number of identical tasks", title="Tasks")
+    runtime_s: float = Field(
+        default=60.0,
+        gt=0,
+        le=1e8,
+        description="Estimated task runtime at maximum frequency",
+        title="Estimated runtime (s)",
+    )
+    deadline_s: float = Field(
+        default=180.0,
+        gt=0,
+        le=1e9,
+        description="Deadline, counted from submission",
+        title="Deadline after submission (s)",
+    )
+    actual_runtime_s: float | None = Field(
+        default=None, gt=0, le=1e8, description="Actual runtime (empty = estimate)", title="Actual runtime (s)"
+    )
+    urgent: bool = Field(default=False, description="High-urgency class (reported only)", title="Urgent")
 
 
 class JobsWorkload(StrictModel):
     kind: Literal["jobs"] = "jobs"
-    jobs: list[InlineJob] = Field(default_factory=lambda: [InlineJob()], min_length=1, max_length=100_000)
+    jobs: list[InlineJob] = Field(default_factory=lambda: [InlineJob()], min_length=1, max_length=100_000, title="Jobs")
 
 
 Workload = Annotated[GeneratorWorkload | JobsWorkload, Field(discriminator="kind")]
@@ -177,7 +259,9 @@ Workload = Annotated[GeneratorWorkload | JobsWorkload, Field(discriminator="kind
 
 class ParamsModel(StrictModel):
     record_schedule: bool = Field(
-        default=True, description="Emit one segment per task and frequency (off for huge runs)"
+        default=True,
+        description="Emit one segment per task and frequency (off for huge runs)",
+        title="Record the schedule",
     )
     deadline_horizon_h: float | None = Field(
         default=None,

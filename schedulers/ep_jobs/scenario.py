@@ -43,28 +43,49 @@ AlgorithmName = Literal[tuple(ALGORITHMS)]  # type: ignore[valid-type]
 
 
 class Constraint(StrictModel):
-    servers: list[int] = Field(min_length=1, max_length=5000, description="Indices of the servers it covers")
-    coefficients: list[float] | None = Field(
-        default=None, description="A_jk per listed server (default 1 each)", title="Coefficients A_jk"
+    servers: list[int] = Field(
+        min_length=1, max_length=5000, description="Indices of the servers it covers", title="Servers covered"
     )
-    bound: float = Field(gt=0, le=1e9, description="B_k: total vCPUs the job may hold on these servers")
+    coefficients: list[float] | None = Field(
+        default=None, description="A_jk per listed server (default 1 each)", title="Weight per server"
+    )
+    bound: float = Field(
+        gt=0, le=1e9, description="B_k: total vCPUs the job may hold on these servers", title="Most vCPUs on them"
+    )
 
 
 class FatTree(StrictModel):
     kind: Literal["fattree"] = "fattree"
-    pods: int = Field(default=8, ge=2, le=16, description="y of a y-ary FatTree (even): y³/4 servers")
-    capacity_low: float = Field(default=0.0, ge=0, le=1000, description="Server vCPUs drawn from U(low, high]")
-    capacity_high: float = Field(default=10.0, gt=0, le=1000, description="Server vCPUs drawn from U(low, high]")
-    beta_rack: float = Field(default=0.3, gt=0, le=1, description="β_rack of eq. 58", title="β rack")
-    beta_pod: float = Field(default=0.2, gt=0, le=1, description="β_pod of eq. 58", title="β pod")
-    beta_dc: float = Field(default=0.2, gt=0, le=1, description="β_DC of eq. 58", title="β DC")
+    pods: int = Field(
+        default=8, ge=2, le=16, description="y of a y-ary FatTree (even): y³/4 servers", title="Pods (FatTree arity)"
+    )
+    capacity_low: float = Field(
+        default=0.0, ge=0, le=1000, description="Server vCPUs drawn from U(low, high]", title="Server vCPUs, lowest"
+    )
+    capacity_high: float = Field(
+        default=10.0, gt=0, le=1000, description="Server vCPUs drawn from U(low, high]", title="Server vCPUs, highest"
+    )
+    beta_rack: float = Field(
+        default=0.3, gt=0, le=1, description="β_rack of eq. 58", title="Share of a rack one job may hold"
+    )
+    beta_pod: float = Field(
+        default=0.2, gt=0, le=1, description="β_pod of eq. 58", title="Share of a pod one job may hold"
+    )
+    beta_dc: float = Field(
+        default=0.2, gt=0, le=1, description="β_DC of eq. 58", title="Share of the data centre one job may hold"
+    )
 
 
 class Servers(StrictModel):
     kind: Literal["servers"]
-    capacities: list[float] = Field(min_length=1, max_length=5000, description="C_sj of each server (vCPUs)")
+    capacities: list[float] = Field(
+        min_length=1, max_length=5000, description="C_sj of each server (vCPUs)", title="Server vCPUs"
+    )
     constraints: list[Constraint] = Field(
-        default_factory=list, max_length=10000, description="Availability constraints (eq. 4) beyond per-server"
+        default_factory=list,
+        max_length=10000,
+        description="Availability constraints (eq. 4) beyond per-server",
+        title="Availability constraints",
     )
 
 
@@ -72,54 +93,85 @@ Datacenter = Annotated[FatTree | Servers, Field(discriminator="kind")]
 
 
 class _Draws(StrictModel):
-    eff_low: float = Field(default=0.1, gt=0, le=1, description="λ_ij drawn from U[low, 1]", title="λ low")
+    eff_low: float = Field(default=0.1, gt=0, le=1, description="λ_ij drawn from U[low, 1]", title="Lowest efficiency")
     alpha: float = Field(
-        default=1.0, gt=0, le=1000, description="VM power constant α of eq. 7 (W per vCPU: P = α·c)", title="α"
+        default=1.0,
+        gt=0,
+        le=1000,
+        description="VM power constant α of eq. 7 (W per vCPU: P = α·c)",
+        title="VM power per vCPU (W)",
     )
-    emax_low: float = Field(default=1.0, ge=0, le=100, description="E_MAX ~ U[low, high] × α·total load")
-    emax_high: float = Field(default=1.1, ge=0, le=100, description="E_MAX ~ U[low, high] × α·total load")
+    emax_low: float = Field(
+        default=1.0, ge=0, le=100, description="E_MAX ~ U[low, high] × α·total load", title="Deadline factor, lowest"
+    )
+    emax_high: float = Field(
+        default=1.1, ge=0, le=100, description="E_MAX ~ U[low, high] × α·total load", title="Deadline factor, highest"
+    )
 
 
 class OfflineGenerator(_Draws):
     kind: Literal["generator"] = "generator"
-    tasks: int = Field(default=100, ge=1, le=2000, description="Tasks in the job (Sec. 6.1.1)")
-    load_high: float = Field(default=3600.0, gt=0, le=1e7, description="Task loads ~ U(0, high] s")
+    tasks: int = Field(default=100, ge=1, le=2000, description="Tasks in the job (Sec. 6.1.1)", title="Tasks")
+    load_high: float = Field(
+        default=3600.0, gt=0, le=1e7, description="Task loads ~ U(0, high] s", title="Largest task load (s)"
+    )
 
 
 class Task(StrictModel):
-    load: float = Field(gt=0, le=1e9, description="Load_i: seconds on one unit-efficiency vCPU")
-    efficiency: list[float] | None = Field(default=None, description="λ_ij per server (drawn if absent)")
+    load: float = Field(gt=0, le=1e9, description="Load_i: seconds on one unit-efficiency vCPU", title="Load (s)")
+    efficiency: list[float] | None = Field(
+        default=None, description="λ_ij per server (drawn if absent)", title="Efficiency per server"
+    )
 
 
 class InlineJob(_Draws):
     kind: Literal["job"]
-    tasks: list[Task] = Field(min_length=1, max_length=2000, description="The job's tasks")
-    e_max: float | None = Field(default=None, gt=0, description="E_MAX (drawn as in the generator if absent)")
+    tasks: list[Task] = Field(min_length=1, max_length=2000, description="The job's tasks", title="Tasks")
+    e_max: float | None = Field(
+        default=None, gt=0, description="E_MAX (drawn as in the generator if absent)", title="Deadline (s)"
+    )
 
 
 class OnlineGenerator(_Draws):
     kind: Literal["online_generator"]
-    arrival_rate: float = Field(default=0.15, gt=0, le=100, description="Poisson arrivals per second (μ)")
-    arrival_end_s: float = Field(default=3600.0, gt=0, le=1e6, description="No arrivals after this time")
-    task_count_scale: float = Field(
-        default=2.0, gt=0, le=1000, description="Weibull scale of the task count (1/A with A = 0.5, Leemis)"
+    arrival_rate: float = Field(
+        default=0.15, gt=0, le=100, description="Poisson arrivals per second (μ)", title="Arrivals per second"
     )
-    task_count_shape: float = Field(default=0.8, gt=0, le=10, description="Weibull shape of the task count (B)")
-    max_tasks: int = Field(default=70, ge=1, le=500, description="Task count cap")
-    load_high: float = Field(default=1000.0, gt=0, le=1e7, description="Task loads ~ U(0, high] s")
-    max_jobs: int = Field(default=100000, ge=1, le=200000, description="Safety cap on generated jobs")
+    arrival_end_s: float = Field(
+        default=3600.0, gt=0, le=1e6, description="No arrivals after this time", title="Last arrival by (s)"
+    )
+    task_count_scale: float = Field(
+        default=2.0,
+        gt=0,
+        le=1000,
+        description="Weibull scale of the task count (1/A with A = 0.5, Leemis)",
+        title="Task count, Weibull scale",
+    )
+    task_count_shape: float = Field(
+        default=0.8, gt=0, le=10, description="Weibull shape of the task count (B)", title="Task count, Weibull shape"
+    )
+    max_tasks: int = Field(default=70, ge=1, le=500, description="Task count cap", title="Most tasks per job")
+    load_high: float = Field(
+        default=1000.0, gt=0, le=1e7, description="Task loads ~ U(0, high] s", title="Largest task load (s)"
+    )
+    max_jobs: int = Field(
+        default=100000, ge=1, le=200000, description="Safety cap on generated jobs", title="Most jobs"
+    )
 
 
 class OnlineJob(StrictModel):
-    arrival: float = Field(ge=0, le=1e9, description="Arrival time (s)")
+    arrival: float = Field(ge=0, le=1e9, description="Arrival time (s)", title="Arrival time (s)")
     loads: list[Annotated[float, Field(gt=0, le=1e9)]] = Field(
-        min_length=1, max_length=2000, description="Task loads (s): Load_i, seconds on one unit-efficiency vCPU"
+        min_length=1,
+        max_length=2000,
+        description="Task loads (s): Load_i, seconds on one unit-efficiency vCPU",
+        title="Task loads (s)",
     )
 
 
 class OnlineJobs(_Draws):
     kind: Literal["online_jobs"]
-    jobs: list[OnlineJob] = Field(min_length=1, max_length=100000, description="Arriving jobs")
+    jobs: list[OnlineJob] = Field(min_length=1, max_length=100000, description="Arriving jobs", title="Jobs")
 
 
 Workload = Annotated[OfflineGenerator | InlineJob | OnlineGenerator | OnlineJobs, Field(discriminator="kind")]
@@ -127,26 +179,71 @@ Workload = Annotated[OfflineGenerator | InlineJob | OnlineGenerator | OnlineJobs
 
 class Params(StrictModel):
     lp_form: Literal["colgen", "reduced", "literal"] = Field(
-        default="colgen", description="SJS-Relax-LP formulation (all exact; colgen is fastest)"
+        default="colgen",
+        description="SJS-Relax-LP formulation (all exact; colgen is fastest)",
+        title="Linear program form",
     )
-    compute_lp_bound: bool = Field(default=True, description="Report lp_bound_s for every offline algorithm")
-    max_moves: int = Field(default=0, ge=0, le=10**7, description="Local-search move cap (0 = automatic)")
-    max_percent: float = Field(default=0.1, ge=0, lt=1, description="MAR test Max_Percent (eq. 56)")
-    schedule_period_s: float = Field(default=10.0, gt=0, le=1e5, description="ΔT_schedule of OnTaPRA/SLF/LLF")
-    ga_population: int = Field(default=50, ge=2, le=1000, description="GA population size")
-    ga_generations: int = Field(default=100, ge=1, le=10000, description="GA generations")
-    ga_crossover_rate: float = Field(default=0.8, ge=0, le=1, description="One-point crossover probability")
-    ga_mutation_rate: float = Field(default=0.02, ge=0, le=1, description="Per-gene mutation probability")
-    ga_elite: int = Field(default=1, ge=0, le=100, description="Best chromosomes kept each generation")
-    sa_steps: int = Field(default=10, ge=0, le=1000, description="GSA annealing steps per offspring")
-    sa_t0: float = Field(default=0.05, gt=0, le=10, description="GSA initial relative temperature")
-    sa_cooling: float = Field(default=0.95, gt=0, le=1, description="GSA temperature factor per generation")
+    compute_lp_bound: bool = Field(
+        default=True, description="Report lp_bound_s for every offline algorithm", title="Compute the lower bound"
+    )
+    max_moves: int = Field(
+        default=0, ge=0, le=10**7, description="Local-search move cap (0 = automatic)", title="Most local-search moves"
+    )
+    max_percent: float = Field(
+        default=0.1, ge=0, lt=1, description="MAR test Max_Percent (eq. 56)", title="Largest share for the MAR test (%)"
+    )
+    schedule_period_s: float = Field(
+        default=10.0, gt=0, le=1e5, description="ΔT_schedule of OnTaPRA/SLF/LLF", title="Scheduling period (s)"
+    )
+    ga_population: int = Field(
+        default=50, ge=2, le=1000, description="GA population size", title="Genetic algorithm: population"
+    )
+    ga_generations: int = Field(
+        default=100, ge=1, le=10000, description="GA generations", title="Genetic algorithm: generations"
+    )
+    ga_crossover_rate: float = Field(
+        default=0.8,
+        ge=0,
+        le=1,
+        description="One-point crossover probability",
+        title="Genetic algorithm: crossover probability",
+    )
+    ga_mutation_rate: float = Field(
+        default=0.02,
+        ge=0,
+        le=1,
+        description="Per-gene mutation probability",
+        title="Genetic algorithm: mutation probability",
+    )
+    ga_elite: int = Field(
+        default=1,
+        ge=0,
+        le=100,
+        description="Best chromosomes kept each generation",
+        title="Genetic algorithm: elite kept",
+    )
+    sa_steps: int = Field(
+        default=10,
+        ge=0,
+        le=1000,
+        description="GSA annealing steps per offspring",
+        title="Annealing steps per offspring",
+    )
+    sa_t0: float = Field(
+        default=0.05, gt=0, le=10, description="GSA initial relative temperature", title="Annealing start temperature"
+    )
+    sa_cooling: float = Field(
+        default=0.95, gt=0, le=1, description="GSA temperature factor per generation", title="Annealing cooling factor"
+    )
     baseline_allocation: Literal["static", "optra"] = Field(
         default="static",
         description="Resources of Min-Min, MM-GA and GSA: fixed per-server shares (the paper's baselines, Sec. 2) "
         "or OptRA's eq. 16 (as TaPRA)",
+        title="Resources of the baseline algorithms",
     )
-    record_schedule: bool = Field(default=True, description="Emit schedule segments (off for huge runs)")
+    record_schedule: bool = Field(
+        default=True, description="Emit schedule segments (off for huge runs)", title="Record the schedule"
+    )
 
 
 class EpJobsScenario(ScenarioBase):

@@ -77,6 +77,8 @@
 
   // Each widget returns {el, get}; get() gives the value or undefined (= leave the default).
   function widget(n, value, path, label, opts) {
+    // A nested model's property carries its title beside the $ref ("Feitelson model"): that, not the class name.
+    label = label || (n.$ref ? n.title : undefined);
     n = resolve(n);
     const nullable = opts && opts.nullable;
     switch (kindOf(n)) {
@@ -182,6 +184,7 @@
     const simple = children.filter(([, w]) => w.el && isSimple(w));
     const complex = children.filter(([, w]) => w.el && !isSimple(w));
     const body = [el("div", { class: "grid-fields" }, simple.map(([, w]) => w.el)), complex.map(([, w]) => w.el)];
+    showChosenGroup(n, children);
     let node;
     if (path === "" || bare) node = el("div", { class: path === "" ? "wizard-root" : "branch" }, body);
     else {
@@ -194,6 +197,21 @@
       children.forEach(([k, w]) => { const v = w.get(); if (v !== undefined) out[k] = v; });
       return out;
     } };
+  }
+
+  // A choice among sibling groups (backfill: model = feitelson | jann | lublin beside the groups of the
+  // same names) shows only the chosen group; the others keep their values and are still submitted.
+  function showChosenGroup(n, children) {
+    const byKey = Object.fromEntries(children);
+    for (const [k, sub] of Object.entries(n.properties)) {
+      const options = resolve(sub).enum;
+      if (!options || !options.every((v) => byKey[v] && byKey[v].el && byKey[v].el.tagName === "FIELDSET")) continue;
+      const select = byKey[k].el && byKey[k].el.querySelector("select");
+      if (!select) continue;
+      const sync = () => options.forEach((v) => { byKey[v].el.hidden = JSON.stringify(v) !== select.value; });
+      select.addEventListener("change", sync);
+      sync();
+    }
   }
 
   function tagOf(branch) {

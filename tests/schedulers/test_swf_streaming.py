@@ -115,7 +115,7 @@ def test_a_backfill_selection_holds_only_the_jobs_it_keeps():
                                          for i in range(1, 300_001))  # fmt: skip
     tracemalloc.start()
     try:
-        submit, *_, info, _ = scan(text, _select_jobs, 8, True, 0.0, 1000)
+        submit, *_, info = scan(text, _select_jobs, 8, 0.0, 1000)
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()

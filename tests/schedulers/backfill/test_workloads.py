@@ -104,7 +104,7 @@ def test_cpu_usage_follows_section_3_1():
 def test_swf_import_handles_missing_values():
     """Submit −1 and runtime −1 are dropped, too-large jobs too; requested procs stand in for allocated;
     a missing requested time means the runtime; estimates are clamped to MaxRuntime and never below runtime."""
-    inst = instance(config(datacenter={"processors": 8}, workload={"kind": "trace", "swf": SWF}))
+    inst = instance(config(datacenter={"processors": 8}, workload={"kind": "trace", "swf": SWF, "wider_jobs": "drop"}))
     assert inst.ids.tolist() == [1, 4, 5, 7]
     assert inst.size.tolist() == [4, 3, 2, 1]
     assert inst.estimate.tolist() == [200, 30, 80, 1000]
@@ -112,10 +112,9 @@ def test_swf_import_handles_missing_values():
 
 
 def test_trace_machine_size_comes_from_the_header_when_asked():
-    inst = instance(
-        config(datacenter={"processors": 4, "use_trace_size": True}, workload={"kind": "trace", "swf": SWF})
-    )
-    assert inst.processors == 8
+    workload = {"kind": "trace", "swf": SWF, "wider_jobs": "drop"}
+    inst = instance(config(datacenter={"processors": 4, "use_trace_size": True}, workload=workload))
+    assert inst.processors == 8 and inst.info["dropped_too_large"] == 1
 
 
 def test_lublin_generator_follows_the_reference_constants():

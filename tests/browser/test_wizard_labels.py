@@ -1,0 +1,56 @@
+"""The wizard's labels are written for people (issue #25): every field, section and table column of every
+family reads as a title from the schema, never a JSON key or a class name; a choice of model shows its group."""
+
+import re
+
+import pytest
+
+import schedulers
+from tests.browser.conftest import shoot
+from tests.browser.test_run_flow import _login
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
+FAMILIES = [f for f in schedulers.all_families() if f != "toy"]
+# What users saw before (issue #25): auto-generated names and class names.
+SEEN_BEFORE = ["Max Estimate S", "Duration H", "Sa T0", "Mem Gb", "P Active W", "N Jobs", "Cpu Usage Min",
+               "DatacenterModel", "FeitelsonParams"]  # fmt: skip
+CLASS_NAME = re.compile(r"^[A-Z][a-z]+[A-Z]\w*$")
+
+# Every label (without its small JSON-key <code>), legend and table heading of the wizard, hidden panes too.
+LABELS = """() => {
+  const text = (e) => { const c = e.cloneNode(true); c.querySelectorAll('code, br, span.help').forEach((k) => k.remove());
+                        return c.textContent.trim(); };
+  const out = [];
+  document.querySelectorAll('#wizard label:not(.check), #wizard legend, #wizard th').forEach((e) => {
+    const t = text(e); if (t) out.push(t); });
+  return out; }"""
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_every_wizard_label_is_written_for_people(page, live_server, alice, family):
+    _login(page, live_server.url)
+    page.goto(f"{live_server.url}/scenarios/new/?family={family}")
+    page.wait_for_selector("#wizard .wizard-root")
+    labels = page.evaluate(LABELS)
+    assert len(labels) > 10
+    bad = [t for t in labels if "_" in t or t in SEEN_BEFORE or CLASS_NAME.match(t)]
+    assert not bad, bad
+    for width in (1280, 390):
+        page.set_viewport_size({"width": width, "height": 900})
+        shoot(page, f"wizard-{family}-{width}")
+
+
+def test_the_backfill_wizard_shows_only_the_chosen_models_group(page, live_server, alice):
+    _login(page, live_server.url)
+    page.goto(f"{live_server.url}/scenarios/new/?family=backfill")
+    groups = {m: page.locator(f"fieldset[data-path='workload.{m}']") for m in ("feitelson", "jann", "lublin")}
+    assert groups["feitelson"].is_visible() and not groups["jann"].is_visible() and not groups["lublin"].is_visible()
+    assert page.locator("fieldset[data-path='workload.feitelson'] > legend").inner_text() == "Feitelson model"
+    page.select_option("#w-workload\\.model", '"jann"')
+    assert groups["jann"].is_visible() and not groups["feitelson"].is_visible()
+    page.click("#save-button")
+    page.wait_for_selector("#run-button")
+    from cloudsched_web.scenarios.models import Scenario
+
+    workload = Scenario.objects.get().config["workload"]
+    assert workload["model"] == "jann" and "feitelson" in workload  # hidden groups keep their values

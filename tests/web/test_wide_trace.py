@@ -1,0 +1,82 @@
+"""A trace with jobs wider than the machine (issue #25): refused on the form and the API, or — when the
+scenario chooses to drop them — counted in the run header and in the validity checks."""
+
+import copy
+import json
+import re
+
+import pytest
+
+from cloudsched_web.runs import checks, describe
+from cloudsched_web.runs.models import Run
+from cloudsched_web.runs.services import submit_run
+from cloudsched_web.scenarios.models import Scenario
+from tests.schedulers.backfill.test_wider_jobs import WIDE
+
+pytestmark = pytest.mark.django_db
+
+
+def _dropping():
+    sc = copy.deepcopy(WIDE)
+    sc["workload"]["wider_jobs"] = "drop"
+    return sc
+
+
+def test_the_form_refuses_a_wide_trace_at_the_processors_field_and_saves_nothing(alice_client):
+    response = alice_client.post("/scenarios/new/", {"family": "backfill", "config": json.dumps(WIDE)})
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert "datacenter.processors" in html and "1 job of the trace needs more than the machine&#x27;s 64" in html
+    assert "widest needs 100" in html
+    assert not Scenario.objects.exists()
+
+
+def test_the_api_answers_400_naming_the_count_and_the_widest(client, alice):
+    from cloudsched_web.api.models import ApiToken
+
+    token = ApiToken.issue(alice, "tests")[1]
+    response = client.post("/api/v1/scenarios", json.dumps(WIDE), content_type="application/json",
+                           headers={"Authorization": f"Bearer {token}"})  # fmt: skip
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert error["field"] == "datacenter.processors" and "widest needs 100" in error["message"]
+
+
+def test_a_run_that_drops_wide_jobs_says_so_in_its_header_and_validity_box(
+    alice, alice_client, django_capture_on_commit_callbacks
+):
+    scenario = Scenario.objects.create(owner=alice, family="backfill", name="wide", config=_dropping())
+    with django_capture_on_commit_callbacks(execute=True):
+        run = submit_run(scenario)
+    run.refresh_from_db()
+    assert run.status == Run.Status.SUCCEEDED, run.error
+    html = alice_client.get(f"/runs/{run.pk}/").content.decode()
+    header = re.search(r'id="run-dropped">(.*?)</p>', html, re.S)[1]
+    assert "1 job of the trace needed more than the machine of 64 processors" in header
+    assert "it ran 2 of them" in header and "wider than the machine: drop" in header.lower()
+    assert "2 jobs (1 wider than the machine left out)" in html
+    assert 'id="validity-badge">checks passed, with a warning<' in html
+    assert '<li class="warn">! every trace job fits the machine: 1 job needed more than 64' in html
+
+
+def test_a_stored_run_that_dropped_jobs_without_being_asked_fails_its_check():
+    """Results from before wide traces were refused (no ``wider_jobs`` recorded): the check fails."""
+    run = {"extra": {"workload": {"dropped_too_large": 14, "processors": 64, "jobs": 386}}}
+    (check,) = checks.trace_jobs_kept(run)
+    assert check["status"] == "fail" and "14 jobs needed more than 64 processors" in check["detail"]
+    assert not checks.validity({"runs": [run]})["ok"]
+    assert "before such traces were refused" in describe.dropped({"runs": [run]})
+
+
+def test_nothing_dropped_passes_and_says_nothing_in_the_header():
+    run = {"extra": {"workload": {"dropped_too_large": 0, "processors": 64, "jobs": 3, "wider_jobs": "refuse"}}}
+    assert checks.trace_jobs_kept(run)[0]["status"] == "pass"
+    assert describe.dropped({"runs": [run]}) == ""
+    assert checks.trace_jobs_kept({"extra": {}}) == []  # families that read no trace: no such check
+
+
+@pytest.mark.parametrize(("family", "offered"), [("backfill", True), ("federated", True), ("vm_reservations", True),
+                                                 ("dvfs_bot", False), ("ep_jobs", False)])  # fmt: skip
+def test_only_families_that_read_traces_offer_a_trace_upload(alice_client, family, offered):
+    html = alice_client.get(f"/scenarios/new/?family={family}").content.decode()
+    assert ('name="trace_file"' in html) is offered
