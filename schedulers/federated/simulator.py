@@ -34,6 +34,7 @@ Readings where the paper is silent:
 
 from __future__ import annotations
 
+import heapq
 from array import array
 from collections import deque
 from itertools import chain, islice
@@ -44,7 +45,7 @@ from schedulers.core.sim import EventQueue
 from schedulers.federated.allocate import assign_app
 from schedulers.federated.mapping import energy_aware, striping
 from schedulers.federated.model import FederatedScenario
-from schedulers.federated.planner import EXACT_QUEUE, Planner
+from schedulers.federated.planner import EXACT_COMMITTED, EXACT_QUEUE, Planner
 from schedulers.federated.report import ENDED
 from schedulers.federated.workloads import Instance
 
@@ -97,6 +98,11 @@ class _Cloud:
         # ``work[head : head + len(queue)]`` is the queue's work, summed by numpy as a slice (:func:`_tail_work`)
         self.queue_work, self.ar_queue_work = np.empty(n_tasks), np.empty(n_tasks)
         self.queue_head = self.ar_queue_head = 0
+        # tasks assigned here whose inputs are not here yet: task -> (estimated ready time, task, VMs,
+        # estimated duration, is AR), and their VM-seconds in all (what the pull adds past EXACT_QUEUE)
+        self.committed: dict[int, tuple[float, int, int, float, bool]] = {}
+        self.committed_work = 0.0
+        self.committed_heap: list[tuple[float, int, int, float, bool]] = []  # the same, by ready time (stale kept)
         self.active = 0
         self.active_s = 0.0  # server-seconds active
         self.busy_vm_s = 0.0
@@ -277,6 +283,7 @@ class Simulation:
         planner, k = self.planner, EXACT_QUEUE
         for c, cl in enumerate(self.clouds):
             room = max(0, k - len(cl.resume))
+            committed, tail = self._committed_head(c, cl)
             planner.resync(
                 c,
                 now,
@@ -285,7 +292,26 @@ class Simulation:
                 chain(cl.resume, islice(cl.queue, room)),
                 _tail_work(cl.ar_queue_work, cl.ar_queue_head, len(cl.ar_queue), k),
                 _tail_work(cl.queue_work, cl.queue_head, len(cl.queue), room),
+                committed,
+                tail,
             )
+
+    def _committed_head(self, c: int, cl: _Cloud) -> tuple[list, float]:
+        """The first :data:`EXACT_COMMITTED` tasks committed to ``c`` and not ready, by estimated ready
+        time, and the VM-seconds of the rest. Entries of tasks that became ready since are dropped
+        from the heap as they surface, so a pull costs O(EXACT_COMMITTED log n), not O(n)."""
+        heap, live = cl.committed_heap, cl.committed
+        head = []
+        while heap and len(head) < EXACT_COMMITTED:
+            item = heapq.heappop(heap)
+            if item[1] in live:
+                head.append(item)
+        for item in head:
+            heapq.heappush(heap, item)
+        if len(live) == len(head):
+            return head, 0.0
+        work = sum(self._queue_work[t, c] for _, t, _, _, _ in head)
+        return head, max(cl.committed_work - work, 0.0)
 
     def _estimated_rem(self, t: int) -> float:
         """Remaining work of ``t`` as its ETM says (what the managers know)."""
@@ -304,6 +330,12 @@ class Simulation:
         for t in range(int(inst.app_ptr[app]), int(inst.app_ptr[app + 1])):
             c = planner.cloud[t]
             self.rem[t] = self.actual[t][c]
+            if self._pulls and not (planner.is_ar[t] and planner.is_entry[t]):  # AR entries are reserved
+                cl = self.clouds[c]
+                item = (planner.ready_est(t, c), t, self.vms[t], planner.span(t, c), planner.is_ar[t])
+                cl.committed[t] = item
+                heapq.heappush(cl.committed_heap, item)
+                cl.committed_work += self._queue_work[t, c]
             if not planner.is_entry[t]:
                 continue
             if planner.is_ar[t]:
@@ -316,6 +348,9 @@ class Simulation:
         c = self.planner.cloud[t]
         cl = self.clouds[c]
         item = (t, self.vms[t], self.inst.image_s + self.etm[t][c])
+        if self._pulls:  # no longer on its way: queued from now on
+            del cl.committed[t]
+            cl.committed_work = cl.committed_work - self._queue_work[t, c] if cl.committed else 0.0
         if self.planner.is_ar[t]:
             if self._pulls:
                 cl.ar_queue_work[cl.ar_queue_head + len(cl.ar_queue)] = self._queue_work[t, c]
