@@ -348,8 +348,8 @@ _FIG_NOTES = {
         "order": "Thunder: DCLS and DCMMS take 59,277 s at every α and beat FCFS's 61,485 s, but DCMMS does not "
         "beat DCLS (equal). With the work committed to Thunder in its slot table (the tasks of earlier "
         "applications whose predecessors are still running) Thunder looks busier, and both send about half of "
-        "the tasks to Atlas (52.6 % and 51.7 %). Atlas: DCLS beats FCFS at every α (FCFS 113,750 s, DCLS "
-        "98,580 s at α = 0 and 98,992 s at α = 0.5 and 1), DCMMS is 0.7-0.9 % behind DCLS (99,268 and 99,860 s). "
+        "the tasks to Atlas (52.6 % and 51.7 %). Atlas: DCLS beats FCFS at every α (FCFS 113,745 s, DCLS "
+        "98,569 s at α = 0 and 98,980 s at α = 0.5 and 1), DCMMS is 0.7-0.9 % behind DCLS (99,268 and 99,860 s). "
         + _COMMITTED_FIX
         + ". Before it DCLS took 56,185 s on Thunder with 1.9 % of the tasks on Atlas, DCMMS 57,022 s (CLS's "
         "critical path first sent app 1's two 1,024-VM tasks to Atlas, min-min kept them home), and on Atlas "
@@ -367,9 +367,9 @@ _FIG_NOTES = {
         "and DCMMS took 162,889 s at α = 1 against 103,824 s at α = 0.",
     },
     8: {
-        "order": "Thunder: DCLS 61,795 s and DCMMS 62,043 s (every α) beat FCFS 102,623 s; DCMMS is 0.4 % behind "
+        "order": "Thunder: DCLS 61,795 s and DCMMS 62,043 s (every α) beat FCFS 102,647 s; DCMMS is 0.4 % behind "
         "DCLS. Atlas: both now beat FCFS (919,728 s): DCLS 736,099, 578,897 and 574,118 s, DCMMS 721,534, "
-        "401,826 and 625,904 s at α = 0, 0.5 and 1 (0.44-0.80× FCFS); DCMMS is ahead at α = 0 and 0.5, behind "
+        "401,827 and 625,904 s at α = 0, 0.5 and 1 (0.44-0.80× FCFS); DCMMS is ahead at α = 0 and 0.5, behind "
         "at 1. "
         + _COMMITTED_FIX
         + ". Before it DCLS and DCMMS took 1.20-1.28× FCFS's time on Atlas (1,101,077-1,178,419 s): the 31 "
@@ -396,8 +396,8 @@ _FIG_NOTES = {
         "actually there: 77,650 and 76,340 kWh without EL, 5.6 % and 3.9 % of the tasks on Atlas.",
     },
     10: {
-        "energy": "With EL DCLS and DCMMS use less than FCFS (39,140 and 39,840 kWh vs 43,010), as the paper "
-        "says; without EL they use more (53,170 and 54,330 vs 50,970 kWh, +4.3 % and +6.6 %): under striping "
+        "energy": "With EL DCLS and DCMMS use less than FCFS (39,140 and 39,840 kWh vs 42,860), as the paper "
+        "says; without EL they use more (53,170 and 54,330 vs 50,420 kWh, +5.5 % and +7.8 %): under striping "
         "(our reading of EL off) the 62.9 % and 62.3 % of the tasks they run off Thunder keep Atlas and uBGL "
         "servers active, and on 30 applications their shorter runs save too little idle power to pay for it. "
         "Before issue #26's slot-table fix (4.5 % and 0.8 % of the tasks off Thunder): 41,180 and 40,780 kWh "
