@@ -195,12 +195,11 @@ def table3() -> dict[str, Any]:
                     at_every_point(_improvement("dcls", "cls"), -0.15, -0.001, [0]),
                     at_every_point(_improvement("dcmms", "cmms"), -0.15, -0.001, [0]),
                 ),
-                note="On the first 20,000 Thunder jobs the feedback helps at /1 (+8.1 % DCLS, +8.7 % DCMMS; "
-                "+9.0 / +12.1 % before eq. 6's Δτ counted from when a task's inputs were actually there): the "
-                "slot tables, rebuilt from each cloud's current status at every pull, leave out tasks not yet "
-                "ready, so some estimates are late and eq. 7 acts. At small scale (about 30 applications) "
-                "DCLS = CLS and DCMMS = CMMS at /1 (0.0 %): no late task changes a placement (before the fix both "
-                "were 0.2 % slower, inputs' lateness charged to the clouds, which read as 'slightly hurts').",
+                note="At small scale (about 30 applications) DCLS = CLS and DCMMS = CMMS at /1 (0.0 %): no late "
+                "task changes a placement (before eq. 6's fix both were 0.2 % slower, inputs' lateness charged "
+                "to the clouds, which read as 'slightly hurts'). On the first 20,000 Thunder jobs the feedback "
+                "helped at /1 (+8.1 % DCLS, +8.7 % DCMMS; measured before issue #26 put the work committed to a cloud but not ready yet into its slot table): the tables then left those tasks out, so "
+                "some estimates were late and eq. 7 acted.",
             ),
             Claim(
                 "The improvement from feedback grows with contention: about 31% (DCLS) and 40% (DCMMS) at 100×.",
@@ -216,7 +215,8 @@ def table3() -> dict[str, Any]:
                 "Thunder jobs the improvement ranges over +0.5 to +18.7 % (DCLS) and +3.8 to +18.1 % (DCMMS) "
                 "from /20 to /100, +3.1 % / +16.6 % at /100, without growing (before eq. 6's Δτ counted from "
                 "when a task's inputs were actually there: +1.5 to +21.7 % and −3.9 to +21.7 %, +11.5 / +11.1 % "
-                "at /100). At small scale +1.2 % (DCLS) and −5.5 % (DCMMS) at /100.",
+                "at /100; all measured before issue #26 put the work committed to a cloud but not ready yet into its slot table). At small scale 0.0 % (DCLS) and 0.0 % (DCMMS) at /100 (+1.2 % "
+                "and −5.5 % before issue #26: with the committed work in the tables the estimates are seldom late).",
             ),
         ],
         "small": SMALL,
@@ -237,8 +237,9 @@ _AR_NOTES = {
     4: {
         "ends": "0 % AR: DCLS/FCFS 0.60 on 20,000 jobs (the paper 0.81; 0.59 before eq. 6's Δτ counted from when a task's inputs were actually there, 0.69 when the "
         "slot tables were the never-corrected plan), 100 %: 0.94 (the paper 0.49; 0.93 and 1.13 before those "
-        "fixes); DCMMS 0.61 and 0.96 (0.58 and 0.93 before the eq. 6 fix). At small scale (about 30 "
-        "applications) DCLS 0.89 and 0.99, DCMMS 0.90 and 1.00. See the next claim for why the 100 % end "
+        "fixes); DCMMS 0.61 and 0.96 (0.58 and 0.93 before the eq. 6 fix); the 20,000-job ratios were "
+        "measured before issue #26 put the work committed to a cloud but not ready yet into its slot table. At small scale (about 30 "
+        "applications) DCLS 0.94 and 0.99, DCMMS 0.94 and 1.00 (0.89/0.99 and 0.90/1.00 before it). See the next claim for why the 100 % end "
         "stays high.",
         "trend": "20,000 jobs, loose: DCLS/FCFS 0.60, 0.68, 0.72, 0.95, 0.94 at 0/20/50/80/100 % AR (FCFS "
         "82,065 s → 48,897 s, DCLS 45,000-50,000 s; 0.59, 0.68, 0.71, 0.94, 0.93 before eq. 6's Δτ counted from when a task's inputs were actually there). "
@@ -255,14 +256,14 @@ _AR_NOTES = {
         "0.94: DCMMS is ahead only at 20 and 80 % AR (by under 0.01) and behind at 0, 50 and 100 % "
         "(0.58, 0.66, 0.71, 0.94, 0.93 vs 0.59, 0.68, 0.71, 0.94, 0.93 before eq. 6's Δτ counted from when a task's inputs were actually there); from 50 % AR entry tasks are "
         "pinned to the home cloud (the 8,000 s dataset transfer exceeds the ≤ 30 min notice) and min-min has "
-        "few choices left. At small scale (about 30 applications) DCMMS is 0.8-1.5 % behind DCLS at every "
-        "share, and from 50 % AR it runs every task at home and equals FCFS.",
+        "few choices left (20,000-job ratios measured before issue #26 put the work committed to a cloud but not ready yet into its slot table). At small scale (about 30 applications) DCMMS equals "
+        "DCLS at 0 and 20 % AR and is 0.8-1.3 % behind from 50 % on.",
     },
     5: {
         "ends": "20,000 jobs, tight: DCLS/FCFS 0.47 at 0 % and 0.41 at 100 % AR (the paper 0.63 and 0.38; "
         "0.51 and 0.42 before eq. 6's Δτ counted from when a task's inputs were actually there, 0.64 and 0.57 when the slot tables were the never-corrected plan), "
         "DCMMS/FCFS 0.47 and 0.39 (the paper 0.51 and 0.27; 0.48 and 0.39, and 0.55 and 0.65, before those "
-        "fixes). The small scale (about 30 applications, which arrive "
+        "fixes; the 20,000-job ratios were measured before issue #26 put the work committed to a cloud but not ready yet into its slot table). At small scale DCLS/FCFS 0.61 and DCMMS/FCFS 0.55 at 0 % AR. The small scale (about 30 applications, which arrive "
         "within some 75 minutes, less than the 8,000 s dataset transfer) leaves the list schedulers few "
         "places to go: at 100 % AR every algorithm gives the same average (ratio 1).",
         "trend": "20,000 jobs, tight: DCLS/FCFS 0.47, 0.49, 0.39, 0.38, 0.41 and DCMMS/FCFS 0.47, 0.40, "
@@ -278,7 +279,7 @@ _AR_NOTES = {
         )
         + " At small scale the list schedulers have few choices (see the first claim).",
         "dcmms": "20,000 jobs, tight: DCMMS/FCFS 0.47, 0.40, 0.42, 0.37, 0.39 vs DCLS 0.47, 0.49, 0.39, 0.38, "
-        "0.41: ahead at 0 (0.469 vs 0.473), 20, 80 and 100 % AR, 0.03 behind at 50 % (before eq. 6's Δτ counted from when a task's inputs were actually there: ahead at 0, 80 "
+        "0.41 (measured before issue #26 put the work committed to a cloud but not ready yet into its slot table): ahead at 0 (0.469 vs 0.473), 20, 80 and 100 % AR, 0.03 behind at 50 % (before eq. 6's Δτ counted from when a task's inputs were actually there: ahead at 0, 80 "
         "and 100 %, 0.01 behind at 20 and 50 %). At small scale (about 30 "
         "applications) min-min's greedy order is not ahead at every share, and at 100 % AR every algorithm "
         "gives the same schedule.",
@@ -329,9 +330,9 @@ def _ar_table(tight: bool) -> dict[str, Any]:
 
 
 # Why Figs. 7-10 are not reproduced at small scale (1,000 jobs, about 31 applications per log), measured
-# after the slot tables were rebuilt from each cloud's current status and after eq. 6's Δτ was made to count
-# from when a task's inputs were actually there; traced task by task in docs/federated.md ("Figs. 7–8 at
-# small scale: the traced causes"). Eq. numbers are the paper's (Section 5.1.4).
+# after issue #26 (the slot tables hold the work committed to a cloud but not ready yet, AR tasks starting
+# together choose their victims together); the task-by-task traces of docs/federated.md ("Figs. 7–8 at
+# small scale: the traced causes") were made before it. Eq. numbers are the paper's (Section 5.1.4).
 _FEEDBACK_CHARGE = (
     "Before the fix of eq. 6 (Planner.observe, tests/schedulers/federated/test_science_findings.py) Δτ counted "
     "from the ERAT, which includes the inputs' estimated ready time, so a task whose predecessor finished late "
@@ -511,11 +512,11 @@ def feedback_inputs() -> dict[str, Any]:
                     at_every_point(_improvement("dcmms", "cmms"), -0.05, 0.05, [0]),
                 ),
                 note="Our reading of Section 5.1.4, not a number of the paper: 'a few percent' is read as within ±5 %. "
-                "On the first 20,000 Thunder jobs (bench/federated_feedback_inputs.py) the feedback helps by 13.3 % "
-                "(DCLS) and 13.5 % (DCMMS) with exact estimates (16.9 / 21.0 % before eq. 6's Δτ counted from when "
-                "a task's inputs were actually there): the slot tables rebuilt from the current status leave out "
-                "tasks assigned but not ready yet, so eq. 5 is often late and eq. 7 acts. At small scale +1.2 % "
-                "and −5.5 %.",
+                "At small scale 0.0 % (DCLS) and 0.0 % (DCMMS). Before issue #26 the slot tables left out tasks "
+                "assigned but not ready yet, so eq. 5 was often late and eq. 7 acted: +1.2 % and −5.5 % at small "
+                "scale, +13.3 % (DCLS) and +13.5 % (DCMMS) on the first 20,000 Thunder jobs "
+                "(bench/federated_feedback_inputs.py; 16.9 / 21.0 % before eq. 6's Δτ counted from when a task's "
+                "inputs were actually there).",
             ),
             Claim(
                 "With inaccurate estimates (σ ≥ 0.5) DCLS beats CLS and DCMMS beats CMMS.",
@@ -528,8 +529,8 @@ def feedback_inputs() -> dict[str, Any]:
                 "Thunder jobs: σ = 0.5 +13.2 % (DCLS) and −1.6 % (DCMMS), σ = 1 +13.6 % and −1.7 %; with Thunder "
                 "running best-effort work 2× its ETM as well (σ = 0.5) +30.1 % and +14.9 % (docs/federated.md; "
                 "before eq. 6's Δτ counted from when a task's inputs were actually there: +2.8 / +13.8, +11.0 / "
-                "−2.3 and +29.8 / +18.1 %). At small scale DCLS gains 0.3 % and 1.0 % and DCMMS's averages equal "
-                "CMMS's.",
+                "−2.3 and +29.8 / +18.1 %; all measured before issue #26 put the work committed to a cloud but not ready yet into its slot table). At small scale DCLS and DCMMS equal CLS and CMMS "
+                "(0.0 %; before issue #26 DCLS gained 0.3 % and 1.0 %).",
             ),
         ],
         "small": SMALL,
