@@ -66,8 +66,7 @@ def cmms_assign(planner: Planner, app: int) -> None:
             if etm[c] == np.inf:
                 row.append((np.inf, np.inf))
                 continue
-            free = table[c].kth(vms[t])
-            erat = free if free > ready[c] else ready[c]
+            erat = table[c].earliest(vms[t], ready[c], image_s + etm[c])
             row.append((erat + cost[c], erat))
         cache[t] = row
         fixed[t] = ready, cost
@@ -89,10 +88,9 @@ def cmms_assign(planner: Planner, app: int) -> None:
             # negative feedback factor below -1, so the ETM is what is tested)
             if planner.etm[t][best_c] == np.inf or (is_ar[t] and not ar_changed):
                 continue
-            free = (ar_table if is_ar[t] else be_table).kth(vms[t])
-            erat = ready[best_c]
-            if free > erat:
-                erat = free
+            erat = (ar_table if is_ar[t] else be_table).earliest(
+                vms[t], ready[best_c], image_s + planner.etm[t][best_c]
+            )
             tau = erat + cost[best_c]
             row[best_c] = (tau, erat)
             old_tau, _, old_c = lead[t]

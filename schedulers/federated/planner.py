@@ -48,7 +48,7 @@ from __future__ import annotations
 
 import heapq
 import math
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterable
 from heapq import heappop, heappush, heapreplace
 
@@ -56,9 +56,12 @@ import numpy as np
 
 from schedulers.federated.workloads import Instance
 
-__all__ = ["EXACT_QUEUE", "ArBook", "Frontier", "Planner"]
+__all__ = ["EXACT_COMMITTED", "EXACT_QUEUE", "ArBook", "Frontier", "Planner"]
 
 EXACT_QUEUE = 64  # a pull places this many waiting tasks per queue one by one, the rest as total work
+# ... and this many of the tasks committed to a cloud but not ready yet (the earliest ready first): each is
+# fitted around the others (Frontier.earliest), which costs more than a queued task's take
+EXACT_COMMITTED = 16
 
 
 class Frontier:
@@ -77,6 +80,12 @@ class Frontier:
             free_at[t] = free_at.get(t, 0) + w
         free_at[now] = free_at.get(now, 0) + int(vms) - sum(w for _, w in busy)
         self._set_runs(free_at)
+
+    # Work committed to the cloud but not ready yet (:meth:`Planner.resync`): VMs in use over
+    # intervals, a step function kept apart from the free times so that a task may still be
+    # planned in the VMs it leaves idle before it starts (the breakpoints and the use from each).
+    _p_times: tuple[float, ...] | list[float] = ()
+    _p_use: tuple[int, ...] | list[int] = ()
 
     def _set_runs(self, free_at: dict[float, int]) -> None:
         """The table from ``{free time: VMs}``."""
@@ -155,6 +164,64 @@ class Frontier:
     def kth(self, w: int) -> float:
         """Time at which ``w`` VMs are planned free."""
         return self._times[bisect_left(self._cum, w)]
+
+    def _free_by(self, t: float) -> int:
+        """VMs planned free by ``t`` (before the committed work)."""
+        i = bisect_right(self._times, t)
+        return self._cum[i - 1] if i else 0
+
+    def _use_at(self, t: float) -> int:
+        """VMs the committed work holds at ``t``."""
+        i = bisect_right(self._p_times, t)
+        return self._p_use[i - 1] if i else 0
+
+    def earliest(self, w: int, ready: float, duration: float) -> float:
+        """Earliest start ≥ ``ready`` at which ``w`` VMs stay free for ``duration``.
+
+        ``max(ready, kth(w))`` when no work is committed; else the first time from there at
+        which, over the whole stretch, the VMs planned free minus those the committed work
+        holds are at least ``w`` (the committed work's idle VMs before it starts are usable).
+        """
+        t = self._times[bisect_left(self._cum, w)]
+        if ready > t:
+            t = ready
+        pt = self._p_times
+        if not pt or t >= pt[-1] or t + duration <= pt[0]:
+            return t
+        times = self._times
+        while True:
+            clash = self._clash(w, t, t + duration)
+            if clash is None:
+                return t
+            # the next moment anything frees up after the clash: a committed stretch ends or VMs free
+            i, j = bisect_right(pt, clash), bisect_right(times, clash)
+            t = min(pt[i] if i < len(pt) else np.inf, times[j] if j < len(times) else np.inf)
+
+    def _clash(self, w: int, start: float, end: float) -> float | None:
+        """The first moment in ``[start, end)`` with fewer than ``w`` VMs left, or None."""
+        pt, use = self._p_times, self._p_use
+        if self._free_by(start) - self._use_at(start) < w:
+            return start
+        i = bisect_right(pt, start)
+        while i < len(pt) and pt[i] < end:  # the free count only grows with time: test where the use steps
+            if self._free_by(pt[i]) - use[i] < w:
+                return pt[i]
+            i += 1
+        return None
+
+    def commit_later(self, w: int, start: float, duration: float) -> None:
+        """Write committed work that is not ready yet: ``w`` VMs over ``[start, start + duration)``."""
+        end = start + duration
+        pt, use = list(self._p_times), list(self._p_use)
+        for t in (start, end):
+            i = bisect_left(pt, t)
+            if i == len(pt) or pt[i] != t:
+                pt.insert(i, t)
+                use.insert(i, use[i - 1] if i else 0)
+        a, b = bisect_left(pt, start), bisect_left(pt, end)
+        for k in range(a, b):
+            use[k] += w
+        self._p_times, self._p_use = pt, use
 
     def take(self, w: int, start: float, duration: float, shift: bool) -> None:
         """Plan ``w`` VMs (the earliest free) for ``duration`` from ``start``.
@@ -412,9 +479,7 @@ class Planner:
         erat = self.ready_est(t, c)
         # a zero-notice AR task preempts best-effort work: only planned AR work delays it
         table = self.ar_frontiers[c] if self.is_ar[t] else self.frontiers[c]
-        free = table.kth(self.vms[t])
-        if free > erat:
-            erat = free
+        erat = table.earliest(self.vms[t], erat, self.image_s + etm)
         return erat, erat + (1.0 + self.fd[self.task_home[t]][c]) * (self.image_s + etm)
 
     def commit(self, t: int, c: int, erat: float) -> None:
@@ -435,6 +500,8 @@ class Planner:
         be_queue: Iterable[tuple[int, int, float]],
         ar_tail: float = 0.0,
         be_tail: float = 0.0,
+        committed: Iterable[tuple[float, int, int, float, bool]] = (),
+        committed_tail: float = 0.0,
     ) -> None:
         """Rebuild cloud ``c``'s slot tables from its current status (Section 3.1, Section 5.1.3).
 
@@ -446,11 +513,21 @@ class Planner:
         stints ``(estimated end, VMs, is AR)`` (estimated: the managers do not see hidden
         contention or estimate errors), the AR reservations of :attr:`book`, the waiting
         zero-notice AR tasks and the best-effort queue (preempted tasks first), each
-        ``(task, VMs, estimated remaining duration)`` in dispatch order. Tasks assigned but not
-        yet ready (inputs or dataset on their way) are not in a queue yet and are left out.
-        A queue longer than :data:`EXACT_QUEUE` is given as its first tasks and the VM-seconds
-        of the rest (``ar_tail``, ``be_tail``), spread by :meth:`Frontier.water_fill`: a pull
-        then costs O(running + EXACT_QUEUE), not O(backlog).
+        ``(task, VMs, estimated remaining duration)`` in dispatch order, and the work
+        ``committed`` to the cloud but not ready yet (inputs or dataset on their way), each
+        ``(estimated ready time, task, VMs, estimated duration, is AR)`` by ready time.
+        Section 3.1: "If the manager server of cloud A assigns a task to cloud B, [...] the task
+        will enter a queue waiting for execution", so the queue eq. 5's ERAT is based on holds
+        it from its assignment on (issue #26: left out, a cloud whose dataset was still on its
+        way looked empty to every later application and got all their work). Such a task is
+        planned at the earliest time from its estimated ready time at which its VMs are free
+        for its duration (:meth:`Frontier.earliest`), and kept apart from the free times
+        (:meth:`Frontier.commit_later`): the VMs it leaves idle before it starts stay usable,
+        as they are when it is not ready (the cloud serves whatever is ready).
+        A queue longer than :data:`EXACT_QUEUE` (committed work: :data:`EXACT_COMMITTED`) is
+        given as its first tasks and the VM-seconds of the rest (``ar_tail``, ``be_tail``,
+        ``committed_tail``), spread by :meth:`Frontier.water_fill`: a pull then costs
+        O(running + EXACT_QUEUE), not O(backlog).
         """
         vms = int(self.inst.cloud_vms[c])
         # Both tables are built as run heaps (O(log n) per step; :func:`heap_shift`), sorted once
@@ -470,6 +547,12 @@ class Planner:
         _fifo_takes(fr, now, be_queue)
         table = Frontier.from_heap(fr)
         table.water_fill(be_tail)
+        for ready, _, w, duration, is_ar in committed:
+            start = (ar_table if is_ar else table).earliest(w, ready if ready > now else now, duration)
+            table.commit_later(w, start, duration)
+            if is_ar:  # a zero-notice AR task waits only for AR work, and holds best-effort VMs too
+                ar_table.commit_later(w, start, duration)
+        table.water_fill(committed_tail)
         self.frontiers[c], self.ar_frontiers[c] = table, ar_table
 
     # --- eqs. 6-7 ------------------------------------------------------------------------

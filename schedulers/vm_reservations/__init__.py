@@ -42,7 +42,13 @@ METRICS = {
     "migrations": Metric("count", "", "migrations"),
     "requests": Metric("count", "", "VM requests"),
     "algorithm_runtime_s": Metric("duration", "s", "algorithm wall time"),
-    "exact_optimal": Metric("flag", "", "proved optimal", "the exact solver closed the gap in its time limit"),
+    "exact_optimal": Metric("flag", "", "proved optimal", "the exact solver closed the gap (zero) in its time limit"),
+    "exact_gap_power_on_min": Metric(
+        "duration", "min", "power-on gap to the optimum", "power-on time minus a proven lower bound (0: optimal)"
+    ),
+    "exact_gap_migrations": Metric(
+        "count", "", "migration gap to the minimum", "migrations minus a proven lower bound (0: optimal)"
+    ),
 }
 
 

@@ -45,8 +45,9 @@ def test_erat_comes_from_the_clouds_current_status_not_a_stale_plan(algorithm):
 
     App 0 goes home: task 0 on 1 VM over [0, 100), task 1 on all 4 VMs over [100, 200). At
     50 app 1 (3 VMs, 40 s) asks. Current status: task 0 runs on 1 VM until 100, 3 VMs are
-    free, task 1 is not ready: ERAT 50, τ = 90 at home vs 50 + 80 = 130 on the slow cloud →
-    home, finished at 90, before task 1 needs the VMs. The plan written at 0 (no insertion)
+    free, task 1 is not ready: it holds all four VMs over [100, 200) (committed work, issue #26),
+    not before: ERAT 50, τ = 90 at home vs 50 + 80 = 130 on the slow cloud → home, finished at
+    90, before task 1 needs the VMs. The plan written at 0 (no insertion)
     holds all 4 home VMs until 200: τ = 240 at home → slow cloud, 80 s instead of 40 s.
     """
     runs = {}
@@ -160,3 +161,88 @@ def test_water_fill_raises_the_earliest_vms_to_one_level():
     assert g.times.tolist() == [20.0] and g.counts.tolist() == [4]
     g.water_fill(8.0)  # all four at 20 → 22
     assert g.times.tolist() == [22.0] and g.counts.tolist() == [4]
+
+
+# ../shared/cases/fed_slot_tables.json: home (8 one-VM servers, perf 0.7) and fast (4, perf 1.0); six
+# applications 10 s apart, each four independent 1,000 s one-VM tasks; 50 GB dataset (400 s to fast at
+# 1 Gbit/s), 1 GB image (0.25 s)
+COMMITTED_CLOUDS = [
+    {"name": "home", "servers": 8, "server_capacity": 1, "perf": 0.7},
+    {"name": "fast", "servers": 4, "server_capacity": 1, "perf": 1.0},
+]
+COMMITTED = {
+    "family": "federated",
+    "seed": 1,
+    "algorithms": ["fcfs", "cls", "dcls", "cmms", "dcmms"],
+    "datacenter": {"clouds": COMMITTED_CLOUDS},
+    "workload": {
+        "kind": "jobs",
+        "dataset_size_gb": 50.0,
+        "image_size_gb": 1.0,
+        "jobs": [{"arrival": 10.0 * a, "home": 0, "tasks": [{"runtime_s": 1000.0, "vms": 1}] * 4} for a in range(6)],
+    },
+}
+
+
+def test_slot_tables_count_work_already_committed_to_a_cloud():
+    """fed_slot_tables: a task assigned to a cloud but not ready yet is part of its current status.
+
+    Section 3.1: an assigned task "will enter a queue waiting for execution", and eq. 5's ERAT is
+    based on "the current task queue of cloud j". App 0 goes to fast (ERAT 400, the dataset;
+    τ 1,400.25 vs 1,428.8 at home). At 10 its four tasks still wait for the dataset, but they
+    hold fast's four VMs over [400, 1,400.25): app 1 gets τ 2,400.5 there, 1,438.8 at home →
+    home; app 2 home; app 3, with home full until 1,438.8, fast (2,400.5 < 2,867.9); apps 4-5
+    home. Left out, fast looked empty to every application and got all 24 tasks: average
+    3,876 s, makespan 6,402 s, against FCFS's 2,838 s.
+    """
+    fast, home = 1, 0
+    expected = [fast, home, home, fast, home, home]
+    runs = {r["algorithm"]: r for r in schedulers.run(COMMITTED)["runs"]}
+    inst = instance_of(COMMITTED)
+    for algorithm in ("cls", "dcls", "cmms", "dcmms"):
+        sim, _ = simulate(COMMITTED, algorithm)
+        assert sim.planner.cloud == [c for c in expected for _ in range(4)], algorithm
+        m = runs[algorithm]["metrics"]
+        check_schedule(runs[algorithm], inst, capacities(COMMITTED_CLOUDS))
+        assert m["avg_app_execution_time_s"] == pytest.approx(2047.3, abs=0.1)
+        assert m["makespan_s"] == pytest.approx(2877.6, abs=0.1)
+        assert m["avg_app_execution_time_s"] < runs["fcfs"]["metrics"]["avg_app_execution_time_s"]
+    assert runs["fcfs"]["metrics"]["avg_app_execution_time_s"] == pytest.approx(2837.6, abs=0.1)
+
+
+def _brute_earliest(free_times, committed, w, ready, duration, step=0.5):
+    """Earliest multiple of ``step`` ≥ ready at which w VMs stay free for ``duration``: VMs free at
+    ``free_times`` (then free for good), minus the committed ``(start, end, VMs)`` over their stretch."""
+
+    def left(t):
+        return sum(f <= t for f in free_times) - sum(v for s, e, v in committed if s <= t < e)
+
+    t = ready
+    while True:
+        probes = [t, *(s for s, _, _ in committed if t < s < t + duration)]
+        if min(left(p) for p in probes) >= w:
+            return t
+        t += step
+
+
+def test_earliest_fits_around_committed_work():
+    """:meth:`Frontier.earliest` against a scan over half-second steps on 300 random tables (times on the grid)."""
+    rng = np.random.default_rng(26)
+    for _ in range(300):
+        vms = int(rng.integers(1, 9))
+        busy, left = [], vms
+        while left and rng.random() < 0.6:
+            w = int(rng.integers(1, left + 1))
+            busy.append((float(rng.integers(0, 40)), w))
+            left -= w
+        table = Frontier(vms, 0.0, busy)
+        free_times = [t for t, w in busy for _ in range(w)] + [0.0] * left
+        committed = []
+        for _ in range(rng.integers(0, 5)):
+            w, ready, d = int(rng.integers(1, vms + 1)), float(rng.integers(0, 60)), float(rng.integers(1, 30))
+            start = table.earliest(w, ready, d)
+            assert start == _brute_earliest(free_times, committed, w, ready, d)
+            table.commit_later(w, start, d)
+            committed.append((start, start + d, w))
+        w, ready, d = int(rng.integers(1, vms + 1)), float(rng.integers(0, 60)), float(rng.integers(1, 30))
+        assert table.earliest(w, ready, d) == _brute_earliest(free_times, committed, w, ready, d)

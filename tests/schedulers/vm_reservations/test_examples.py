@@ -34,8 +34,8 @@ def test_example4_lower_bound_is_4():
 
 def test_example4_best_without_migration_is_5():
     """Example #4: without migration the optimum is 5 (exact MILP)."""
-    p, optimal = exact(*EX4)
-    assert optimal and power_on_slots(p) == 5
+    p, proof = exact(*EX4)
+    assert proof.optimal and proof.power_on_gap == 0 and power_on_slots(p) == 5
 
 
 @pytest.mark.parametrize("alg", HEURISTICS)
@@ -139,7 +139,7 @@ def test_exact_solves_a_20_request_instance_and_beats_ffd():
     s = np.floor(np.cumsum(rng.exponential(5, 20))).astype(int)
     e = s + rng.integers(1, 50, 20)
     d = rng.choice([1, 4, 8], 20)
-    p, optimal = exact(s, e, d, 16, time_limit_s=30)
-    assert optimal
+    p, proof = exact(s, e, d, 16, time_limit_s=30)
+    assert proof.optimal
     assert_valid_placement(p, s, e, d, 16)
     assert lower_bound_slots(s, e, d, 16) <= power_on_slots(p) < power_on_slots(ffd(s, e, d, 16))

@@ -75,8 +75,8 @@ def test_llif_within_twice_the_bound_unit_demand(inst):
 def test_exact_is_between_the_bound_and_every_heuristic(inst):
     """bound ≤ exact optimum without migration ≤ each heuristic."""
     s, e, d, g = inst
-    p, optimal = exact(s, e, d, g, time_limit_s=20)
-    assert optimal
+    p, proof = exact(s, e, d, g, time_limit_s=20)
+    assert proof.optimal
     assert_valid_placement(p, s, e, d, g)
     best = power_on_slots(p)
     assert lower_bound_slots(s, e, d, g) <= best
