@@ -7,7 +7,8 @@ import re
 
 import pytest
 
-from cloudsched_web.runs import checks, describe
+from cloudsched_web.results import checks
+from cloudsched_web.runs import describe
 from cloudsched_web.runs.models import Run
 from cloudsched_web.runs.services import submit_run
 from cloudsched_web.scenarios.models import Scenario
