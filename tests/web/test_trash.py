@@ -152,3 +152,21 @@ def test_the_admin_sees_trashed_items_and_restores_them(admin_client, world):
         "/admin/scenarios/scenario/", {"action": "restore_from_trash", "_selected_action": [world["scenario"].pk]}
     )
     assert Run.objects.filter(pk=world["run"].pk).exists() and Study.objects.filter(pk=world["study"].pk).exists()
+
+
+def test_a_run_deleted_on_its_own_stays_in_the_trash_when_its_study_comes_back(alice_client, scenario):
+    from cloudsched_web.runs.services import submit_sweep
+
+    study = submit_sweep(scenario, {"seed": [1, 2]})
+    first, second = study.runs.order_by("pk")
+    alice_client.post(f"/runs/{first.pk}/delete/")
+    alice_client.post(f"/studies/{study.pk}/delete/")
+    page = alice_client.get("/trash/").content.decode()
+    assert f'id="trash-run-{first.pk}"' in page and f'id="trash-study-{study.pk}"' in page
+    assert "1 run(s)" in page  # what comes back with the study: the run deleted with it, not the other
+    assert "restore the study first" in alice_client.post(f"/trash/run/{first.pk}/restore/", follow=True).content.decode()
+    alice_client.post(f"/trash/study/{study.pk}/restore/")
+    assert alice_client.get(f"/runs/{second.pk}/").status_code == 200
+    assert alice_client.get(f"/runs/{first.pk}/").status_code == 404  # still in the trash, as the user left it
+    alice_client.post(f"/trash/run/{first.pk}/restore/")
+    assert alice_client.get(f"/runs/{first.pk}/").status_code == 200
