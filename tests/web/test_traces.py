@@ -396,3 +396,32 @@ def test_the_traces_page_pages_through_every_trace(client, alice, settings):
     pages = [client.get("/traces/", {"page": k}).content.decode() for k in (1, 2)]
     assert sum(p.count(">log ") for p in pages) == 3  # no silent cap
     assert "of 3 (page 2 of 2)" in pages[1]
+
+
+def _sized_swf(n_bytes):
+    """A valid SWF file of exactly ``n_bytes`` (the trace padded with a comment line)."""
+    body = SWF.encode()
+    pad = n_bytes - len(body) - 3  # "; " + padding + "\n"
+    assert pad >= 0
+    return b"; " + b"x" * pad + b"\n" + body
+
+
+@pytest.mark.parametrize("via", ["api", "page"])
+def test_an_upload_of_exactly_the_limit_is_stored_and_one_byte_more_is_refused(client, alice, settings, via):
+    settings.TRACE_UPLOAD_MAX_BYTES = limit = len(SWF.encode()) + 100
+    headers = {"Authorization": f"Bearer {ApiToken.issue(alice, 't')[1]}"}
+    client.force_login(alice)
+
+    def upload(data, name):
+        f = io.BytesIO(data)
+        f.name = f"{name}.swf"
+        if via == "api":
+            return client.post("/api/v1/traces", {"file": f}, headers=headers)
+        return client.post("/traces/", {"name": name, "file": f})
+
+    over = upload(_sized_swf(limit + 1), "over")
+    assert over.status_code in (200, 400) and f"at most {limit:,} bytes" in over.content.decode()
+    assert not Trace.objects.exists()
+    at = upload(_sized_swf(limit), "at")
+    assert at.status_code in (201, 302), at.content.decode()[:500]
+    assert Trace.objects.count() == 1 and Trace.objects.get().text_bytes == limit
