@@ -34,9 +34,15 @@ class InTrash(admin.SimpleListFilter):
 
 
 class TrashAdmin(admin.ModelAdmin):
-    """Admins see trashed rows too (marked), and restore them; see runs/trash.py."""
+    """Admins see trashed rows too (marked), and restore them; see runs/trash.py.
+
+    Deleting from the admin works as on the site: the change page's Delete moves a live object to the
+    trash (with what hangs from it) and only deletes for good what is already there; the list offers
+    "move to the trash" and, named as such, Django's permanent delete.
+    """
 
     list_per_page = settings.LIST_PAGE_SIZE
+    delete_confirmation_template = "admin/trash_delete_confirmation.html"
 
     def get_queryset(self, request):
         qs = self.model.all_objects.get_queryset()
@@ -48,8 +54,51 @@ class TrashAdmin(admin.ModelAdmin):
 
     def get_actions(self, request):
         actions = super().get_actions(request)
+        if "delete_selected" in actions:  # Django's own: say what it does
+            func, name, _ = actions["delete_selected"]
+            plural = self.model._meta.verbose_name_plural
+            actions["delete_selected"] = (func, name, f"Delete the selected {plural} permanently (no restore)")
+        actions["trash_selected"] = self.get_action(TrashAdmin.trash_selected)
         actions["restore_from_trash"] = self.get_action(TrashAdmin.restore_from_trash)
         return actions
+
+    def delete_model(self, request, obj):
+        """A live object goes to the trash; one already in the trash is deleted for good."""
+        from cloudsched_web.runs import trash
+
+        if obj.trashed_at is None:
+            trash.trash(obj)
+        else:
+            super().delete_model(request, obj)
+
+    def response_delete(self, request, obj_display, obj_id):
+        if not self.model.all_objects.filter(pk=obj_id).exists():  # deleted for good: Django's answer
+            return super().response_delete(request, obj_display, obj_id)
+        from django.http import HttpResponseRedirect
+        from django.urls import reverse
+
+        from cloudsched_web.runs import trash
+
+        messages.success(request, trash.moved_message(f"“{obj_display}”"))
+        opts = self.model._meta
+        return HttpResponseRedirect(reverse(f"admin:{opts.app_label}_{opts.model_name}_changelist"))
+
+    def render_delete_form(self, request, context):
+        obj = context.get("object")
+        context["in_trash"] = getattr(obj, "trashed_at", None) is not None
+        from cloudsched_web.runs import trash
+
+        context["keep_days"] = trash.keep_days()
+        return super().render_delete_form(request, context)
+
+    @admin.action(description="Move the selected items to the trash (restorable)")
+    def trash_selected(self, request, queryset):
+        from cloudsched_web.runs import trash
+
+        live = list(queryset.filter(trashed_at=None))
+        for obj in live:
+            trash.trash(obj)
+        messages.success(request, trash.moved_message(f"{len(live)} item(s)"))
 
     @admin.display(description="in trash since", ordering="trashed_at")
     def trashed(self, obj):

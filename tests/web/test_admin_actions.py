@@ -64,3 +64,24 @@ def test_requeued_runs_of_a_preset_study_have_its_claims_checked_again(
         admin_client.post("/admin/runs/study/", {"action": "requeue_failed", "_selected_action": [study.pk]})
     verdicts = Study.objects.get().verdicts
     assert verdicts is not None and verdicts[1]["verdict"] == "not reproduced"  # m=1 ran: LPT = FCFS there
+
+
+def test_the_admin_delete_moves_to_the_trash_and_deletes_for_good_only_from_there(admin_client, scenario):
+    run = Run.objects.create(scenario=scenario, config=scenario.config)
+    url = f"/admin/scenarios/scenario/{scenario.pk}/delete/"
+    confirm = admin_client.get(url).content.decode()
+    assert "moves this item" in confirm and "can be restored" in confirm and "cannot be restored" not in confirm
+    response = admin_client.post(url, {"post": "yes"}, follow=True)
+    assert "Moved “toy example” to the trash" in response.content.decode()
+    scenario = Scenario.all_objects.get(pk=scenario.pk)
+    assert scenario.trashed_at is not None and Run.all_objects.get(pk=run.pk).trashed_at == scenario.trashed_at
+    assert "cannot be restored" in admin_client.get(url).content.decode()  # from the trash, the same button says so
+    admin_client.post(url, {"post": "yes"})
+    assert not Scenario.all_objects.filter(pk=scenario.pk).exists()
+
+
+def test_the_admin_list_moves_to_the_trash_and_names_the_permanent_delete(admin_client, scenario):
+    page = admin_client.get("/admin/scenarios/scenario/").content.decode()
+    assert "Move the selected items to the trash" in page and "permanently (no restore)" in page
+    admin_client.post("/admin/scenarios/scenario/", {"action": "trash_selected", "_selected_action": [scenario.pk]})
+    assert Scenario.all_objects.get(pk=scenario.pk).trashed_at is not None
