@@ -72,7 +72,7 @@ def test_the_admin_delete_moves_to_the_trash_and_deletes_for_good_only_from_ther
     confirm = admin_client.get(url).content.decode()
     assert "moves this item" in confirm and "can be restored" in confirm and "cannot be restored" not in confirm
     response = admin_client.post(url, {"post": "yes"}, follow=True)
-    assert "Moved “toy example” to the trash" in response.content.decode()
+    assert "Moved “toy example (toy)” to the trash" in response.content.decode()
     scenario = Scenario.all_objects.get(pk=scenario.pk)
     assert scenario.trashed_at is not None and Run.all_objects.get(pk=run.pk).trashed_at == scenario.trashed_at
     assert "cannot be restored" in admin_client.get(url).content.decode()  # from the trash, the same button says so
