@@ -75,7 +75,9 @@ class ScenarioBase(StrictModel):
 
     family: str
     name: str = Field(default="scenario", min_length=1, max_length=200)
-    seed: int = Field(default=0, ge=0, le=2**63 - 1)
+    # 2⁵³ − 1: the largest integer a browser (or any JSON client using doubles) keeps exactly; a larger seed
+    # would come back rounded from the wizard and change the run
+    seed: int = Field(default=0, ge=0, le=2**53 - 1)
     repetitions: int = Field(default=1, ge=1, le=MAX_REPETITIONS)
     algorithms: list[str] = Field(min_length=1)
 

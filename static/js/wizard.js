@@ -151,7 +151,9 @@
         }
         const box = field(path, n, label, input, extra);
         if (long) box.classList.add("wide");
-        return { el: box, get: () => (input.value === "" ? (nullable ? null : undefined) : input.value) };
+        // An emptied required text (a name: minLength ≥ 1) is sent as "", so the server names it instead of
+        // silently taking the default ("scenario"); an emptied optional one falls back to none / the default.
+        return { el: box, get: () => (input.value === "" ? (nullable ? null : (n.minLength >= 1 ? "" : undefined)) : input.value) };
       }
       case "list": {
         const items = resolve(n.items);

@@ -166,3 +166,14 @@ def test_an_swf_trace_is_uploaded_into_the_trace_tab(page, live_server, alice, t
     assert workload["kind"] == "trace" and workload["swf"] == "" and workload["trace"] == stored.ref
     assert (stored.jobs, stored.processors) == (3, 8)
     assert "3" in page.inner_text("#trace-summary") and "MaxProcs" not in page.content()
+
+
+def test_an_emptied_name_is_refused_at_its_field_not_replaced(page, live_server, alice):
+    """The wizard sends an emptied required text as it is: the server names the field, nothing says 'scenario'."""
+    _login(page, live_server.url)
+    page.goto(f"{live_server.url}/scenarios/new/?family={FAMILIES[0]}")
+    page.fill("#w-name", "")
+    page.click("#save-button")
+    page.wait_for_load_state()
+    assert not Scenario.objects.exists()
+    assert "at least 1 character" in page.inner_text("body")

@@ -103,7 +103,7 @@ def test_a_huge_integer_names_its_field_instead_of_pythons_digit_limit():
 def test_a_long_but_allowed_integer_reaches_its_fields_range_check():
     doc = jsonio.loads('{"family": "toy", "seed": ' + "9" * 40 + "}")
     fields = _errors(doc)
-    assert fields["seed"]["allowed"] == "≥ 0, ≤ 9223372036854775807"
+    assert fields["seed"]["allowed"] == "≥ 0, ≤ 9007199254740991"
 
 
 @pytest.mark.parametrize(
