@@ -33,6 +33,9 @@ def _get_scenario_for_user(request, pk):
     return get_object_or_404(Scenario, pk=pk, owner=request.user)
 
 
+RECENT_RUNS = 10  # on the home page; the count beside them says how many there are in all
+
+
 @login_required
 def home(request):
     q = request.GET.get("q", "").strip()
@@ -48,7 +51,14 @@ def home(request):
     )
     for s in page.object_list:
         s.algorithm_list = json.loads(s.algorithms_json) if s.algorithms_json else []
+    from cloudsched_web.runs.models import Run
+
+    runs = Run.objects.filter(scenario__owner=request.user)
+    fields = ("pk", "scenario_name", "status", "created_at", "study_id", "scenario__name", "scenario__family")
+    recent = runs.select_related("scenario").only(*fields).order_by("-created_at", "-pk")[:RECENT_RUNS]
     ctx = {
+        "recent_runs": list(recent),
+        "run_count": runs.count(),
         "scenarios": page.object_list,
         "page": page,
         "query": urlencode({"q": q, "family": family, "sort": sort}),
