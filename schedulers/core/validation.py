@@ -7,6 +7,7 @@ JSON schema, the web forms and the error messages all come from one place.
 
 from __future__ import annotations
 
+import math
 from types import UnionType
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
@@ -88,9 +89,9 @@ _RANGE_ERRORS = {"greater_than", "greater_than_equal", "less_than", "less_than_e
 
 # What a value of the wrong JSON type should have been, by pydantic error type.
 _EXPECTED_TYPE = {
-    "int_type": "an integer",
-    "int_from_float": "an integer",
-    "int_parsing": "an integer",
+    "int_type": "a whole number",
+    "int_from_float": "a whole number",
+    "int_parsing": "a whole number",
     "float_type": "a number",
     "float_parsing": "a number",
     "finite_number": "a finite number",
@@ -121,8 +122,10 @@ def _allowed(error: dict[str, Any]) -> str:
     if "expected_tags" in ctx:
         parts.append(f"one of {ctx['expected_tags']}")
     if "min_length" in ctx or "max_length" in ctx:
-        lo, hi = ctx.get("min_length", 0), ctx.get("max_length", "∞")
-        parts.append(f"length {lo}..{hi}")
+        unit = "characters" if str(error.get("type", "")).startswith("string") else "items"
+        lo, hi = ctx.get("min_length"), ctx.get("max_length")
+        parts.append(f"{lo} to {_count(hi, unit)}" if lo is not None and hi is not None
+                     else f"at least {_count(lo, unit)}" if lo is not None else f"at most {_count(hi, unit)}")  # fmt: skip
     return ", ".join(parts)
 
 
@@ -216,11 +219,48 @@ def _branch(members: list[Any], part: Any) -> Any:
     return None
 
 
+_ARTICLE = {"null": "null", "boolean": "true/false", "integer": "a whole number", "number": "a number",
+            "string": "text", "object": "an object", "array": "a list"}  # fmt: skip
+
+
+def _count(n: Any, unit: str) -> str:
+    return f"{n} {unit}" if n != 1 else f"{n} {unit[:-1]}"
+
+
+# Pydantic's messages in a researcher's words, by error type ({…} from the error's ctx).
+_PLAIN = {
+    "greater_than_equal": "must be at least {ge}",
+    "greater_than": "must be more than {gt}",
+    "less_than_equal": "must be at most {le}",
+    "less_than": "must be less than {lt}",
+    "string_too_short": "must have at least {min_length} characters",
+    "string_too_long": "must have at most {max_length} characters",
+    "too_short": "needs at least {min_length} items",
+    "too_long": "takes at most {max_length} items",
+    "missing": "is required",
+    "extra_forbidden": "is not a field here",
+    "finite_number": "must be a finite number (not NaN or infinity)",
+}
+
+
 def _message(error: dict[str, Any]) -> str:
-    if error.get("type") in _EXPECTED_TYPE and "input" in error:
-        return f"{error['msg']}, not {json_type(error['input'])}"
-    if error.get("type") == "literal_error" and isinstance(error.get("input"), str) and len(error["input"]) <= 60:
-        return f"{error['msg']}, not {error['input']!r}"  # e.g. an algorithm whose plug-in is not installed
+    kind, ctx = error.get("type"), error.get("ctx") or {}
+    if kind in _EXPECTED_TYPE and "input" in error:
+        value, wanted = error["input"], _EXPECTED_TYPE[kind]
+        got = _ARTICLE.get(json_type(value), json_type(value))
+        if wanted == "a whole number" and isinstance(value, float) and math.isfinite(value):
+            got = f"{value!r} (write it without a decimal point)" if value.is_integer() else "a number with a fraction"
+        return f"must be {wanted}, not {got}"
+    if kind == "string_too_short" and ctx.get("min_length") == 1:
+        return "must not be empty"
+    if kind in _PLAIN:
+        try:
+            text = _PLAIN[kind].format(**{k: _number(v) for k, v in ctx.items()})
+        except (KeyError, IndexError):
+            return error["msg"]
+        return text.replace(" 1 characters", " 1 character").replace(" 1 items", " 1 item")
+    if kind == "literal_error" and isinstance(error.get("input"), str) and len(error["input"]) <= 60:
+        return f"must be {ctx.get('expected', 'one of the allowed values')}, not {error['input']!r}"
     return error["msg"]
 
 

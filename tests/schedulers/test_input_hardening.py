@@ -134,10 +134,10 @@ def test_nonfinite_paths_finds_nan_anywhere():
 @pytest.mark.parametrize(
     ("family", "path", "value", "field", "allowed"),
     [
-        ("ep_jobs", "workload.tasks", "100", "workload.tasks", "an integer"),
-        ("ep_jobs", "workload.tasks", True, "workload.tasks", "an integer"),
-        ("ep_jobs", "seed", True, "seed", "an integer"),
-        ("federated", "datacenter.clouds.0.servers", "2", "datacenter.clouds[0].servers", "an integer"),
+        ("ep_jobs", "workload.tasks", "100", "workload.tasks", "a whole number"),
+        ("ep_jobs", "workload.tasks", True, "workload.tasks", "a whole number"),
+        ("ep_jobs", "seed", True, "seed", "a whole number"),
+        ("federated", "datacenter.clouds.0.servers", "2", "datacenter.clouds[0].servers", "a whole number"),
         ("backfill", "params.record_jobs", "no", "params.record_jobs", "true or false"),
         ("backfill", "workload.load", "0.8", "workload.load", "a number"),
         ("vm_reservations", "algorithms", "ffd", "algorithms", "an array"),
@@ -148,7 +148,7 @@ def test_a_wrong_json_type_is_an_error_naming_the_field_and_the_expected_type(fa
     fields = _errors(_with(family, path, value))
     assert field in fields, fields
     assert allowed in fields[field]["allowed"]
-    assert "Input should be a valid" in fields[field]["message"]
+    assert fields[field]["message"].startswith("must be ")
 
 
 def test_federated_advance_reservation_flag_is_a_boolean():
@@ -278,7 +278,7 @@ def _cli(stdin):
     ("stdin", "expected"),
     [
         ("[" * 100_000, "(file): nested deeper than 32 levels [allowed: ≤ 32 levels]"),
-        ('{"family": "toy", "workload": {"jobs": "100"}}', "workload.jobs: Input should be a valid integer"),
+        ('{"family": "toy", "workload": {"jobs": "100"}}', "workload.jobs: must be a whole number"),
         ('{"family": "toy", "workload": {"jobs": ' + "1" * 5000 + "}}", "workload.jobs: an integer with 5000 digits"),
         ('{"scenarios": null}', "scenarios: a study needs a list of scenarios, not null"),
         ('{"scenarios": [{"family": "toy"}, {"family": "toy", "seed": true}]}', "scenarios[1].seed:"),

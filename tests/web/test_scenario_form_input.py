@@ -41,10 +41,10 @@ def test_a_huge_integer_is_named_by_its_field(alice_client):
     [
         (
             {"workload": {"jobs": "100"}},
-            "workload.jobs: Input should be a valid integer, not string (allowed: an integer)",
+            "workload.jobs: must be a whole number, not text (allowed: a whole number)",
         ),
-        ({"seed": True}, "seed: Input should be a valid integer, not boolean (allowed: an integer)"),
-        ({"workload": {"mean_duration_s": "5"}}, "workload.mean_duration_s: Input should be a valid number"),
+        ({"seed": True}, "seed: must be a whole number, not true/false (allowed: a whole number)"),
+        ({"workload": {"mean_duration_s": "5"}}, "workload.mean_duration_s: must be a number, not text"),
     ],
 )
 def test_a_wrong_json_type_is_named_with_the_expected_type(alice_client, change, message):
@@ -64,7 +64,7 @@ def test_a_sweep_of_a_whole_number_field_with_a_fraction_names_the_values(alice_
     response = alice_client.post(f"/scenarios/{scenario.pk}/sweep/", {"axis1": "workload.jobs", "values1": "5, 7.5"})
     page = response.content.decode()
     assert response.status_code == 200
-    assert "points[1].workload.jobs: Input should be a valid integer" in page and "an integer" in page
+    assert "points[1].workload.jobs: must be a whole number" in page and "a whole number" in page
     assert not Study.objects.exists()
 
 

@@ -32,7 +32,7 @@ def test_it_shows_every_bad_field_with_its_range_and_saves_nothing(alice_client)
     response = alice_client.post("/scenarios/new/", {"family": "toy", "config": json.dumps(config)})
     page = response.content.decode()
     assert response.status_code == 200
-    assert "seed: Input should be greater than or equal to 0 (allowed: ≥ 0, ≤ 9007199254740991)" in page
+    assert "seed: must be at least 0 (allowed: ≥ 0, ≤ 9007199254740991)" in page
     assert "datacenter.machines" in page and "≤ 1000" in page
     assert Scenario.objects.count() == 0
 
