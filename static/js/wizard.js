@@ -35,8 +35,14 @@
     if (n.exclusiveMinimum !== undefined) p.push("> " + n.exclusiveMinimum);
     if (n.maximum !== undefined) p.push("≤ " + n.maximum);
     if (n.exclusiveMaximum !== undefined) p.push("< " + n.exclusiveMaximum);
-    if (n.minItems !== undefined || n.maxItems !== undefined) p.push(`${n.minItems || 0}..${n.maxItems ?? "∞"} items`);
-    if (n.maxLength !== undefined && n.maxLength < 1000) p.push(`length ${n.minLength || 0}..${n.maxLength}`);
+    // Counts as the server's messages say them (schedulers/core/validation.py): "1 to 45 items", "at least 1 item".
+    const count = (lo, hi, unit) => {
+      const u = (k) => (k === 1 ? unit.slice(0, -1) : unit);
+      if (lo && hi !== undefined) return `${lo} to ${hi} ${u(hi)}`;
+      return hi !== undefined ? `at most ${hi} ${u(hi)}` : `at least ${lo} ${u(lo)}`;
+    };
+    if (n.minItems || n.maxItems !== undefined) p.push(count(n.minItems, n.maxItems, "items"));
+    if (n.maxLength !== undefined && n.maxLength < 1000) p.push(count(n.minLength, n.maxLength, "characters"));
     return p.join(", ");
   }
 
@@ -257,6 +263,33 @@
     return { el: node, get: () => branches[active].get() };
   }
 
+  // A paper's short name from an algorithm's description: "OnTaPRA (Alg. 3): periodic SJF…" → "OnTaPRA (Alg. 3)".
+  const shortName = (desc, fallback) => (desc ? desc.split(":")[0].trim() : fallback);
+
+  // Composed names (`scheduler:per-job algorithm`, ep_jobs' 40 online ones) as a grid: a row per scheduler
+  // (with DRC on or off, as its description says), a column per per-job algorithm, the paper's names on both;
+  // plain names stay a list above it. Other registries (≤ a dozen names) keep the plain list.
+  function composedGrid(names, boxes) {
+    const composed = names.filter((v) => v.includes(":"));
+    if (composed.length < 12) return null;
+    const byName = new Map(boxes.map(([b, l]) => [b.value, l]));
+    const rows = [...new Set(composed.map((v) => v.split(":")[0]))];
+    const cols = [...new Set(composed.map((v) => v.split(":")[1]))];
+    const rowLabel = (r) => {
+      const desc = algorithms[composed.find((v) => v.split(":")[0] === r)] || "";
+      const drc = /DRC off/.test(desc) ? "DRC off" : /DRC on/.test(desc) ? "DRC on" : "";
+      return shortName(desc, r) + (drc ? ", " + drc : "");
+    };
+    const table = el("table", { class: "grid algo-grid" },
+      el("caption", { class: "help", text: "Online schedulers (rows) × the per-job algorithm each uses (columns). DRC: dynamic resource configuration (Alg. 5), sharing a server's residual capacity among its tasks; off = NDRC. Hover a box for the full description." }),
+      el("thead", {}, el("tr", {}, el("th", { text: "scheduler" }), ...cols.map((c) => el("th", { scope: "col", text: shortName(algorithms[c], c) })))),
+      el("tbody", {}, ...rows.map((r) => el("tr", {}, el("th", { scope: "row", text: rowLabel(r) }),
+        ...cols.map((c) => { const l = byName.get(`${r}:${c}`); return el("td", {}, l ? l.querySelector("input") : "—"); })))));
+    table.querySelectorAll("td input").forEach((b) => { b.title = algorithms[b.value] || b.value; b.setAttribute("aria-label", `${rowLabel(b.value.split(":")[0])} with ${shortName(algorithms[b.value.split(":")[1]], b.value.split(":")[1])}`); });
+    const plain = names.filter((v) => !v.includes(":")).map((v) => byName.get(v));
+    return el("div", {}, el("div", { class: "checks" }, plain), table);
+  }
+
   function checkboxWidget(n, value, path, label) {
     const items = resolve(n.items);
     const chosen = new Set(value || n.default || []);
@@ -268,7 +301,8 @@
       const inline = desc && items.enum.length <= 12; // long registries: descriptions as tooltips only
       return [box, el("label", { class: "check", for: id, title: desc || "" }, box, " ", el("code", { text: v }), inline ? el("span", { class: "help", text: " " + desc }) : null)];
     });
-    const list = el("div", { class: "checks" }, boxes.map(([, l]) => l));
+    const grid = path === "algorithms" ? composedGrid(items.enum, boxes) : null;
+    const list = grid || el("div", { class: "checks" }, boxes.map(([, l]) => l));
     const box = field(path, n, label, list);
     box.classList.add("wide");
     return { el: box, get: () => boxes.filter(([b]) => b.checked).map(([b]) => b.value) };

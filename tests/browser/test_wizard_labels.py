@@ -54,3 +54,22 @@ def test_the_backfill_wizard_shows_only_the_chosen_models_group(page, live_serve
 
     workload = Scenario.objects.get().config["workload"]
     assert workload["model"] == "jann" and "feitelson" in workload  # hidden groups keep their values
+
+
+def test_ep_jobs_online_algorithms_are_a_grid_of_scheduler_and_per_job_algorithm(page, live_server, alice):
+    """45 checkboxes like ontapra-ndrc:mm_ga become rows (scheduler, DRC on/off) × columns (per-job algorithm)."""
+    if "ep_jobs" not in FAMILIES:
+        pytest.skip("needs ep_jobs")
+    _login(page, live_server.url)
+    page.goto(f"{live_server.url}/scenarios/new/?family=ep_jobs")
+    grid = page.evaluate("""() => { const t = document.querySelector('#wizard table.algo-grid');
+      return t && {cols: [...t.querySelectorAll('thead th')].map((h) => h.textContent),
+                   rows: [...t.querySelectorAll('tbody th')].map((h) => h.textContent),
+                   boxes: [...t.querySelectorAll('td input')].map((b) => [b.value, b.getAttribute('aria-label')])}; }""")
+    names = schedulers.get_family("ep_jobs").algorithms
+    composed = [a for a in names if ":" in a]
+    assert grid is not None and sorted(v for v, _ in grid["boxes"]) == sorted(composed)
+    assert "OnTaPRA (Alg. 3), DRC off" in grid["rows"] and "FCFS, DRC on" in grid["rows"]
+    assert "MM-GA" in grid["cols"] and "TaPRA (Alg. 1)" in grid["cols"]
+    assert dict(grid["boxes"])["ontapra-ndrc:mm_ga"] == "OnTaPRA (Alg. 3), DRC off with MM-GA"
+    shoot(page, "wizard-ep_jobs-grid")
