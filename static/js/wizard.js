@@ -74,9 +74,13 @@
 
   function field(path, n, label, input, extra) {
     const help = [n.description, rangeText(n) && `allowed: ${rangeText(n)}`].filter(Boolean).join(" — ");
+    // The JSON key beside the label is for the eye (errors and the API name fields by it), hidden from screen
+    // readers ("Seed seed"); the help is tied to its input, so it is read with the field.
+    const helpId = "w-" + path + "-help";
+    if (help && input && /^(INPUT|SELECT|TEXTAREA)$/.test(input.tagName)) input.setAttribute("aria-describedby", helpId);
     const box = el("div", { class: "field", "data-path": path },
-      el("label", { for: "w-" + path }, label || n.title || path, " ", el("code", { class: "key", text: path.split(".").pop() })),
-      input, extra, help ? el("p", { class: "help", text: help }) : null);
+      el("label", { for: "w-" + path }, label || n.title || path, " ", el("code", { class: "key", "aria-hidden": "true", text: path.split(".").pop() })),
+      input, extra, help ? el("p", { class: "help", id: helpId, text: help }) : null);
     fieldEls[path] = box;
     return box;
   }
