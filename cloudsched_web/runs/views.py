@@ -13,7 +13,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 
-from cloudsched_web.results import charts, checks, cuts, exports, gantt, jobdiff, queries, series, store
+from cloudsched_web.results import charts, checks, cuts, exports, gantt, jobdiff, jobstats, queries, series, store
 from cloudsched_web.runs import claims as preset_claims
 from cloudsched_web.runs import describe, page, trash
 from cloudsched_web.runs.models import Run, Study
@@ -141,11 +141,27 @@ def _data(request, run, other=None):
         elif kind == "diff":
             data = jobdiff.diff(parsed, _int(request, "a"), _int(request, "b", 1),
                                  other=_parsed(other) if other is not None else None)  # fmt: skip
+        elif kind in ("jobs", "dist"):
+            data = _job_data(request, parsed, kind)
         else:
-            raise queries.QueryError("kind", f"unknown kind {kind!r}", "gantt, series or diff")
+            raise queries.QueryError("kind", f"unknown kind {kind!r}", "gantt, series, diff, jobs or dist")
     except queries.QueryError as exc:
         return JsonResponse({"error": str(exc), "field": exc.field, "allowed": exc.allowed}, status=400)
     return JsonResponse(data)
+
+
+def _job_data(request, parsed, kind):
+    """``kind=jobs``: a page of the per-job table (``alg``, ``rep``, ``order``, ``offset``, ``limit``);
+    ``kind=dist``: the distributions of one per-job ``measure`` (``rep``: one repetition, default all pooled)."""
+    get = request.GET.get
+    if kind == "jobs":
+        return jobstats.table_page(parsed, get("alg") or None, get("rep") or None, get("order") or None,
+                                   get("offset", 0), get("limit", 50))  # fmt: skip
+    measures = jobstats.measures_of(parsed)
+    measure = get("measure") or (measures[0]["key"] if measures else "")
+    if not measures:
+        return {"measure": None, "measures": [], "algorithms": [], "runs": []}
+    return jobstats.distributions(parsed, measure, get("rep") or None)
 
 
 def _same_workload(request, run):
@@ -426,6 +442,27 @@ def study_status(request, pk):
     st = _get_study_for_user(request, pk)
     counts = st.status_counts()
     return JsonResponse({"counts": counts, "finished": Study.finished_from(counts)})
+
+
+def _study_jobs(request, study):
+    """The per-job distributions of one point of ``study`` (``point``: the run's number), as ``kind=dist``."""
+    point = Run.objects.filter(study=study, pk=_int_or(request, "point", 0), status=Run.Status.SUCCEEDED).first()
+    parsed = _parsed(point) if point is not None else None
+    if parsed is None:
+        return JsonResponse({"error": "no finished run of this study with that number", "field": "point"}, status=404)
+    try:
+        return JsonResponse(_job_data(request, parsed, "dist"))
+    except queries.QueryError as exc:
+        return JsonResponse({"error": str(exc), "field": exc.field, "allowed": exc.allowed}, status=400)
+
+
+@login_required
+def study_jobs(request, pk):
+    return _study_jobs(request, _get_study_for_user(request, pk))
+
+
+def shared_study_jobs(request, token):
+    return _study_jobs(request, _shared_study(token))
 
 
 @login_required

@@ -13,6 +13,7 @@ from cloudsched_web.api.out import run_out, run_status
 from cloudsched_web.api.routers.scenarios import TRASH_NOTE
 from cloudsched_web.api.schemas import (
     DbId,
+    JobDistributions,
     JobsPage,
     ResultSummary,
     RunOut,
@@ -22,7 +23,7 @@ from cloudsched_web.api.schemas import (
     SeriesOut,
     ShareOut,
 )
-from cloudsched_web.results import exports, queries, store
+from cloudsched_web.results import exports, jobstats, queries, store
 from cloudsched_web.runs import trash
 from cloudsched_web.runs.models import Run
 
@@ -51,6 +52,11 @@ class JobQuery(Schema):
     offset: int = NField(0, ge=0, le=10**9)
     limit: int = NField(100, ge=1, le=queries.MAX_JOBS_PAGE)
     order_by: str | None = NField(None, max_length=100, description="a job field; prefix with - for descending")
+
+
+class DistributionQuery(Schema):
+    measure: str | None = NField(None, max_length=100, description="a per-job measure; default: the family's first")
+    repetition: int | None = NField(None, ge=0, le=10**6, description="one repetition; default: all pooled")
 
 
 class SeriesQuery(Schema):
@@ -110,6 +116,21 @@ def get_result(request, run_id: DbId):
 def get_jobs(request, run_id: DbId, q: Query[JobQuery]):
     parsed = _parsed(get_run_for_user(request, run_id))
     return queries.jobs(parsed, q.run, offset=q.offset, limit=q.limit, order_by=q.order_by)
+
+
+@router.get(
+    "/{run_id}/result/distributions",
+    response=JobDistributions,
+    summary="Per-job distributions: CDF and box plot per algorithm, a box per run",
+    description="The CDF is `cdf_points` quantiles of all the jobs' values of `measure` (linear interpolation); "
+    "a box holds min, q1, median, q3, max, mean, n, Tukey whiskers (1.5 IQR) and the outliers beyond them, counted.",
+)
+def get_distributions(request, run_id: DbId, q: Query[DistributionQuery]):
+    parsed = _parsed(get_run_for_user(request, run_id))
+    measures = jobstats.measures_of(parsed)
+    if not measures:
+        return {"measure": None, "measures": [], "algorithms": [], "runs": []}
+    return jobstats.distributions(parsed, q.measure or measures[0]["key"], q.repetition)
 
 
 @router.get(
