@@ -61,8 +61,14 @@ def _render_run(request, run, shared=False, token=None):
         "run_claims": _study_claims(run.study) if run.study_id and run.study.preset else None,
         "same_workload": 0 if shared else _same_workload(request, run).count(),
         "downloads": _downloads(run) if doc and not shared else None,
+        "has_jobs": bool(doc) and _has_jobs(run),
     }
     return render(request, "runs/detail.html", ctx)
+
+
+def _has_jobs(run):
+    """Whether some run of the stored result keeps per-job records (read off the manifest: no file opened)."""
+    return any(r.get("jobs") for r in (run.result_files or {}).get("runs", []))
 
 
 def _size(size):
@@ -419,6 +425,7 @@ def _render_study(request, study, token=None):
         "shared": token is not None,
         "finished": Study.finished_from(counts),
         "claims": _study_claims(study),
+        "has_points": any(r.status == Run.Status.SUCCEEDED and _has_jobs(r) for r in runs),
     }
     return render(request, "runs/study.html", ctx)
 
