@@ -105,7 +105,7 @@ def serve(tmp, run_pk, all_csv=False, old=False):
     peaks = _reset_peak()
     print(f"\n{'request':<34} {'wall s':>8} {'CPU s':>7} {'bytes':>15} {'RSS +MB after':>14} {'peak +MB':>9}")
 
-    def get(label, url, params=None):
+    def get(label, url, params=None, estimate=None):
         _reset_peak()
         t0, c0 = time.perf_counter(), time.process_time()
         response = client.get(url, params or {})
@@ -122,24 +122,28 @@ def serve(tmp, run_pk, all_csv=False, old=False):
             response.close()
         wall, cpu = time.perf_counter() - t0, time.process_time() - c0
         after, peak = _status_mb("VmRSS:") - rss0, _status_mb("VmHWM:") - rss0
-        print(f"{label:<34} {wall:>8.2f} {cpu:>7.2f} {size:>15,} {after:>14.0f} {peak if peaks else float('nan'):>9.0f}")
+        shown = "" if estimate is None else f"  page: {'' if estimate['exact'] else 'about '}{estimate['bytes']:,}"
+        print(f"{label:<34} {wall:>8.2f} {cpu:>7.2f} {size:>15,} {after:>14.0f} {peak if peaks else float('nan'):>9.0f}"
+              f"{shown}")  # fmt: skip
         return response
 
     get("run page HTML (download sizes)", f"{base}/")
     get("run page HTML, warm", f"{base}/")
+    from cloudsched_web.results import exports, queries
+
+    sizes = exports.download_sizes(queries.get_result(run))  # what the page showed (memoised by its request)
     for i in range(len(runs)):
         for kind in ("schedule", "jobs", "series"):
-            get(f"r{i} {kind}.parquet", f"{base}/export/{kind}.parquet/", {"run": i})
-            get(f"r{i} {kind} CSV", f"{base}/export/{kind}/", {"run": i})
+            f = sizes["runs"][i]["files"].get(kind, {})
+            get(f"r{i} {kind}.parquet", f"{base}/export/{kind}.parquet/", {"run": i}, f.get("parquet"))
+            get(f"r{i} {kind} CSV", f"{base}/export/{kind}/", {"run": i}, f.get("csv"))
     if all_csv:
-        get("every run's schedule, one CSV", f"{base}/export/schedule/", {"run": "all"})
+        get("every run's schedule, one CSV", f"{base}/export/schedule/", {"run": "all"}, sizes["all_csv"]["schedule"])
     for label, params in _job_requests(runs):
         get(label, f"{base}/data.json", params)
     print(f"\nRSS grew {_status_mb('VmRSS:') - rss0:.0f} MB over all requests; peak RSS {_status_mb('VmHWM:'):.0f} MB")
     if old:
         import pyarrow.parquet as pq
-
-        from cloudsched_web.results import queries
 
         parsed = queries.get_result(run)
         _reset_peak()
