@@ -200,6 +200,17 @@ class JobsPage(Schema):
     jobs: list[dict[str, Any]]
 
 
+class JobDistributions(Schema):
+    measure: dict[str, Any] | None = Field(description="the measure shown: key, label, unit, log (a log axis suits it)")
+    measures: list[dict[str, Any]] = Field(description="every per-job measure of this family's job records")
+    repetition: str | int = Field("all", description="the repetition, or all pooled")
+    repetitions: list[int] = []
+    cdf_points: int = Field(0, description="quantiles per CDF (probabilities k / (n - 1)), of all the jobs")
+    whiskers: str = ""
+    algorithms: list[dict[str, Any]] = Field(description="per algorithm: jobs, missing (no value), cdf {x, p}, box")
+    runs: list[dict[str, Any]] = Field(description="per algorithm × repetition: i, missing and its box")
+
+
 class SegmentsOut(Schema):
     window: list[float]
     span: list[float]

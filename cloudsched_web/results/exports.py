@@ -2,8 +2,9 @@
 
 Functions of a stored result (:class:`~cloudsched_web.results.queries.ParsedResult`; the
 metrics and summary CSVs need only its header ``doc``), shared by the result pages'
-export buttons and the JSON API. The schedule CSV is a generator of lines read from
-the Parquet columns a batch at a time, so a 2-million-segment schedule streams.
+export buttons and the JSON API. One run per file unless every run is asked for. The table
+CSVs and the Parquet files are generators of chunks written from the stored columns a batch
+(a row group) at a time, so a 16-million-segment schedule streams in constant memory.
 """
 
 from __future__ import annotations
@@ -12,13 +13,17 @@ import csv
 import io
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.csv as pcsv
 import pyarrow.parquet as pq
+from django.core.files.storage import default_storage
 
 from cloudsched_web.results.queries import QueryError
+from cloudsched_web.results.stretches import restore
 from schedulers.core.swf import SwfTrace, write_swf
 
-__all__ = ["SWF_ALIASES", "filename", "metrics_csv", "schedule_csv", "summary_csv", "table_csv", "table_parquet",
-           "workload_swf"]
+__all__ = ["AS_STORED", "SWF_ALIASES", "download_sizes", "filename", "metrics_csv", "parquet_file", "schedule_csv",
+           "summary_csv", "table_csv", "table_parquet", "workload_swf"]
 
 SEGMENT_COLUMNS = ("job", "task", "resource", "start", "end", "share", "kind")
 
@@ -73,26 +78,29 @@ def _selected_runs(parsed, index):
     runs = parsed.doc.get("runs", [])
     if index is None:
         return list(enumerate(runs))
-    if not 0 <= index < len(runs):
+    if not isinstance(index, int) or isinstance(index, bool) or not 0 <= index < len(runs):
         raise QueryError("run", f"no run #{index}", f"0..{len(runs) - 1}" if runs else "(no runs)")
     return [(index, runs[index])]
 
 
-def schedule_csv(parsed, index=None):
-    """Lines of the schedule CSV of run ``index`` (all runs when None), header first.
+def schedule_csv(parsed, index=0):
+    """Chunks (bytes) of the schedule CSV of run ``index`` (every run, one after the other, when None).
 
-    Columns: algorithm, repetition, the segment fields, then family extras
+    Columns: run, algorithm, repetition, the segment fields, then family extras
     (``freq_ghz``, ``tier``, ``cloud``…) that any chosen run's schedule has. Rows
     stream from the Parquet columns a batch at a time.
     """
     return table_csv(parsed, "segments", index, SEGMENT_COLUMNS)
 
 
-def table_csv(parsed, kind, index=None, first=()):
-    """Lines of a CSV of run ``index``'s (all runs' when None) ``segments``, ``jobs`` or ``series``.
+def table_csv(parsed, kind, index=0, first=()):
+    """Chunks (bytes) of a CSV of run ``index``'s (every run's when None) ``segments``, ``jobs`` or ``series``.
 
     Columns: run, algorithm, repetition, ``first``, then every other column any chosen run
-    has, in name order. Streamed a batch at a time from the stored columns.
+    has, in name order. The header comes first (a bad ``index`` raises :class:`QueryError` before
+    anything is sent); then ``CSV_ROWS`` rows at a time from the stored columns, written by Arrow's
+    CSV writer (text quoted, numbers in their shortest exact form, a missing value empty, booleans
+    ``true``/``false``), so neither the file nor a run's table is ever held.
     """
     chosen = _selected_runs(parsed, index)
     names = set()
@@ -100,27 +108,155 @@ def table_csv(parsed, kind, index=None, first=()):
         schema = parsed.stored(i).schema(kind)
         names.update(schema.names if schema is not None else [])
     columns = [*first, *sorted(names - set(first))]
-    yield _csv_line(["run", "algorithm", "repetition", *columns])
+    return _csv_chunks(parsed, kind, chosen, columns)
+
+
+CSV_ROWS = 65_536  # rows per CSV chunk (a few MB of text)
+HEAD = ("run", "algorithm", "repetition")
+
+
+def _csv_chunks(parsed, kind, chosen, columns):
+    yield _csv_line([*HEAD, *columns]).encode()
     for i, r in chosen:
-        head = [i, r.get("algorithm", ""), r.get("repetition", 0)]
-        for batch in parsed.stored(i).batches(kind, 5000):
-            present = [batch.column(c).to_pylist() if c in batch.schema.names else None for c in columns]
-            buf = io.StringIO()
-            writer = csv.writer(buf, lineterminator="\n")
-            for n in range(batch.num_rows):
-                writer.writerow(head + [_cell(col[n]) if col is not None else "" for col in present])
-            yield buf.getvalue()
+        for batch in parsed.stored(i).batches(kind, CSV_ROWS):
+            yield _csv_rows(i, r, batch, columns)
+
+
+def _csv_rows(i, run, batch, columns):
+    """``batch``'s rows as CSV lines (bytes): run ``i``'s index, algorithm and repetition, then ``columns``."""
+    n = batch.num_rows
+    arrays = [pa.array([i] * n, pa.int64()), pa.array([run.get("algorithm", "")] * n, pa.string()),
+              pa.array([run.get("repetition", 0)] * n, pa.int64())]  # fmt: skip
+    for c in columns:
+        if c not in batch.schema.names:
+            arrays.append(pa.nulls(n))
+            continue
+        col = batch.column(c)
+        arrays.append(col.cast(col.type.value_type) if pa.types.is_dictionary(col.type) else col)
+    buf = io.BytesIO()
+    pcsv.write_csv(pa.table(arrays, names=[*HEAD, *columns]), buf, pcsv.WriteOptions(include_header=False))
+    return buf.getvalue()
+
+
+PARQUET_ROWS = 65_536  # rows per row group of an exported Parquet file (segments as read back: one per segment)
+
+
+class _Sink:
+    """A write-only file for ``pq.ParquetWriter`` whose bytes are taken out as they come (:meth:`take`)."""
+
+    def __init__(self):
+        self.parts, self.position, self.closed = [], 0, False
+
+    def write(self, data):
+        self.parts.append(bytes(data))
+        self.position += len(data)
+        return len(data)
+
+    def tell(self):
+        return self.position
+
+    def flush(self):
+        pass
+
+    def close(self):
+        self.closed = True
+
+    def take(self):
+        out = b"".join(self.parts)
+        self.parts.clear()
+        return out
 
 
 def table_parquet(parsed, kind, index=0):
-    """Run ``index``'s ``segments``, ``jobs`` or ``series`` as one Parquet file (bytes), as read back."""
+    """Run ``index``'s ``segments``, ``jobs`` or ``series`` as one Parquet file, as read back (stretches expanded,
+    ``task`` rebuilt), streamed: chunks of bytes, a row group of ``PARQUET_ROWS`` rows at a time (None without
+    such a table; a bad ``index`` raises :class:`QueryError` at once)."""
     _selected_runs(parsed, index)
-    table = parsed.stored(index).table(kind)
-    if table is None:
+    stored = parsed.stored(index)
+    schema = stored.schema(kind)
+    if schema is None:
         return None
-    buf = io.BytesIO()
-    pq.write_table(table, buf, compression="zstd")
-    return buf.getvalue()
+    return _parquet_chunks(stored, kind, schema)
+
+
+def _parquet_chunks(stored, kind, schema):
+    sink, writer = _Sink(), None
+    try:
+        for batch in stored.batches(kind, PARQUET_ROWS):
+            table = batch if isinstance(batch, pa.Table) else pa.Table.from_batches([batch])
+            if writer is None:  # the batches' own schema (as read back, with the file's metadata)
+                writer = pq.ParquetWriter(sink, table.schema, compression="zstd")
+            writer.write_table(table, row_group_size=PARQUET_ROWS)
+            yield sink.take()
+        if writer is None:
+            writer = pq.ParquetWriter(sink, schema, compression="zstd")
+    finally:
+        if writer is not None:
+            writer.close()
+    yield sink.take()
+
+
+AS_STORED = ("jobs", "series")  # their stored files are the tables as read back: served byte for byte
+
+
+def parquet_file(parsed, kind, index=0):
+    """Run ``index``'s stored ``jobs`` or ``series`` file, open for reading, served as it is (its size is exact);
+    None for ``segments`` (stored as stretches and ``task_k``: :func:`table_parquet` re-encodes them) or no file."""
+    _selected_runs(parsed, index)
+    name = parsed.stored(index).files.get(kind)
+    return default_storage.open(name, "rb") if kind in AS_STORED and name else None
+
+
+SAMPLE_ROWS = 4_096  # rows of the CSV sample a size estimate extrapolates from
+EXPORTS = (("schedule", "segments", "segments"), ("jobs", "jobs", "jobs"), ("series", "series", "series_length"))
+
+
+def download_sizes(parsed):
+    """Per run: each table's rows and its files' sizes, ``{"bytes", "exact"}`` (memoised per result).
+
+    A stored Parquet file served as it is (:func:`parquet_file`) has its exact size; a re-encoded one (segments)
+    and every CSV are estimates: the bytes per row of rows from the middle row group of the stored file
+    (``SAMPLE_ROWS`` for a CSV, a whole exported row group for Parquet), times the rows. Pages write them
+    as "about". ``all_csv`` is the estimate of every run in one CSV per table.
+    """
+    return parsed.memo(("download_sizes",), lambda: _sizes(parsed))
+
+
+def _sizes(parsed):
+    runs = []
+    for i, r in enumerate(parsed.doc.get("runs", [])):
+        stored, info, files = parsed.stored(i), parsed.info(i), {}
+        for export, kind, count in EXPORTS:
+            rows = int(info.get(count) or 0)
+            if kind not in stored.files or not rows:
+                continue
+            sample = _middle_group(stored, kind)
+            head = len(_csv_line([*HEAD, *sample.column_names]).encode())
+            part = sample.slice(0, SAMPLE_ROWS)
+            body = len(_csv_rows(i, r, part, part.column_names))
+            csv = {"bytes": head + round(body / max(part.num_rows, 1) * rows), "exact": False}
+            if kind in AS_STORED:
+                parquet = {"bytes": default_storage.size(stored.files[kind]), "exact": True}
+            else:
+                part = sample.slice(0, PARQUET_ROWS)
+                sink = _Sink()
+                pq.write_table(part, sink, compression="zstd")
+                parquet = {"bytes": round(sink.position / max(part.num_rows, 1) * rows), "exact": False}
+            files[export] = {"rows": rows, "csv": csv, "parquet": parquet}
+        runs.append({"i": i, "algorithm": r.get("algorithm", ""), "repetition": r.get("repetition", 0),
+                     "files": files})  # fmt: skip
+    totals = {}
+    for run in runs:
+        for export, f in run["files"].items():
+            totals[export] = totals.get(export, 0) + f["csv"]["bytes"]
+    return {"runs": runs, "all_csv": {k: {"bytes": v, "exact": False} for k, v in totals.items()}}
+
+
+def _middle_group(stored, kind):
+    """The rows of the stored file's middle row group, as read back (stretches expanded)."""
+    pf = pq.ParquetFile(stored.source(kind))
+    group = pf.read_row_group(pf.num_row_groups // 2, use_threads=False)
+    return restore(group) if kind == "segments" else group
 
 
 def _pick(names, available):
@@ -164,13 +300,17 @@ def workload_swf(parsed, repetition=0):
     return write_swf(SwfTrace(columns=cols, header=header))
 
 
-def filename(run_id, kind):
-    if kind.endswith(".parquet") or kind in ("jobs", "series"):
-        return f"run-{run_id}-{kind}" + ("" if kind.endswith(".parquet") else ".csv")
+def filename(run_id, kind, run=None):
+    """The download's file name; ``run`` (a run of the result: ``{"i", "algorithm"}``) names a one-run table file."""
+    if kind.endswith(".parquet") or kind in ("jobs", "series", "schedule"):
+        one = ""
+        if run is not None:
+            alg = "".join(c if c.isalnum() or c in "-_" else "_" for c in str(run.get("algorithm", "")))[:40]
+            one = f"-r{run['i']}" + (f"-{alg}" if alg else "")
+        return f"run-{run_id}{one}-{kind}" + ("" if kind.endswith(".parquet") else ".csv")
     return {
         "json": f"run-{run_id}.json",
         "metrics": f"run-{run_id}-metrics.csv",
         "summary": f"run-{run_id}-summary.csv",
-        "schedule": f"run-{run_id}-schedule.csv",
         "swf": f"run-{run_id}-workload.swf",
     }[kind]

@@ -6,13 +6,14 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.cache import cache
 from django.core.paginator import Paginator
-from django.http import Http404, HttpResponse, JsonResponse, StreamingHttpResponse
+from django.http import FileResponse, Http404, HttpResponse, JsonResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.template.defaultfilters import filesizeformat
 from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 
-from cloudsched_web.results import charts, checks, cuts, exports, gantt, jobdiff, queries, series, store
+from cloudsched_web.results import charts, checks, cuts, exports, gantt, jobdiff, jobstats, queries, series, store
 from cloudsched_web.runs import claims as preset_claims
 from cloudsched_web.runs import describe, page, trash
 from cloudsched_web.runs.models import Run, Study
@@ -59,8 +60,43 @@ def _render_run(request, run, shared=False, token=None):
         "cuts": cuts.schedule_cuts(doc) if doc else [],
         "run_claims": _study_claims(run.study) if run.study_id and run.study.preset else None,
         "same_workload": 0 if shared else _same_workload(request, run).count(),
+        "downloads": _downloads(run) if doc and not shared else None,
+        "has_jobs": bool(doc) and _has_jobs(run),
     }
     return render(request, "runs/detail.html", ctx)
+
+
+def _has_jobs(run):
+    """Whether some run of the stored result keeps per-job records (read off the manifest: no file opened)."""
+    return any(r.get("jobs") for r in (run.result_files or {}).get("runs", []))
+
+
+def _size(size):
+    return ("" if size["exact"] else "about ") + filesizeformat(size["bytes"])
+
+
+def _downloads(run):
+    """The table files' links, one run per line, each with its size ("about" where it is an estimate)."""
+    parsed = _parsed(run)
+    if parsed is None:
+        return None
+    sizes = exports.download_sizes(parsed)
+    url = reverse("run_export", args=[run.pk, "KIND"])
+    lines = []
+    for r in sizes["runs"]:
+        cells = []
+        for export in TABLES:
+            f = r["files"].get(export)
+            links = [] if f is None else [
+                {"label": "CSV", "url": url.replace("KIND", export) + f"?run={r['i']}", "size": _size(f["csv"])},
+                {"label": "Parquet", "url": url.replace("KIND", export + ".parquet") + f"?run={r['i']}",
+                 "size": _size(f["parquet"])},
+            ]  # fmt: skip
+            cells.append({"rows": f"{f['rows']:,}" if f else "", "links": links})
+        lines.append({"algorithm": r["algorithm"], "repetition": r["repetition"], "cells": cells})
+    every = [{"url": url.replace("KIND", e) + "?run=all", "size": _size(s)} if (s := sizes["all_csv"].get(e)) else None
+             for e in TABLES]  # fmt: skip
+    return {"lines": lines, "all": every, "tables": list(TABLES)}
 
 
 def _share_url(request, obj):
@@ -111,11 +147,27 @@ def _data(request, run, other=None):
         elif kind == "diff":
             data = jobdiff.diff(parsed, _int(request, "a"), _int(request, "b", 1),
                                  other=_parsed(other) if other is not None else None)  # fmt: skip
+        elif kind in ("jobs", "dist"):
+            data = _job_data(request, parsed, kind)
         else:
-            raise queries.QueryError("kind", f"unknown kind {kind!r}", "gantt, series or diff")
+            raise queries.QueryError("kind", f"unknown kind {kind!r}", "gantt, series, diff, jobs or dist")
     except queries.QueryError as exc:
         return JsonResponse({"error": str(exc), "field": exc.field, "allowed": exc.allowed}, status=400)
     return JsonResponse(data)
+
+
+def _job_data(request, parsed, kind):
+    """``kind=jobs``: a page of the per-job table (``alg``, ``rep``, ``order``, ``offset``, ``limit``);
+    ``kind=dist``: the distributions of one per-job ``measure`` (``rep``: one repetition, default all pooled)."""
+    get = request.GET.get
+    if kind == "jobs":
+        return jobstats.table_page(parsed, get("alg") or None, get("rep") or None, get("order") or None,
+                                   get("offset", 0), get("limit", 50))  # fmt: skip
+    measures = jobstats.measures_of(parsed)
+    measure = get("measure") or (measures[0]["key"] if measures else "")
+    if not measures:
+        return {"measure": None, "measures": [], "algorithms": [], "runs": []}
+    return jobstats.distributions(parsed, measure, get("rep") or None)
 
 
 def _same_workload(request, run):
@@ -164,6 +216,7 @@ TABLES = {"schedule": "segments", "jobs": "jobs", "series": "series"}
 
 
 def _export(run, kind, index=0):
+    """A download; table files (CSV, Parquet) are of run ``index`` (CSV: every run when None), streamed."""
     if kind not in EXPORTS:
         raise Http404("unknown export")
     if kind == "scenario":
@@ -173,37 +226,49 @@ def _export(run, kind, index=0):
     if parsed is None:
         raise Http404("this run has no result")
     doc = parsed.doc
-    name = exports.filename(run.pk, kind)
     if kind == "json":
         body = store.stream_json(doc, parsed.manifest)
-        return _attachment(StreamingHttpResponse(body, content_type="application/json"), name)
+        return _attachment(StreamingHttpResponse(body, content_type="application/json"), exports.filename(run.pk, kind))
     if kind == "metrics":
-        return _attachment(HttpResponse(exports.metrics_csv(doc), content_type="text/csv"), name)
+        return _attachment(HttpResponse(exports.metrics_csv(doc), content_type="text/csv"), exports.filename(run.pk, kind))
     if kind == "summary":
-        return _attachment(HttpResponse(exports.summary_csv(doc), content_type="text/csv"), name)
-    if kind == "schedule":
-        return _attachment(StreamingHttpResponse(exports.schedule_csv(parsed), content_type="text/csv"), name)
-    if kind in ("jobs", "series"):
-        return _attachment(StreamingHttpResponse(exports.table_csv(parsed, kind), content_type="text/csv"), name)
-    if kind.endswith(".parquet"):
-        try:
-            body = exports.table_parquet(parsed, TABLES[kind.split(".")[0]], index)
-        except queries.QueryError as exc:
-            raise Http404(str(exc)) from None
-        if body is None:
-            raise Http404("this run has no such table")
-        return _attachment(HttpResponse(body, content_type="application/vnd.apache.parquet"), name)
+        return _attachment(HttpResponse(exports.summary_csv(doc), content_type="text/csv"), exports.filename(run.pk, kind))
     if kind == "swf":
         text = exports.workload_swf(parsed)
         if text is None:
             raise Http404("this family's job records do not carry submit time, runtime and size")
-        return _attachment(HttpResponse(text, content_type="text/plain"), name)
-    raise Http404("unknown export")
+        return _attachment(HttpResponse(text, content_type="text/plain"), exports.filename(run.pk, kind))
+    return _table_export(run, parsed, kind, index)
+
+
+def _table_export(run, parsed, kind, index):
+    table = TABLES[kind.split(".")[0]]
+    try:
+        one = {"i": index, "algorithm": parsed.run(index).get("algorithm", "")} if index is not None else None
+        name = exports.filename(run.pk, kind, one)
+        if not kind.endswith(".parquet"):
+            chunks = exports.schedule_csv(parsed, index) if table == "segments" else exports.table_csv(parsed, table, index)
+            return _attachment(StreamingHttpResponse(chunks, content_type="text/csv"), name)
+        if index is None:
+            raise Http404("Parquet: one run per file (?run=i)")
+        stored = exports.parquet_file(parsed, table, index)
+        if stored is not None:  # the stored file as it is: its size is known
+            return FileResponse(stored, as_attachment=True, filename=name, content_type=PARQUET)
+        chunks = exports.table_parquet(parsed, table, index)
+    except queries.QueryError as exc:
+        raise Http404(str(exc)) from None
+    if chunks is None:
+        raise Http404("this run has no such table")
+    return _attachment(StreamingHttpResponse(chunks, content_type=PARQUET), name)
+
+
+PARQUET = "application/vnd.apache.parquet"
 
 
 @login_required
 def export(request, pk, kind):
-    return _export(_get_run_for_user(request, pk), kind, _int_or(request, "run", 0))
+    raw = request.GET.get("run", "0")
+    return _export(_get_run_for_user(request, pk), kind, None if raw == "all" else _int_or(request, "run", 0))
 
 
 @login_required
@@ -360,6 +425,7 @@ def _render_study(request, study, token=None):
         "shared": token is not None,
         "finished": Study.finished_from(counts),
         "claims": _study_claims(study),
+        "has_points": any(r.status == Run.Status.SUCCEEDED and _has_jobs(r) for r in runs),
     }
     return render(request, "runs/study.html", ctx)
 
@@ -383,6 +449,27 @@ def study_status(request, pk):
     st = _get_study_for_user(request, pk)
     counts = st.status_counts()
     return JsonResponse({"counts": counts, "finished": Study.finished_from(counts)})
+
+
+def _study_jobs(request, study):
+    """The per-job distributions of one point of ``study`` (``point``: the run's number), as ``kind=dist``."""
+    point = Run.objects.filter(study=study, pk=_int_or(request, "point", 0), status=Run.Status.SUCCEEDED).first()
+    parsed = _parsed(point) if point is not None else None
+    if parsed is None:
+        return JsonResponse({"error": "no finished run of this study with that number", "field": "point"}, status=404)
+    try:
+        return JsonResponse(_job_data(request, parsed, "dist"))
+    except queries.QueryError as exc:
+        return JsonResponse({"error": str(exc), "field": exc.field, "allowed": exc.allowed}, status=400)
+
+
+@login_required
+def study_jobs(request, pk):
+    return _study_jobs(request, _get_study_for_user(request, pk))
+
+
+def shared_study_jobs(request, token):
+    return _study_jobs(request, _shared_study(token))
 
 
 @login_required

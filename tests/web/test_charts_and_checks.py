@@ -54,6 +54,19 @@ def test_checks_on_columns_match_checks_on_records_resource_by_resource():
     details = {c["name"]: c["detail"] for c in by_columns["runs"][0]["checks"]}
     assert details["capacity per resource"] == "3 resources; m1: 4 > 3"  # m0 back to back, m2 unchecked
     assert details["every job recorded once"] == "5 jobs, 0 duplicates, 1 scheduled without record"
+    # what the reader sees: the check's own status and the badge, not only its detail
+    statuses = {c["name"]: c["status"] for c in by_columns["runs"][0]["checks"]}
+    assert statuses["every job recorded once"] == "fail" and statuses["capacity per resource"] == "fail"
+    assert by_columns["ok"] is False and "a #0: every job recorded once" in by_columns["failed"]
+
+
+def test_a_job_scheduled_without_a_record_fails_the_check_and_the_badge():
+    for jobs in ([{"job": "1"}], [{"job": "1"}, {"job": "2"}]):
+        result = checks.validity(_doc([_seg("1", "m0", 0, 1), _seg("2", "m0", 1, 2)], jobs=jobs))
+        check = next(c for c in result["runs"][0]["checks"] if c["name"] == "every job recorded once")
+        missing = 2 - len(jobs)
+        assert check["detail"] == f"{len(jobs)} jobs, 0 duplicates, {missing} scheduled without record"
+        assert check["status"] == ("fail" if missing else "pass") and result["ok"] is (not missing)
 
 
 def test_checks_read_series_given_as_numpy_arrays():

@@ -81,7 +81,7 @@ WEB: dict[str, list[Case]] = {
     "run_cancel": [Case(P, "/runs/{queued_run}/cancel/")],
     "run_share": [Case(P, "/runs/{run}/share/", data={"revoke": "1"}), Case(P, "/runs/{queued_run}/share/")],
     "run_data": [
-        *_each(G, "/runs/{run}/data.json?kind={value}", ["gantt", "series", "diff"]),
+        *_each(G, "/runs/{run}/data.json?kind={value}", ["gantt", "series", "diff", "jobs", "dist"]),
         # Bob's own run against Alice's run on the same workload (same toy scenario but its name)
         Case(G, "/runs/{bob_run}/data.json?kind=diff&a=0&b=0&with={run}"),
     ],
@@ -104,6 +104,7 @@ WEB: dict[str, list[Case]] = {
     "trace_download": [Case(G, "/traces/{trace}/download/")],
     "study": [Case(G, "/studies/{study}/")],
     "study_status": [Case(G, "/studies/{study}/status.json")],
+    "study_jobs": [Case(G, "/studies/{study}/jobs.json"), Case(G, "/studies/{study}/jobs.json?point={run}")],
     "study_share": [Case(P, "/studies/{study}/share/"), Case(P, "/studies/{study}/share/", data={"revoke": "1"})],
     "api_tokens": [
         Case(G, "/account/tokens/", 200, sees=("token",)),
@@ -124,6 +125,7 @@ WEB: dict[str, list[Case]] = {
     "run_shared_trace": [Case(G, "/share/{run_share}/trace/", 200, public=True)],  # the shared run's trace
     "study_shared": [Case(G, "/share/study/{study_share}/", 404)],  # Alice's study is not shared
     "study_shared_clone": [Case(P, "/share/study/{study_share}/clone/", 404)],
+    "study_shared_jobs": [Case(G, "/share/study/{study_share}/jobs.json?point={run}", 404)],
 }
 
 # /api/v1/, by "METHOD /path" as the routers declare it (paths below are relative to /api/v1).
@@ -154,6 +156,7 @@ API: dict[str, list[Case]] = {
     "POST /runs/{run_id}/cancel": [Case(P, "/runs/{queued_run}/cancel")],
     "GET /runs/{run_id}/result": [Case(G, "/runs/{run}/result")],
     "GET /runs/{run_id}/result/jobs": [Case(G, "/runs/{run}/result/jobs")],
+    "GET /runs/{run_id}/result/distributions": [Case(G, "/runs/{run}/result/distributions")],
     "GET /runs/{run_id}/result/segments": [Case(G, "/runs/{run}/result/segments")],
     "GET /runs/{run_id}/result/series": [Case(G, "/runs/{run}/result/series")],
     "POST /runs/{run_id}/share": [Case(P, "/runs/{queued_run}/share")],

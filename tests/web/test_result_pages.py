@@ -32,6 +32,13 @@ def test_the_page_shows_validity_stamp_exports_and_gaps(alice_client, finished_r
     for kind in ("metrics", "summary", "schedule", "scenario"):
         assert f"/runs/{finished_run.pk}/export/{kind}/" in page
     assert response.context["validity"]["ok"] is True
+    downloads = response.context["downloads"]
+    assert [(line["algorithm"], line["repetition"]) for line in downloads["lines"]] == [
+        ("fcfs", 0), ("lpt", 0), ("fcfs", 1), ("lpt", 1)]  # fmt: skip
+    schedule = downloads["lines"][3]["cells"][0]
+    assert schedule["rows"] == "20" and schedule["links"][0]["url"] == f"/runs/{finished_run.pk}/export/schedule/?run=3"
+    assert all(link["size"].startswith("about ") for link in schedule["links"])  # re-encoded: estimates
+    assert f"/runs/{finished_run.pk}/export/schedule/?run=all" in page and "about " in page
 
 
 def test_the_data_endpoint_windows_the_gantt(alice_client, finished_run):
@@ -79,7 +86,13 @@ def test_exports(alice_client, finished_run):
     metrics = alice_client.get(f"{base}/metrics/").content.decode().splitlines()
     assert metrics[0].startswith("algorithm,repetition,wall_time_s") and len(metrics) == 5
     schedule = b"".join(alice_client.get(f"{base}/schedule/").streaming_content).decode().splitlines()
-    assert schedule[0].startswith("run,algorithm,repetition,job,task,resource") and len(schedule) == 81
+    assert schedule[0].startswith("run,algorithm,repetition,job,task,resource") and len(schedule) == 21  # run 0
+    every = b"".join(alice_client.get(f"{base}/schedule/?run=all").streaming_content).decode().splitlines()
+    assert len(every) == 81 and {line.split(",")[0] for line in every[1:]} == {"0", "1", "2", "3"}
+    one = alice_client.get(f"{base}/schedule.parquet/?run=3")
+    assert 'r3-lpt-schedule.parquet"' in one["Content-Disposition"] and one.streaming
+    assert alice_client.get(f"{base}/schedule.parquet/?run=all").status_code == 404  # one run per Parquet file
+    assert alice_client.get(f"{base}/schedule/?run=9").status_code == 404
     scenario = alice_client.get(f"{base}/scenario/").json()
     assert scenario == finished_run.config
     assert alice_client.get(f"{base}/swf/").status_code == 404  # toy job records carry no submit times

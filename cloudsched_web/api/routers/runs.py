@@ -2,7 +2,7 @@
 
 from typing import Literal
 
-from django.http import HttpResponse, StreamingHttpResponse
+from django.http import FileResponse, HttpResponse, StreamingHttpResponse
 from django.utils import timezone
 from ninja import Field as NField
 from ninja import Query, Router, Schema, Status
@@ -13,6 +13,7 @@ from cloudsched_web.api.out import run_out, run_status
 from cloudsched_web.api.routers.scenarios import TRASH_NOTE
 from cloudsched_web.api.schemas import (
     DbId,
+    JobDistributions,
     JobsPage,
     ResultSummary,
     RunOut,
@@ -22,7 +23,7 @@ from cloudsched_web.api.schemas import (
     SeriesOut,
     ShareOut,
 )
-from cloudsched_web.results import exports, queries, store
+from cloudsched_web.results import exports, jobstats, queries, store
 from cloudsched_web.runs import trash
 from cloudsched_web.runs.models import Run
 
@@ -51,6 +52,11 @@ class JobQuery(Schema):
     offset: int = NField(0, ge=0, le=10**9)
     limit: int = NField(100, ge=1, le=queries.MAX_JOBS_PAGE)
     order_by: str | None = NField(None, max_length=100, description="a job field; prefix with - for descending")
+
+
+class DistributionQuery(Schema):
+    measure: str | None = NField(None, max_length=100, description="a per-job measure; default: the family's first")
+    repetition: int | None = NField(None, ge=0, le=10**6, description="one repetition; default: all pooled")
 
 
 class SeriesQuery(Schema):
@@ -113,6 +119,21 @@ def get_jobs(request, run_id: DbId, q: Query[JobQuery]):
 
 
 @router.get(
+    "/{run_id}/result/distributions",
+    response=JobDistributions,
+    summary="Per-job distributions: CDF and box plot per algorithm, a box per run",
+    description="The CDF is `cdf_points` quantiles of all the jobs' values of `measure` (linear interpolation); "
+    "a box holds min, q1, median, q3, max, mean, n, Tukey whiskers (1.5 IQR) and the outliers beyond them, counted.",
+)
+def get_distributions(request, run_id: DbId, q: Query[DistributionQuery]):
+    parsed = _parsed(get_run_for_user(request, run_id))
+    measures = jobstats.measures_of(parsed)
+    if not measures:
+        return {"measure": None, "measures": [], "algorithms": [], "runs": []}
+    return jobstats.distributions(parsed, q.measure or measures[0]["key"], q.repetition)
+
+
+@router.get(
     "/{run_id}/result/segments",
     response=SegmentsOut,
     summary="Schedule segments in a time window",
@@ -171,38 +192,52 @@ EXPORT_DOC = {
 
 
 class ExportQuery(Schema):
-    run: int | None = NField(
-        None, ge=0, le=10**6, description="CSV: one run only (default: all); Parquet: which run (default 0)"
-    )
+    run: int = NField(0, ge=0, le=10**6, description="CSV and Parquet: which run (algorithm × repetition); one per file")
+    all: bool = NField(False, description="CSV only: every run in one file, one after the other (streamed)")
     repetition: int = NField(0, ge=0, le=10**6, description="workload.swf: which repetition's workload")
 
 
-@router.get("/{run_id}/exports/{name}", summary="Download the result as JSON, CSV or SWF", openapi_extra=EXPORT_DOC)
+@router.get(
+    "/{run_id}/exports/{name}",
+    summary="Download the result as JSON, CSV, Parquet or SWF",
+    description="Table files (CSV, Parquet) hold one run each (`run`); `all=true` puts every run in one CSV. "
+    "They stream: CSV a chunk of rows at a time; `schedule.parquet` a row group at a time (segments as read "
+    "back: one row per segment, `task` as text); `jobs.parquet` and `series.parquet` are the stored files.",
+    openapi_extra=EXPORT_DOC,
+)
 def export(request, run_id: DbId, name: Literal[tuple(EXPORTS)], q: Query[ExportQuery]):  # type: ignore[valid-type]
     run = get_run_for_user(request, run_id)
     parsed = _parsed(run)
     kind = {"result.json": "json", "workload.swf": "swf"}.get(
         name, name if name.endswith(".parquet") else name.split(".")[0]
     )
+    one = None
+    if name.endswith((".csv", ".parquet")) and name.split(".")[0] in TABLES:
+        if q.all and name.endswith(".parquet"):
+            raise ApiError(400, "invalid", "Parquet exports hold one run per file: ask for each `run`", field="all")
+        if not q.all:
+            one = {"i": q.run, "algorithm": parsed.run(q.run).get("algorithm", "")}
     if name == "result.json":
         response = StreamingHttpResponse(store.stream_json(parsed.doc, parsed.manifest), content_type=EXPORTS[name])
     elif name == "metrics.csv":
         response = HttpResponse(exports.metrics_csv(parsed.doc), content_type="text/csv")
     elif name == "summary.csv":
         response = HttpResponse(exports.summary_csv(parsed.doc), content_type="text/csv")
-    elif name in ("jobs.csv", "series.csv"):
-        lines = exports.table_csv(parsed, name.split(".")[0], q.run)
-        first = next(lines)
-        response = StreamingHttpResponse(_chain(first, lines), content_type="text/csv")
+    elif name.endswith(".csv") and name.split(".")[0] in TABLES:
+        index = None if q.all else q.run
+        chunks = exports.schedule_csv(parsed, index) if name == "schedule.csv" else (
+            exports.table_csv(parsed, TABLES[name.split(".")[0]], index))  # fmt: skip
+        response = StreamingHttpResponse(chunks, content_type="text/csv")
     elif name.endswith(".parquet"):
-        body = exports.table_parquet(parsed, TABLES[name.split(".")[0]], q.run or 0)
-        if body is None:
-            raise ApiError(404, "no_table", f"this run has no {name.split('.')[0]}")
-        response = HttpResponse(body, content_type=EXPORTS[name])
-    elif name == "schedule.csv":
-        lines = exports.schedule_csv(parsed, q.run)
-        first = next(lines)  # raises QueryError (400) for an unknown run before streaming starts
-        response = StreamingHttpResponse(_chain(first, lines), content_type="text/csv")
+        table = TABLES[name.split(".")[0]]
+        stored = exports.parquet_file(parsed, table, q.run)
+        if stored is not None:
+            response = FileResponse(stored, content_type=EXPORTS[name])
+        else:
+            chunks = exports.table_parquet(parsed, table, q.run)
+            if chunks is None:
+                raise ApiError(404, "no_table", f"this run has no {name.split('.')[0]}")
+            response = StreamingHttpResponse(chunks, content_type=EXPORTS[name])
     else:
         text = exports.workload_swf(parsed, q.repetition)
         if text is None:
@@ -210,10 +245,5 @@ def export(request, run_id: DbId, name: Literal[tuple(EXPORTS)], q: Query[Export
                 404, "no_workload", "this result's job records have no submit time, runtime and size to write as SWF"
             )
         response = HttpResponse(text, content_type="text/plain")
-    response["Content-Disposition"] = f'attachment; filename="{exports.filename(run.pk, kind)}"'
+    response["Content-Disposition"] = f'attachment; filename="{exports.filename(run.pk, kind, one)}"'
     return response
-
-
-def _chain(first, rest):
-    yield first
-    yield from rest

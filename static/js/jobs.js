@@ -1,0 +1,211 @@
+// Per-job views (cloudsched_web/results/jobstats.py), on the run page and the study page: the
+// distributions of one per-job measure — a CDF per algorithm drawn from the server's quantiles and a
+// box plot per algorithm × repetition (floating q1–q3 bars; whiskers, medians and means drawn by a
+// plugin) — and, on the run page, the job table, paged, sorted and filtered on the server.
+// Each view lives in an element with data-jobs="dist" or data-jobs="table"; its controls are found
+// by data-role, so the run page and the study page share the code.
+(function () {
+  "use strict";
+  const { fmt, algorithmColor, getJson } = window.cs;
+  const registry = (window.cloudsched = window.cloudsched || {});
+  registry.jobs = {};
+  const role = (root, name) => root.querySelector(`[data-role="${name}"]`);
+  const unitOf = (m) => (m && m.unit ? ` (${m.unit})` : "");
+  const count = (n) => Number(n).toLocaleString("en");
+
+  // Whiskers, median lines and mean markers over the floating q1–q3 bars of a box chart.
+  const boxPlugin = {
+    id: "jobBoxes",
+    afterDatasetsDraw(chart) {
+      const boxes = chart.$boxes || [];
+      const meta = chart.getDatasetMeta(0);
+      const y = chart.scales.y;
+      const { ctx } = chart;
+      ctx.save();
+      boxes.forEach((b, k) => {
+        const bar = meta.data[k];
+        if (!bar || !b.n) return;
+        const half = bar.width / 2, x = bar.x, py = (v) => y.getPixelForValue(v);
+        ctx.strokeStyle = "#333"; ctx.lineWidth = 1.2;
+        ctx.beginPath();
+        [[b.whisker_lo, b.q1], [b.q3, b.whisker_hi]].forEach(([a, c]) => { ctx.moveTo(x, py(a)); ctx.lineTo(x, py(c)); });
+        [b.whisker_lo, b.whisker_hi].forEach((v) => { ctx.moveTo(x - half / 2, py(v)); ctx.lineTo(x + half / 2, py(v)); });
+        ctx.stroke();
+        ctx.lineWidth = 2.5;
+        ctx.beginPath(); ctx.moveTo(x - half, py(b.median)); ctx.lineTo(x + half, py(b.median)); ctx.stroke();
+        const my = py(b.mean);
+        ctx.fillStyle = "#fff"; ctx.lineWidth = 1.2;
+        ctx.beginPath(); ctx.moveTo(x, my - 5); ctx.lineTo(x + 5, my); ctx.lineTo(x, my + 5); ctx.lineTo(x - 5, my); ctx.closePath(); ctx.fill(); ctx.stroke();
+      });
+      ctx.restore();
+    },
+  };
+
+  function boxTooltip(b, m) {
+    const v = (x) => fmt(x) + (m.unit ? " " + m.unit : "");
+    return [`n ${count(b.n)}`, `min ${v(b.min)} · max ${v(b.max)}`, `q1 ${v(b.q1)} · median ${v(b.median)} · q3 ${v(b.q3)}`,
+      `mean ${v(b.mean)}`, `whiskers ${v(b.whisker_lo)} – ${v(b.whisker_hi)}`, `outliers: ${count(b.outliers_lo)} below, ${count(b.outliers_hi)} above`];
+  }
+
+  function distView(root) {
+    const url = () => root.dataset.url;
+    const measureSelect = role(root, "measure"), repSelect = role(root, "rep"), logBox = role(root, "log");
+    const caption = role(root, "caption");
+    const state = { cdf: null, box: null, data: null };
+    registry.jobs[root.id] = state;
+
+    function scaleType(data) {
+      const all = data.algorithms.flatMap((a) => a.cdf.x);
+      const positive = all.length > 0 && Math.min(...all) > 0;
+      logBox.disabled = !positive;
+      if (!positive) logBox.checked = false;
+      return logBox.checked ? "logarithmic" : "linear";
+    }
+
+    function draw(data) {
+      state.data = data;
+      const m = data.measure;
+      const type = scaleType(data);
+      const cdfSets = data.algorithms.map((a) => ({
+        label: a.algorithm, data: a.cdf.x.map((x, k) => ({ x, y: a.cdf.p[k] })), borderColor: algorithmColor(a.algorithm),
+        backgroundColor: algorithmColor(a.algorithm), pointRadius: 0, borderWidth: 2, tension: 0,
+      }));
+      if (state.cdf) state.cdf.destroy();
+      state.cdf = new Chart(role(root, "cdf"), {
+        type: "line", data: { datasets: cdfSets },
+        options: { animation: false, maintainAspectRatio: false, parsing: false,
+          scales: { x: { type, title: { display: true, text: m.label + unitOf(m) }, ticks: { callback: (v) => fmt(v) } },
+            y: { min: 0, max: 1, title: { display: true, text: "fraction of jobs ≤ x" } } },
+          interaction: { mode: "nearest", intersect: false },
+          plugins: { title: { display: true, text: `CDF of ${m.label}` }, legend: { position: "bottom" },
+            tooltip: { callbacks: { label: (c) => `${c.dataset.label}: ${(100 * c.raw.y).toFixed(1)} % ≤ ${fmt(c.raw.x)}${m.unit ? " " + m.unit : ""}` } } } },
+      });
+      const boxes = data.runs.filter((r) => r.box.n).map((r) => ({ ...r.box, label: `${r.algorithm} #${r.repetition}`, algorithm: r.algorithm }));
+      if (state.box) state.box.destroy();
+      state.box = new Chart(role(root, "box"), {
+        type: "bar", plugins: [boxPlugin],
+        data: { labels: boxes.map((b) => b.label), datasets: [{ label: "q1–q3", data: boxes.map((b) => [b.q1, b.q3]),
+          backgroundColor: boxes.map((b) => algorithmColor(b.algorithm) + "66"), borderColor: boxes.map((b) => algorithmColor(b.algorithm)),
+          borderWidth: 1, borderSkipped: false, minBarLength: 2 }] },
+        options: { animation: false, maintainAspectRatio: false,
+          scales: { y: { type, title: { display: true, text: m.label + unitOf(m) }, ticks: { callback: (v) => fmt(v) },
+            min: boxes.length ? Math.min(...boxes.map((b) => b.whisker_lo)) : undefined, max: boxes.length ? Math.max(...boxes.map((b) => b.whisker_hi)) : undefined, grace: "3%" } },
+          plugins: { legend: { display: false }, title: { display: true, text: `${m.label} per algorithm × repetition` },
+            tooltip: { callbacks: { label: (c) => boxTooltip(boxes[c.dataIndex], m) } } } },
+      });
+      state.box.$boxes = boxes;
+      state.box.update("none");
+      const jobs = data.algorithms.reduce((s, a) => s + a.jobs, 0), missing = data.algorithms.reduce((s, a) => s + a.missing, 0);
+      const reps = data.repetition === "all" ? (data.repetitions.length > 1 ? "repetitions pooled" : "") : `repetition ${data.repetition}`;
+      const outliers = boxes.reduce((s, b) => s + b.outliers_lo + b.outliers_hi, 0);
+      caption.textContent = `CDF: each algorithm's curve is drawn from ${data.cdf_points} quantiles of all its jobs (${data.algorithms.map((a) => `${a.algorithm} ${count(a.jobs)}`).join(", ")}${reps ? "; " + reps : ""}). ` +
+        `Boxes: q1–q3, the median (line) and the mean (◆); whiskers: ${data.whiskers}; ${count(outliers)} values beyond them, counted in each box's tooltip, not drawn.` +
+        (missing ? ` ${count(missing)} of ${count(jobs + missing)} jobs have no ${m.label} and are left out.` : "");
+      root.dataset.drawn = String(Number(root.dataset.drawn || 0) + 1);
+    }
+
+    async function load() {
+      const params = new URLSearchParams({ kind: "dist" });
+      if (measureSelect.value) params.set("measure", measureSelect.value);
+      if (repSelect.value) params.set("rep", repSelect.value);
+      if (root.dataset.point !== undefined) params.set("point", role(root, "point").value);
+      try {
+        const data = await getJson(`${url()}?${params}`);
+        if (!data.measure) { caption.textContent = "These results keep no per-job records."; return; }
+        if (measureSelect.options.length !== data.measures.length) {
+          measureSelect.innerHTML = "";
+          data.measures.forEach((mm) => measureSelect.add(new Option(mm.label + unitOf(mm), mm.key)));
+          logBox.checked = data.measure.log;
+        }
+        measureSelect.value = data.measure.key;
+        if (repSelect.options.length !== data.repetitions.length + 1) {
+          repSelect.innerHTML = "";
+          repSelect.add(new Option(data.repetitions.length > 1 ? "all, pooled" : "all", ""));
+          data.repetitions.forEach((r) => repSelect.add(new Option(`repetition ${r}`, r)));
+        }
+        draw(data);
+      } catch (e) {
+        caption.textContent = "could not load the distributions: " + e.message;
+      }
+    }
+    measureSelect.addEventListener("change", () => { logBox.dataset.touched = ""; load(); });
+    repSelect.addEventListener("change", load);
+    logBox.addEventListener("change", () => state.data && draw(state.data));
+    const point = role(root, "point");
+    if (point) point.addEventListener("change", () => { measureSelect.innerHTML = ""; repSelect.innerHTML = ""; load(); });
+    load();
+  }
+
+  function tableView(root) {
+    const algSelect = role(root, "alg"), repSelect = role(root, "rep"), table = role(root, "table"), rows = role(root, "rows");
+    const prev = role(root, "prev"), next = role(root, "next");
+    const state = { offset: 0, limit: 50, order: "", data: null };
+    registry.jobs.table = state;
+
+    function cell(v) {
+      if (v === null || v === undefined) return "—";
+      if (typeof v === "number") return fmt(v); // as every number of the page (format.js)
+      if (typeof v === "boolean") return v ? "yes" : "no";
+      return String(v);
+    }
+
+    function drawTable(data) {
+      state.data = data;
+      table.innerHTML = "";
+      const measures = Object.fromEntries(data.measures.map((m) => [m.key, m]));
+      const head = table.createTHead().insertRow();
+      data.columns.forEach((c) => {
+        const th = document.createElement("th");
+        const sorted = state.order.replace(/^-/, "") === c;
+        th.textContent = c + (sorted ? (state.order.startsWith("-") ? " ▼" : " ▲") : "");
+        th.title = (measures[c] ? `${measures[c].label}${unitOf(measures[c])}. ` : "") + "Click to sort by it (again: the other way).";
+        th.dataset.column = c;
+        th.className = "sortable";
+        if (c !== "run" && c !== "algorithm" && c !== "repetition") th.addEventListener("click", () => sortBy(c));
+        head.appendChild(th);
+      });
+      const body = table.createTBody();
+      data.rows.forEach((r) => {
+        const tr = body.insertRow();
+        r.forEach((v, k) => { const td = tr.insertCell(); td.textContent = cell(v); if (typeof v === "number" && k > 2) td.className = "num"; });
+      });
+      const first = data.rows.length ? data.offset + 1 : 0;
+      rows.textContent = `rows ${count(first)}–${count(data.offset + data.rows.length)} of ${count(data.total)}` + (state.order ? `, sorted by ${state.order.replace(/^-/, "")} ${state.order.startsWith("-") ? "descending" : "ascending"}` : ", in run order");
+      prev.disabled = data.offset <= 0;
+      next.disabled = data.offset + data.rows.length >= data.total;
+      if (algSelect.options.length !== data.algorithms.length + 1) {
+        algSelect.innerHTML = ""; algSelect.add(new Option("all", ""));
+        data.algorithms.forEach((a) => algSelect.add(new Option(a, a)));
+      }
+      if (repSelect.options.length !== data.repetitions.length + 1) {
+        repSelect.innerHTML = ""; repSelect.add(new Option("all", ""));
+        data.repetitions.forEach((r) => repSelect.add(new Option(`repetition ${r}`, r)));
+      }
+      root.dataset.loaded = String(Number(root.dataset.loaded || 0) + 1);
+    }
+
+    async function load() {
+      const params = new URLSearchParams({ kind: "jobs", offset: state.offset, limit: state.limit });
+      if (state.order) params.set("order", state.order);
+      if (algSelect.value) params.set("alg", algSelect.value);
+      if (repSelect.value) params.set("rep", repSelect.value);
+      try {
+        drawTable(await getJson(`${root.dataset.url}?${params}`));
+      } catch (e) {
+        rows.textContent = "could not load the jobs: " + e.message;
+      }
+    }
+    function sortBy(c) {
+      state.order = state.order === c ? "-" + c : c;
+      state.offset = 0;
+      load();
+    }
+    prev.addEventListener("click", () => { state.offset = Math.max(0, state.offset - state.limit); load(); });
+    next.addEventListener("click", () => { state.offset += state.limit; load(); });
+    [algSelect, repSelect].forEach((s) => s.addEventListener("change", () => { state.offset = 0; load(); }));
+    load();
+  }
+
+  document.querySelectorAll('[data-jobs="dist"]').forEach(distView);
+  document.querySelectorAll('[data-jobs="table"]').forEach(tableView);
+})();

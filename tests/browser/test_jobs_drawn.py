@@ -1,0 +1,144 @@
+"""The per-job section of the run and study pages as drawn in Chromium: the data the charts draw and the
+table shows, compared with numpy on the stored job records (not pixels). Screenshots of the section land in
+CLOUDSCHED_SHOTS (default: the test's tmp dir)."""
+
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import schedulers
+from cloudsched_web.results import queries
+from cloudsched_web.runs.models import Run, Study
+from cloudsched_web.scenarios.models import Scenario
+from tests.api.factories import finished_run
+from tests.browser.test_run_flow import _login
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
+
+CDF = """(id) => Chart.getChart(document.getElementById(id)).data.datasets.map((d) => ({
+  label: d.label, x: d.data.map((p) => p.x), y: d.data.map((p) => p.y) }))"""
+BOXES = """(id) => { const c = Chart.getChart(document.getElementById(id));
+  return { labels: c.data.labels, bars: c.data.datasets[0].data, boxes: c.$boxes }; }"""
+
+
+def _shot(page, tmp_path, selector, name):
+    folder = Path(os.environ.get("CLOUDSCHED_SHOTS", tmp_path))
+    folder.mkdir(parents=True, exist_ok=True)
+    page.locator(selector).screenshot(path=str(folder / f"{name}.png"))
+
+
+def _run(alice, family, **changes):
+    config = {**schedulers.example(family), **changes}
+    scenario = Scenario.objects.create(owner=alice, family=family, name=f"{family} jobs", config=config)
+    return finished_run(scenario)
+
+
+def _stored(run, name):
+    parsed = queries.get_result(run)
+    out = {}
+    for i, r in enumerate(parsed.doc["runs"]):
+        values = parsed.stored(i).table("jobs")[name].to_numpy(zero_copy_only=False).astype(float)
+        out.setdefault(r["algorithm"], []).append(values[~np.isnan(values)])
+    return {alg: np.concatenate(parts) for alg, parts in out.items()}
+
+
+def _drawn(page, selector, key="drawn", at_least=1):
+    page.wait_for_function(f"() => Number(document.querySelector('{selector}').dataset.{key} || 0) >= {at_least}")
+
+
+def test_the_run_page_draws_each_algorithms_cdf_and_boxes_from_the_stored_jobs(page, live_server, alice, tmp_path):
+    run = _run(alice, "backfill", algorithms=["easy", "keasy", "fcfs"])
+    _login(page, live_server.url)
+    page.set_viewport_size({"width": 1400, "height": 1000})
+    page.goto(f"{live_server.url}/runs/{run.pk}/")
+    _drawn(page, "#jobs-dist")
+    stored = _stored(run, "response_s")
+    cdf = page.evaluate(CDF, "jobs-cdf")
+    assert [d["label"] for d in cdf] == ["easy", "keasy", "fcfs"]
+    for d in cdf:
+        values = stored[d["label"]]
+        assert d["y"][-1] == 1.0 and d["y"][0] == 0.0 and d["x"][-1] == values.max()
+        assert d["y"][100] == 0.5 and d["x"][100] == pytest.approx(np.median(values), rel=1e-12)
+    boxes = page.evaluate(BOXES, "jobs-box")
+    assert boxes["labels"] == ["easy #0", "keasy #0", "fcfs #0"]
+    for label, bar, box in zip(boxes["labels"], boxes["bars"], boxes["boxes"], strict=True):
+        values = stored[label.split(" #")[0]]
+        assert bar == pytest.approx(np.quantile(values, [0.25, 0.75]).tolist(), rel=1e-12)
+        assert box["mean"] == pytest.approx(values.mean()) and box["n"] == values.size
+    caption = page.text_content("#jobs-dist-caption")
+    assert "201 quantiles of all its jobs" in caption and "1.5 × IQR" in caption
+    _shot(page, tmp_path, "#jobs-dist", "jobs-dist-backfill")
+
+    page.select_option("#jobs-measure", "bounded_slowdown")
+    _drawn(page, "#jobs-dist", at_least=2)
+    slow = page.evaluate(CDF, "jobs-cdf")
+    assert slow[0]["x"][100] == pytest.approx(np.median(_stored(run, "bounded_slowdown")["easy"]), rel=1e-12)
+    assert page.evaluate("() => Chart.getChart(document.getElementById('jobs-cdf')).scales.x.type") == "logarithmic"
+
+
+def test_the_job_table_pages_sorts_and_filters_every_job(page, live_server, alice, tmp_path):
+    run = _run(alice, "backfill", algorithms=["easy", "keasy"])
+    _login(page, live_server.url)
+    page.set_viewport_size({"width": 1400, "height": 1000})
+    page.goto(f"{live_server.url}/runs/{run.pk}/")
+    _drawn(page, "#jobs-table-box", "loaded")
+    total = sum(len(v) for v in _stored(run, "response_s").values())
+    assert page.text_content("#jobs-rows").startswith(f"rows 1–50 of {total:,}")
+    page.click("#jobs-table th[data-column=response_s]")
+    _drawn(page, "#jobs-table-box", "loaded", 2)
+    page.click("#jobs-table th[data-column=response_s]")
+    _drawn(page, "#jobs-table-box", "loaded", 3)
+    assert "sorted by response_s descending" in page.text_content("#jobs-rows")
+    column = page.evaluate("() => [...document.querySelectorAll('#jobs-table th')].findIndex((t) => t.dataset.column === 'response_s')")
+    first = page.evaluate(f"() => document.querySelector('#jobs-table tbody tr').cells[{column}].textContent")
+    top = max(v.max() for v in _stored(run, "response_s").values())
+    assert first.replace("\u202f", "").replace(",", "").split()[0] in (f"{top:.5g}", str(round(top)))
+    page.select_option("#jobs-alg", "keasy")
+    _drawn(page, "#jobs-table-box", "loaded", 4)
+    assert page.text_content("#jobs-rows").startswith(f"rows 1–50 of {len(_stored(run, 'response_s')['keasy']):,}")
+    algs = page.evaluate("() => [...document.querySelectorAll('#jobs-table tbody tr')].map((r) => r.cells[1].textContent)")
+    assert set(algs) == {"keasy"}
+    page.click("#jobs-next")
+    _drawn(page, "#jobs-table-box", "loaded", 5)
+    assert page.text_content("#jobs-rows").startswith("rows 51–100 of")
+    _shot(page, tmp_path, "#jobs-table-box", "jobs-table-backfill")
+
+
+def test_a_second_family_draws_its_own_measure(page, live_server, alice, tmp_path):
+    run = _run(alice, "federated")
+    _login(page, live_server.url)
+    page.set_viewport_size({"width": 1400, "height": 1000})
+    page.goto(f"{live_server.url}/runs/{run.pk}/")
+    _drawn(page, "#jobs-dist")
+    assert page.input_value("#jobs-measure") == "execution_time_s"
+    stored = _stored(run, "execution_time_s")
+    for d in page.evaluate(CDF, "jobs-cdf"):
+        assert d["y"][-1] == 1.0 and d["x"][100] == pytest.approx(np.median(stored[d["label"]]), rel=1e-12)
+    _drawn(page, "#jobs-table-box", "loaded")
+    _shot(page, tmp_path, "#jobs-dist", "jobs-dist-federated")
+    _shot(page, tmp_path, "#jobs-table-box", "jobs-table-federated")
+
+
+def test_the_study_page_draws_the_distributions_of_the_chosen_point(page, live_server, alice, tmp_path):
+    base = {**schedulers.example("backfill"), "algorithms": ["easy", "fcfs"]}
+    scenario = Scenario.objects.create(owner=alice, family="backfill", name="jobs study", config=base)
+    study = Study.objects.create(scenario=scenario, name="jobs study", axes=["datacenter.processors"])
+    points = []
+    for procs in (64, 96):
+        run = finished_run(scenario, schedulers.run({**base, "datacenter": {**base["datacenter"], "processors": procs}}))
+        Run.objects.filter(pk=run.pk).update(study=study, point={"datacenter.processors": procs})
+        points.append(run)
+    _login(page, live_server.url)
+    page.set_viewport_size({"width": 1400, "height": 1000})
+    page.goto(f"{live_server.url}/studies/{study.pk}/")
+    _drawn(page, "#study-jobs")
+    first = page.evaluate(CDF, "study-jobs-cdf")
+    assert first[0]["x"][100] == pytest.approx(np.median(_stored(points[0], "response_s")["easy"]), rel=1e-12)
+    page.select_option("#study-jobs-point", str(points[1].pk))
+    _drawn(page, "#study-jobs", at_least=2)
+    second = page.evaluate(CDF, "study-jobs-cdf")
+    assert second[0]["y"][-1] == 1.0
+    assert second[0]["x"][100] == pytest.approx(np.median(_stored(points[1], "response_s")["easy"]), rel=1e-12)
+    _shot(page, tmp_path, "#study-jobs", "jobs-study")
