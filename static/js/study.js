@@ -17,7 +17,8 @@
   const DASHES = [[], [7, 4], [2, 3], [12, 3, 2, 3], [4, 2, 1, 2], [1, 5]];
   const SHAPES = ["circle", "rect", "triangle", "rectRot", "crossRot", "star"];
   const select = document.getElementById("study-metric");
-  const names = Object.keys(payload.metrics).sort();
+  // a metric repeated in another unit (same_as: dvfs_bot's energy_j) is not offered twice
+  const names = Object.keys(payload.metrics).filter((m) => !(specOf(m) && specOf(m).same_as in payload.metrics)).sort();
   names.forEach((m) => select.add(new Option(m, m)));
   const xOrder = payload.x_order || [];
   const numericX = xOrder.length > 0 && xOrder.every((x) => typeof x === "number");
