@@ -65,7 +65,7 @@ def _cut(t, v, lo, hi, points, cumulative=False):
             vv = np.interp(tt, t, v)
         else:
             vv = np.concatenate([[_level(t, v, lo)], v[a:b], [_level(t, v, hi)]])[: tt.size]
-        return {"t": [round(float(x), 3) for x in tt], "v": [rounded(float(x)) for x in vv]}
+        return {"t": [round(float(x), 3) for x in tt], "v": [float(x) for x in vv]}  # the stored levels, unrounded
     edges = np.linspace(lo, hi, points + 1)
     out = {"t": [round(float(x), 3) for x in edges], "bucket": (hi - lo) / points, "changes": b - a}
     if cumulative:

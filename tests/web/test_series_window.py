@@ -67,7 +67,9 @@ def test_more_changes_than_pixels_come_as_buckets_with_exact_edges_and_say_so():
     inside = power[1000:9001]
     assert min(line["min"]) == inside.min() and max(line["max"]) == inside.max()
     energy = sum(v * line["bucket"] for v in line["v"][:-1])
-    assert energy == pytest.approx(0.5 * power[1000] + inside[1:-1].sum() + 0.5 * power[9000], rel=1e-6)  # means to 4 decimals
+    assert energy == pytest.approx(
+        0.5 * power[1000] + inside[1:-1].sum() + 0.5 * power[9000], rel=1e-6
+    )  # means to 4 decimals
 
 
 def test_identical_lines_are_named_so_the_page_can_say_they_coincide():
