@@ -158,3 +158,23 @@ def test_the_diff_table_writes_every_digit_and_its_time_axes_align(page, live_se
     )
     _check_axes(gantts)
     shoot(page, "time-diff-backfill")
+
+
+def test_a_study_of_a_duration_ticks_time_like_the_run_page(page, live_server, alice):
+    """The study page's makespan axis: round times with their unit, never raw seconds."""
+    from tests.browser.test_studies_drawn import _finish, _study
+
+    study, runs = _study(alice, [("m=1", 1), ("m=2", 2), ("m=4", 4)])
+    for run in runs:
+        _finish(run)
+    _login(page, live_server.url)
+    page.set_viewport_size({"width": 1400, "height": 900})
+    page.goto(f"{live_server.url}/studies/{study.pk}/")
+    page.wait_for_function("() => document.body.dataset.studyDrawn === '1'")
+    page.select_option("#study-metric", "makespan_s")
+    ticks = page.evaluate(
+        "() => Chart.getChart(document.getElementById('study-chart')).scales.y.ticks.map((t) => t.label)"
+    )
+    assert len(ticks) >= 2 and all(LABEL.match(t) for t in ticks), ticks
+    assert all(not t.endswith(" s") or float(LABEL.match(t).group(1).replace("\u202f", "")) < 1e4 for t in ticks)
+    shoot(page, "time-study")
