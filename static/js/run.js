@@ -207,7 +207,12 @@
     }
     return seriesCache.get(url);
   }
-  const plotWidth = () => Math.max(200, Math.min(2000, Math.round(seriesHolder.clientWidth || 1000)));
+  // Points per line and strip columns: the plot area's width in pixels (every time chart has the same one).
+  const plotWidth = () => {
+    const any = Object.values(registry.series)[0];
+    const px = any && any.chartArea ? any.chartArea.width : (seriesHolder.clientWidth || 1000) - 180;
+    return Math.max(200, Math.min(2000, Math.round(px)));
+  };
 
   let generation = 0;
   async function load(lo, hi) {
