@@ -15,8 +15,8 @@ from cloudsched_web.results.bounds import bound_pairs
 from cloudsched_web.results.checks import time_unit
 from cloudsched_web.runs import formatting
 
-__all__ = ["POINT_NAME", "comparison", "plot_axes", "run_page_payload", "runs_index", "spread", "stamp",
-           "study_payload", "summary_table"]
+__all__ = ["POINT_NAME", "comparison", "page_specs", "plot_axes", "run_page_payload", "runs_index", "spread",
+           "stamp", "study_payload", "summary_table"]
 
 
 def _reps(stat, fallback):
@@ -77,7 +77,7 @@ def summary_table(result):
     summary = result.get("summary", {})
     family = result.get("family", "")
     names = _ordered(family, {m for per in summary.values() for m in per})
-    specs = formatting.specs(family, names)
+    specs = page_specs(result, names)
     within = _within(specs)
     reps = len(repetitions(result)) or 1
     pairs = bound_pairs(names)
@@ -85,7 +85,7 @@ def summary_table(result):
     rows, notes = [], {}
     for name in names:
         spec = specs[name]
-        if spec.get("ci_of") and spec["ci_of"] in names:
+        if _folded(spec, names):
             continue
         cells = []
         for alg in algorithms:
@@ -106,6 +106,19 @@ def summary_table(result):
                          "description": "(value − lower bound) / lower bound"})  # fmt: skip
     return {"algorithms": algorithms, "rows": rows, "notes": list(notes.values()), "bounds": pairs,
             "gaps": sorted(set(pairs.values()))}  # fmt: skip
+
+
+def _folded(spec, names):
+    """A within-run CI (its metric's spread) or a repeat in another unit (``same_as``): no row of its own."""
+    return any(spec.get(k) and spec[k] in names for k in ("ci_of", "same_as"))
+
+
+def page_specs(result, names):
+    """The specs of ``names`` with one page-wide unit per kind that has one (energy: ``formatting.page_refs``)."""
+    specs = formatting.specs(result.get("family", ""), names)
+    values = {n: [per[n].get("mean") for per in result.get("summary", {}).values() if n in per] for n in names}
+    refs = formatting.page_refs(specs, values)
+    return {n: formatting.with_ref(spec, refs) for n, spec in specs.items()}
 
 
 def _cell(value, sp, spec):
@@ -135,7 +148,7 @@ def comparison(result):
     reps = len(repetitions(result)) or 1
     metrics = {}
     for name in names:
-        if specs[name].get("ci_of") and specs[name]["ci_of"] in names:
+        if _folded(specs[name], names):
             continue
         m = metrics[name] = {"labels": [], "mean": [], "std": [], "spread": [], "spread_label": "", "bound": None}
         for alg, per in summary.items():
@@ -158,8 +171,7 @@ def comparison(result):
 
 def metric_specs(result):
     """``{metric: spec}`` of every metric in the result's summary (kind, unit, label; see formatting)."""
-    summary = result.get("summary", {})
-    return formatting.specs(result.get("family", ""), sorted({m for per in summary.values() for m in per}))
+    return page_specs(result, sorted({m for per in result.get("summary", {}).values() for m in per}))
 
 
 def primary_metrics(family):
@@ -190,7 +202,9 @@ def run_page_payload(result):
         "primary": primary_metrics(result.get("family", "")),
         "time_unit": result.get("time_unit") or (time_unit(runs[0]) if runs else "s"),
         "comparison": comparison(result),
-        "metrics": metric_specs(result),
+        "metrics": (specs := metric_specs(result)),
+        "units": {"energy": next((s["ref"] * formatting.RULES["scales"]["energy"]["to_base"][s["unit"]]
+                                  for s in specs.values() if s["kind"] == "energy" and s.get("ref")), None)},
         "runs": runs_index(result),
         "repetitions": repetitions(result),
         "algorithms": list(result.get("summary", {})),
@@ -342,9 +356,14 @@ def study_payload(study, runs_with_results, all_runs=None):
         return alg if group is None else f"{alg} · {leaf}={formatting.setting_text(group)}"
 
     family = study.scenario.family if hasattr(study, "scenario") else ""
-    specs = formatting.specs(
-        family, sorted({m for _, summary in runs_with_results for per in summary.values() for m in per})
-    )
+    values = {}
+    for _, summary in runs_with_results:
+        for per in summary.values():
+            for m, stat in per.items():
+                values.setdefault(m, []).append(stat.get("mean"))
+    specs = formatting.specs(family, sorted(values))
+    refs = formatting.page_refs(specs, values)  # one energy unit for the page
+    specs = {name: formatting.with_ref(spec, refs) for name, spec in specs.items()}
     within = _within(specs)
     metrics = {}
     for run, summary in runs_with_results:

@@ -20,10 +20,11 @@ from django.core.files.storage import default_storage
 
 from cloudsched_web.results.queries import QueryError
 from cloudsched_web.results.stretches import restore
+from cloudsched_web.runs import formatting
 from schedulers.core.swf import SwfTrace, write_swf
 
-__all__ = ["AS_STORED", "SWF_ALIASES", "download_sizes", "filename", "metrics_csv", "parquet_file", "schedule_csv",
-           "summary_csv", "table_csv", "table_parquet", "workload_swf"]
+__all__ = ["AS_STORED", "SWF_ALIASES", "download_sizes", "filename", "header", "metrics_csv", "parquet_file",
+           "schedule_csv", "summary_csv", "table_csv", "table_parquet", "workload_swf"]
 
 SEGMENT_COLUMNS = ("job", "task", "resource", "start", "end", "share", "kind")
 
@@ -53,11 +54,25 @@ def _cell(value):
     return value
 
 
+def _units(doc, names):
+    """``{metric: its stored unit}`` from the family's declarations ("" when it has none)."""
+    return {n: spec.get("unit", "") for n, spec in formatting.specs(doc.get("family", ""), names).items()}
+
+
+def header(name, unit):
+    """A metric's CSV column: its key, with `` [unit]`` unless the key already ends in it (``energy_kwh``,
+    ``makespan_s``), so no column holds a number without its unit (docs/formats.md)."""
+    if not unit or name.lower().endswith("_" + unit.lower()):
+        return name
+    return f"{name} [{unit}]"
+
+
 def metrics_csv(doc):
-    """One row per algorithm × repetition, one column per metric (union over runs, sorted)."""
+    """One row per algorithm × repetition, one column per metric (union over runs, sorted), units in the header."""
     runs = doc.get("runs", [])
     names = sorted({k for r in runs for k in r.get("metrics", {})})
-    lines = [_csv_line(["algorithm", "repetition", "wall_time_s", *names])]
+    units = _units(doc, names)
+    lines = [_csv_line(["algorithm", "repetition", "wall_time_s", *(header(n, units[n]) for n in names)])]
     for r in runs:
         m = r.get("metrics", {})
         row = [r.get("algorithm", ""), r.get("repetition", 0), r.get("wall_time_s")] + [m.get(n) for n in names]
@@ -66,11 +81,13 @@ def metrics_csv(doc):
 
 
 def summary_csv(doc):
-    """One row per algorithm × metric: mean, std, CI half-width, n over repetitions."""
-    lines = [_csv_line(["algorithm", "metric", "mean", "std", "ci", "n"])]
+    """One row per algorithm × metric: its stored unit, mean, std, CI half-width, n over repetitions."""
+    lines = [_csv_line(["algorithm", "metric", "unit", "mean", "std", "ci", "n"])]
+    units = _units(doc, sorted({m for per in doc.get("summary", {}).values() for m in per}))
     for alg, per_metric in doc.get("summary", {}).items():
         for name, stat in sorted(per_metric.items()):
-            lines.append(_csv_line([alg, name, *(_cell(stat.get(k)) for k in ("mean", "std", "ci", "n"))]))
+            cells = (_cell(stat.get(k)) for k in ("mean", "std", "ci", "n"))
+            lines.append(_csv_line([alg, name, units.get(name, ""), *cells]))
     return "".join(lines)
 
 

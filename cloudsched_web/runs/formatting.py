@@ -91,6 +91,14 @@ def fixed(value: float, decimals: int) -> str:
     return _group(text)
 
 
+def full(value: float) -> str:
+    """``value`` to 15 significant digits, all a float holds without noise (``122 420 000.125``; ``0.1 + 0.2``
+    reads ``0.3``), at most 12 decimals, trailing zeros dropped."""
+    if value == 0 or not math.isfinite(value) or abs(value) >= HUGE:
+        return fixed(value, 0) if math.isfinite(value) and abs(value) < HUGE else scientific(value, 15)
+    return fixed(value, 14 - math.floor(math.log10(abs(value))))
+
+
 def significant(value: float, digits: int) -> str:
     """``value`` to ``digits`` significant digits (all of its integer digits are kept)."""
     if value == 0 or not math.isfinite(value):
@@ -122,11 +130,15 @@ def _days_hours(base: float) -> str:
 
 
 def value_text(value, spec=None, ref=None) -> str:
-    """The text of one value of a metric (``spec``: kind, unit); ``ref`` picks the display unit (a chart axis)."""
+    """The text of one value of a metric (``spec``: kind, unit); ``ref`` picks the display unit (a chart axis).
+
+    A spec's own ``ref`` (set by :func:`page_refs`: one energy unit for a whole page) wins over ``ref``.
+    """
     if value is None or (isinstance(value, float) and not math.isfinite(value)):
         return "—"
     spec = spec or DEFAULT_SPEC
     kind, unit = spec.get("kind", "number"), spec.get("unit", "")
+    ref = spec["ref"] if spec.get("ref") is not None else ref  # one unit for the page (energy)
     sig = RULES["significant"]
     if kind == "count":
         return fixed(value, 0 if float(value).is_integer() else 1)
@@ -167,7 +179,7 @@ def spread_text(value, err, spec=None) -> str:
     if kind in ("fraction", "percent"):
         return "± " + significant(err * 100 if kind == "fraction" else err, digits) + " " + RULES["points"]
     if kind in RULES["scales"]:
-        step = _step(kind, _to_base(kind, unit, value))
+        step = _step(kind, _to_base(kind, unit, spec["ref"] if spec.get("ref") is not None else value))
         factor, name = (3600, "h") if step[1] == "d h" else (step[2], step[1])
         return f"± {significant(_to_base(kind, unit, err) / factor, digits)} {name}"
     text = significant(err, digits)
@@ -175,13 +187,13 @@ def spread_text(value, err, spec=None) -> str:
 
 
 def exact_text(value, spec=None) -> str:
-    """The tooltip: the stored number in full (durations in seconds)."""
+    """The tooltip and the diff table: the stored number in full (durations in seconds, :func:`full`)."""
     if value is None:
         return ""
     spec = spec or DEFAULT_SPEC
     kind, unit = spec.get("kind", "number"), spec.get("unit", "")
     if kind == "duration":
-        return f"{fixed(_to_base(kind, unit, value), 3)} s"
+        return f"{full(_to_base(kind, unit, value))} s"
     text = fixed(value, 6)
     return f"{text} {unit}" if unit else text
 
@@ -189,7 +201,35 @@ def exact_text(value, spec=None) -> str:
 def spec_dict(metric) -> dict:
     """A declared :class:`~schedulers.core.metrics.Metric` as the JSON the pages use."""
     return {"kind": metric.kind, "unit": metric.unit, "label": metric.label,
-            "description": metric.description, "ci_of": metric.ci_of}  # fmt: skip
+            "description": metric.description, "ci_of": metric.ci_of, "same_as": metric.same_as}  # fmt: skip
+
+
+PAGE_UNIT_KINDS = ("energy",)  # kinds a page writes in one unit, whatever the size of each value
+
+
+def page_refs(specs: dict, values: dict) -> dict:
+    """``{kind: largest |value| in the kind's base unit}`` over ``values`` (``{metric: [numbers]}``).
+
+    A page gives every metric of such a kind this reference (:func:`with_ref`), so its table,
+    charts and tooltips write energy in one unit (``kWh``) chosen by the largest value.
+    """
+    refs = {}
+    for name, numbers in values.items():
+        spec = specs.get(name) or DEFAULT_SPEC
+        kind = spec.get("kind")
+        if kind in PAGE_UNIT_KINDS:
+            for v in numbers:
+                if isinstance(v, (int, float)) and math.isfinite(v):
+                    refs[kind] = max(refs.get(kind, 0.0), abs(_to_base(kind, spec.get("unit", ""), v)))
+    return refs
+
+
+def with_ref(spec: dict, refs: dict) -> dict:
+    """``spec`` with its page reference (in its own stored unit) when its kind has one."""
+    kind = spec.get("kind")
+    if kind not in refs or not refs[kind]:
+        return spec
+    return {**spec, "ref": refs[kind] / RULES["scales"][kind]["to_base"].get(spec.get("unit", ""), 1)}
 
 
 def _family_metrics(family: str):
@@ -209,5 +249,5 @@ def specs(family: str, names) -> dict:
     out = {}
     for name in names:
         metric = declared(declared_metrics, name)
-        out[name] = spec_dict(metric) if metric else {**DEFAULT_SPEC, "label": name, "ci_of": None}
+        out[name] = spec_dict(metric) if metric else {**DEFAULT_SPEC, "label": name, "ci_of": None, "same_as": None}
     return out

@@ -143,7 +143,7 @@ def _data(request, run, other=None):
                 request.GET.get("rows", gantt.ROWS), request.GET.get("pixels", gantt.PIXELS),
             )  # fmt: skip
         elif kind == "series":
-            data = series.series(parsed, _int(request, "rep"), t0, t1)
+            data = series.series(parsed, _int(request, "rep"), t0, t1, request.GET.get("points") or series.POINTS)
         elif kind == "diff":
             data = jobdiff.diff(parsed, _int(request, "a"), _int(request, "b", 1),
                                  other=_parsed(other) if other is not None else None)  # fmt: skip

@@ -45,7 +45,8 @@ class Metric:
     :data:`UNITS`, free text for a ``quantity``); ``label`` a short name for a table header.
     ``ci_of`` names the metric whose 95 % confidence half-width this one is, measured within one
     run (e.g. batch means over the jobs of a long simulation): the pages show it as that
-    metric's spread, never as a metric of its own.
+    metric's spread, never as a metric of its own. ``same_as`` names a metric this one repeats in
+    another unit (kept for scripts and the CSV): the pages show that one only.
     """
 
     kind: str
@@ -53,6 +54,7 @@ class Metric:
     label: str = ""
     description: str = ""
     ci_of: str | None = None
+    same_as: str | None = None
 
     def __post_init__(self) -> None:
         if self.kind not in UNITS:

@@ -31,7 +31,7 @@ SUMMARY_METRICS = ("energy_kwh", "rejection_rate", "deadline_violation_rate", "a
 # Every metric of a run (see _metrics), its kind and unit.
 METRICS = {
     "energy_kwh": Metric("energy", "kWh", "energy", "∫ host power dt over the run"),
-    "energy_j": Metric("energy", "J", "energy (stored in J)", "the same energy in joules"),
+    "energy_j": Metric("energy", "J", "energy", "the same energy in joules", same_as="energy_kwh"),
     "rejection_rate": Metric("fraction", "", "rejected jobs", "jobs refused at submission over all jobs"),
     "deadline_violation_rate": Metric("fraction", "", "deadline misses", "accepted jobs finished after their deadline"),
     "avg_job_execution_time_s": Metric("duration", "s", "avg job execution time", "end − submit, accepted jobs"),

@@ -55,9 +55,10 @@
     const head = t.createTHead().insertRow();
     ["job", "start A", "start B", "Δ start", "end A", "end B", "Δ end", "moved"].forEach((h) => { const th = document.createElement("th"); th.textContent = h; head.appendChild(th); });
     const body = t.createTBody();
+    const exact = (v) => window.csFormat.exact(v, { kind: "duration", unit: window.cs.unit }); // every digit, in seconds
     d.rows.forEach((r) => {
       const row = body.insertRow();
-      [r.job, fmt(r.start_a), fmt(r.start_b), fmt(r.delta_start), fmt(r.end_a), fmt(r.end_b), fmt(r.delta_end), r.moved ? "yes" : ""].forEach((v) => { row.insertCell().textContent = v; });
+      [r.job, exact(r.start_a), exact(r.start_b), exact(r.delta_start), exact(r.end_a), exact(r.end_b), exact(r.delta_end), r.moved ? "yes" : ""].forEach((v) => { row.insertCell().textContent = v; });
     });
   }
 

@@ -40,6 +40,12 @@
     return group(text);
   }
 
+  // 15 significant digits, all a float holds without noise; at most 12 decimals (formatting.full).
+  function full(value) {
+    if (value === 0 || !Number.isFinite(value) || Math.abs(value) >= R().huge) return Number.isFinite(value) && Math.abs(value) < R().huge ? fixed(value, 0) : scientific(value, 15);
+    return fixed(value, 14 - Math.floor(Math.log10(Math.abs(value))));
+  }
+
   function significant(value, digits) {
     if (value === 0 || !Number.isFinite(value)) return Number.isFinite(value) ? fixed(value, 0) : String(value);
     if (Math.abs(value) >= R().huge) return scientific(value, digits);
@@ -66,6 +72,7 @@
     if (v === null || v === undefined || (typeof v === "number" && !Number.isFinite(v))) return "—";
     spec = spec || DEFAULT_SPEC;
     const kind = spec.kind || "number", unit = spec.unit || "", sig = R().significant;
+    if (spec.ref !== undefined && spec.ref !== null) ref = spec.ref; // one unit for the page (energy)
     if (kind === "count") return fixed(v, Number.isInteger(v) ? 0 : 1);
     if (kind === "flag") {
       const [yes, no] = R().flag;
@@ -91,7 +98,7 @@
     const kind = spec.kind || "number", unit = spec.unit || "", digits = R().significant.spread;
     if (kind === "fraction" || kind === "percent") return "± " + significant(kind === "fraction" ? err * 100 : err, digits) + " " + R().points;
     if (R().scales[kind]) {
-      const s = step(kind, toBase(kind, unit, v));
+      const s = step(kind, toBase(kind, unit, spec.ref !== undefined && spec.ref !== null ? spec.ref : v));
       const [factor, name] = s[1] === "d h" ? [3600, "h"] : [s[2], s[1]];
       return `± ${significant(toBase(kind, unit, err) / factor, digits)} ${name}`;
     }
@@ -104,12 +111,12 @@
     return typeof v === "number" && Number.isFinite(v) && !Number.isInteger(v) ? String(Number(v.toPrecision(12))) : String(v);
   }
 
-  // The tooltip: the stored number in full (durations in seconds).
+  // The tooltip and the diff table: the stored number in full (durations in seconds).
   function exact(v, spec) {
     if (v === null || v === undefined) return "";
     spec = spec || DEFAULT_SPEC;
     const kind = spec.kind || "number", unit = spec.unit || "";
-    if (kind === "duration") return `${fixed(toBase(kind, unit, v), 3)} s`;
+    if (kind === "duration") return `${full(toBase(kind, unit, v))} s`;
     const text = fixed(v, 6);
     return unit ? `${text} ${unit}` : text;
   }
@@ -118,6 +125,7 @@
   function unit(spec, ref) {
     spec = spec || DEFAULT_SPEC;
     const kind = spec.kind || "number";
+    if (spec.ref !== undefined && spec.ref !== null) ref = spec.ref;
     if (R().scales[kind]) {
       const s = step(kind, toBase(kind, spec.unit || "", ref || 0));
       return (s[1] === "d h" ? 86400 : s[2]) / (R().scales[kind].to_base[spec.unit || ""] ?? 1);

@@ -21,43 +21,95 @@
   const seriesHolder = document.getElementById("series-charts");
   const ganttHolder = document.getElementById("gantt-charts");
   window.cs.unit = payload.time_unit || "s";
-  const timeAxis = { type: "linear", title: { display: true, text: `time (${window.cs.unit})` } };
+  const timeAxis = window.cs.timeScale(); // round ticks in s / min / h / d by the span (charts-common.js)
+  const F = window.csFormat;
+  // One energy unit on the whole page (table, comparison and this chart): the server picks it from
+  // the run's energy (payload.units.energy, in Wh); a run without an energy metric: from the curve.
+  const energyRef = (lines) => {
+    const wh = payload.units && payload.units.energy;
+    if (wh) return wh * 3600;
+    return Math.max(0, ...Object.values(lines).flatMap((s) => s.v));
+  };
+  const Y_SPECS = { power_w: { kind: "power", unit: "W", label: "power" }, energy_j: { kind: "energy", unit: "J", label: "cumulative energy" } };
+  function yAxis(name, title, lines) {
+    const spec = Y_SPECS[name];
+    const whole = Object.values(lines).every((s) => s.v.every(Number.isInteger)); // counts: no 2.5 hosts on the axis
+    if (!spec) return { title: { display: true, text: title }, ticks: { callback: (v) => fmt(v), precision: whole ? 0 : undefined } };
+    const ref = name === "energy_j" ? energyRef(lines) : Math.max(0, ...Object.values(lines).flatMap((s) => s.max || s.v));
+    const unit = F.value(ref || 1, spec, ref).split(" ").pop(); // the display unit of the axis (kWh, kW …)
+    const per = F.unit(spec, ref), want = (ref || 1) / per / 6, mag = 10 ** Math.floor(Math.log10(want));
+    const stepSize = ([1, 2, 5, 10].find((k) => k * mag >= want) || 10) * mag * per; // 1, 2 or 5 × 10^k of the display unit
+    return { title: { display: true, text: `${spec.label} (${unit})` }, ticks: { stepSize, callback: (v) => F.value(v, spec, ref) } };
+  }
   const lineOptions = (title) => ({
     animation: false, maintainAspectRatio: false, parsing: false, normalized: true,
     scales: { x: { ...timeAxis }, y: { title: { display: true, text: title } } },
-    plugins: { zoom: link.zoomOptions, title: { display: true, text: title },
-      legend: { position: "bottom", labels: { filter: (item, data) => !/ max$/.test(data.datasets[item.datasetIndex].label) } } },
+    plugins: { zoom: link.zoomOptions, title: { display: true, text: title }, subtitle: { display: false, text: "", color: "#555" },
+      legend: { position: "bottom", labels: { filter: (item, data) => !/ (max|min–max)$/.test(data.datasets[item.datasetIndex].label) } },
+      tooltip: { callbacks: { title: (items) => (items.length ? `t = ${window.cs.timeText(items[0].parsed.x)}` : "") } } },
     interaction: { mode: "nearest", intersect: false },
   });
 
-  function lineChart(key, title, lines, holder) {
+  // What a chart's lines are: exact change points, or per-pixel buckets (and how wide), and which coincide.
+  function lineNote(name, lines, coincide) {
+    const notes = [];
+    const bucketed = Object.entries(lines).filter(([, s]) => s.bucket);
+    if (bucketed.length) {
+      const [, s] = bucketed[0];
+      notes.push(`${bucketed.map(([a]) => a).join(", ")}: ${s.changes.toLocaleString("en")} changes in the window, drawn as ${s.v.length - 1} buckets of ${window.cs.timeText(s.bucket).split(" (")[0]}` +
+        (name === "energy_j" ? " (values at the bucket edges, linear between)" : " (line: time-weighted mean; band: min–max)"));
+    } else if (Object.keys(lines).length) notes.push("every change point in the window");
+    (coincide || []).forEach((algs) => notes.push(`${algs.slice(0, -1).join(", ")} and ${algs[algs.length - 1]} coincide (identical series)`));
+    return notes.join(" · ");
+  }
+
+  function lineChart(key, title, lines, holder, data) {
     const datasets = [];
+    const cumulative = (data.cumulative || []).includes(key);
+    const twins = new Set(((data.coincide || {})[key] || []).flatMap((algs) => algs.slice(1)));
     Object.entries(lines).forEach(([label, s]) => {
       const colour = algColour(label);
       if (s.min && s.max) { // bucketed: the band of levels held in each bucket, under the mean
         datasets.push({ label: label + " max", band: true, data: s.t.map((t, k) => ({ x: t, y: s.max[k] })), stepped: true, pointRadius: 0, borderWidth: 0, fill: false });
         datasets.push({ label: label + " min–max", band: true, data: s.t.map((t, k) => ({ x: t, y: s.min[k] })), stepped: true, pointRadius: 0, borderWidth: 0, fill: "-1", backgroundColor: colour + "33" });
       }
-      datasets.push({ label: s.min ? label + " (mean)" : label, data: s.t.map((t, k) => ({ x: t, y: s.v[k] })), stepped: true, pointRadius: 0, borderWidth: 1.5, borderColor: colour });
+      // A cumulative series (energy) is linear between its points; the others hold their level until the next.
+      // A line identical to an earlier one is dashed, so both stay visible (and the subtitle says so).
+      datasets.push({ label: s.min ? label + " (mean)" : label, data: s.t.map((t, k) => ({ x: t, y: s.v[k] })), stepped: !cumulative, pointRadius: 0,
+        borderWidth: twins.has(label) ? 2.5 : 1.5, borderDash: twins.has(label) ? [6, 4] : [], borderColor: colour });
     });
+    const note = lineNote(key, lines, (data.coincide || {})[key]);
+    const y = yAxis(key, title, lines);
     let chart = registry.series[key];
-    if (chart) { chart.data.datasets = datasets; chart.update("none"); return chart; }
+    if (chart) {
+      chart.data.datasets = datasets;
+      chart.options.scales.y.title = y.title;
+      chart.options.scales.y.ticks.callback = y.ticks.callback;
+      chart.options.scales.y.ticks.stepSize = y.ticks.stepSize;
+      chart.options.scales.y.ticks.precision = y.ticks.precision;
+      chart.options.plugins.subtitle.display = Boolean(note); chart.options.plugins.subtitle.text = note;
+      chart.update("none");
+      return chart;
+    }
     const div = document.createElement("div");
     div.className = "chart";
     const canvas = document.createElement("canvas");
     canvas.id = "series-" + key;
     div.appendChild(canvas);
     holder.appendChild(div);
-    chart = new Chart(canvas, { type: "line", data: { datasets }, options: lineOptions(title) });
+    const options = lineOptions(title);
+    options.scales.y = { ...options.scales.y, title: y.title, ticks: y.ticks };
+    Object.assign(options.plugins.subtitle, { display: Boolean(note), text: note });
+    chart = new Chart(canvas, { type: "line", data: { datasets }, options });
     registry.series[key] = chart;
     link.add(chart);
     return chart;
   }
 
-  const SERIES_TITLES = { power_w: "power (W)", energy_j: "cumulative energy (J)" };
+  const SERIES_TITLES = { power_w: "power", energy_j: "cumulative energy" };
   function drawSeries(data) {
     const names = Object.keys(data.series).sort((a, b) => order(a) - order(b));
-    names.forEach((name) => lineChart(name, SERIES_TITLES[name] || name.replace(/_/g, " "), data.series[name], seriesHolder));
+    names.forEach((name) => lineChart(name, SERIES_TITLES[name] || name.replace(/_/g, " "), data.series[name], seriesHolder, data));
     if (data.frequency) drawStrips(data.frequency);
   }
 
@@ -145,6 +197,23 @@
     drawLegend();
   });
 
+  // The series window of a URL (repetition, window, width) is fetched once: zooming back, paging the
+  // Gantt or switching repetitions again never resends it (a DVFS run's strips are megabytes).
+  const seriesCache = new Map();
+  function seriesWindow(url) {
+    if (!seriesCache.has(url)) {
+      seriesCache.set(url, window.cs.getJson(url).catch((e) => { seriesCache.delete(url); throw e; }));
+      if (seriesCache.size > 12) seriesCache.delete(seriesCache.keys().next().value);
+    }
+    return seriesCache.get(url);
+  }
+  // Points per line and strip columns: the plot area's width in pixels (every time chart has the same one).
+  const plotWidth = () => {
+    const any = Object.values(registry.series)[0];
+    const px = any && any.chartArea ? any.chartArea.width : (seriesHolder.clientWidth || 1000) - 180;
+    return Math.max(200, Math.min(2000, Math.round(px)));
+  };
+
   let generation = 0;
   async function load(lo, hi) {
     const gen = ++generation;
@@ -155,7 +224,7 @@
     try {
       const runs = payload.runs.filter((r) => String(r.repetition) === String(rep));
       const [series, ...gantts] = await Promise.all([
-        window.cs.getJson(`${dataUrl}?kind=series&rep=${rep}${win}`),
+        seriesWindow(`${dataUrl}?kind=series&rep=${rep}&points=${plotWidth()}${win}`),
         ...runs.map((r) => window.cs.getJson(ganttUrl(r.i, win))),
       ]);
       if (gen !== generation) return;
@@ -166,7 +235,7 @@
         const spans = [series.window, ...gantts.map((g) => g.window)].filter((w) => w && w[1] > w[0]);
         if (spans.length) link.align(Math.min(...spans.map((w) => w[0])), Math.max(...spans.map((w) => w[1])));
       }
-      status.textContent = win ? `window ${fmt(lo)} – ${fmt(hi)} ${window.cs.unit}` : "whole run";
+      status.textContent = win ? `window ${window.cs.windowText(lo, hi)}` : "whole run";
       document.body.dataset.timelineLoaded = String(gen);
     } catch (e) {
       status.textContent = "could not load chart data: " + e.message;

@@ -17,7 +17,8 @@
   const DASHES = [[], [7, 4], [2, 3], [12, 3, 2, 3], [4, 2, 1, 2], [1, 5]];
   const SHAPES = ["circle", "rect", "triangle", "rectRot", "crossRot", "star"];
   const select = document.getElementById("study-metric");
-  const names = Object.keys(payload.metrics).sort();
+  // a metric repeated in another unit (same_as: dvfs_bot's energy_j) is not offered twice
+  const names = Object.keys(payload.metrics).filter((m) => !(specOf(m) && specOf(m).same_as in payload.metrics)).sort();
   names.forEach((m) => select.add(new Option(m, m)));
   const xOrder = payload.x_order || [];
   const numericX = xOrder.length > 0 && xOrder.every((x) => typeof x === "number");
@@ -59,13 +60,26 @@
     return { type: "linear", min: lo - pad, max: hi + pad, title, ticks: { callback: (v) => (xOrder.includes(v) ? fmt(v) : "") }, afterBuildTicks: (axis) => { axis.ticks = xOrder.map((v) => ({ value: v })); } };
   }
 
+  // A duration metric is time on the y axis: the shared time ticks (charts-common.js), round hours or days.
+  const SECONDS = { ms: 0.001, s: 1, min: 60, h: 3600, d: 86400 };
+  function yScale(metric) {
+    const spec = specOf(metric) || {};
+    if (spec.kind !== "duration") return { title: { display: true, text: titleOf(metric) }, ticks: { callback: (v) => show(v, metric) } };
+    const per = SECONDS[spec.unit] || 1;
+    return {
+      title: { display: true, text: (ctx) => (ctx.scale && ctx.scale.$time && ctx.scale.$time.origin ? `${titleOf(metric)}, ${ctx.scale.$time.title.slice(6, -1)}` : titleOf(metric)) },
+      afterBuildTicks: (axis) => { axis.$time = window.cs.timeTicks(axis.min, axis.max, Math.max(2, Math.floor(axis.height / 40)), per); axis.ticks = axis.$time.ticks.map((t) => ({ value: t.value })); },
+      ticks: { callback(v, i) { return this.$time && this.$time.ticks[i] ? this.$time.ticks[i].label : show(v, metric); } },
+    };
+  }
+
   function draw(metric) {
     const datasets = datasetsOf(metric);
     if (chart) chart.destroy();
     chart = new Chart(document.getElementById("study-chart"), {
       type: "line", data: { datasets }, plugins: [errorBars],
       options: { animation: false, maintainAspectRatio: false, responsive: true,
-        scales: { x: xScale(), y: { title: { display: true, text: titleOf(metric) }, ticks: { callback: (v) => show(v, metric) } } },
+        scales: { x: xScale(), y: yScale(metric) },
         plugins: {
           legend: { position: "right", labels: { usePointStyle: true, boxWidth: 28 } },
           tooltip: { callbacks: { label: (c) => `${c.dataset.label}: ${show(c.raw.y, metric)}` + (c.dataset.err && c.dataset.err[c.dataIndex] ? ` ± ${show(c.dataset.err[c.dataIndex], metric)}` : "") } },

@@ -31,6 +31,17 @@ def test_metrics_csv_has_one_row_per_algorithm_and_repetition(toy_result):
     assert float(rows[0]["makespan_s"]) == toy_result["runs"][0]["metrics"]["makespan_s"]
 
 
+def test_every_csv_number_names_its_unit():
+    """ep_jobs stores energy in J under the key ``energy``: its column says so; keys ending in their unit stay."""
+    doc = {"family": "ep_jobs", "runs": [{"algorithm": "tapra", "repetition": 0, "metrics": {"energy": 5.0e6, "makespan_s": 9.0}}],
+           "summary": {"tapra": {"energy": {"mean": 5.0e6, "std": 0.0, "ci": 0.0, "n": 1}}}}  # fmt: skip
+    assert exports.metrics_csv(doc).splitlines()[0] == "algorithm,repetition,wall_time_s,energy [J],makespan_s"
+    assert _rows(exports.summary_csv(doc))[0] == {
+        "algorithm": "tapra", "metric": "energy", "unit": "J", "mean": "5000000.0", "std": "0.0", "ci": "0.0", "n": "1"
+    }  # fmt: skip
+    assert exports.header("energy_kwh", "kWh") == "energy_kwh" and exports.header("jobs", "") == "jobs"
+
+
 def test_summary_csv_has_mean_and_ci(toy_result):
     rows = _rows(exports.summary_csv(toy_result))
     assert {(r["algorithm"], r["metric"]) for r in rows} >= {("fcfs", "makespan_s"), ("lpt", "makespan_s")}

@@ -13,6 +13,7 @@ import re
 import pytest
 
 import schedulers
+from cloudsched_web.results import charts
 from cloudsched_web.runs import formatting
 from cloudsched_web.runs.models import Run
 from cloudsched_web.scenarios.models import Scenario
@@ -86,15 +87,15 @@ def _shot(page, family):
 def _check_table(page, doc):
     """Every cell equals the stored summary and reads as the formatter writes it; returns the rows."""
     summary, algorithms = doc["summary"], list(doc["summary"])
-    specs = formatting.specs(doc["family"], sorted({m for per in summary.values() for m in per}))
+    specs = charts.page_specs(doc, sorted({m for per in summary.values() for m in per}))  # one energy unit per page
     header = page.evaluate(
         "() => [...document.querySelectorAll('#summary-table thead th[data-algorithm]')].map((t) => t.dataset.algorithm)"
     )
     assert header == algorithms
     rows = _cells(page)
     shown = {r["metric"] for r in rows if not r["gap"]}
-    # Every metric is a row, except within-run CIs, which are the spread of their metric.
-    assert shown == {m for m in specs if not specs[m]["ci_of"]}
+    # Every metric is a row, except within-run CIs (the spread of their metric) and repeats in another unit.
+    assert shown == {m for m in specs if not specs[m]["ci_of"] and not specs[m]["same_as"]}
     for row in rows:
         if row["gap"]:
             continue
@@ -114,7 +115,7 @@ def test_each_family_table_and_chart_show_the_stored_numbers(page, live_server, 
     rows = _check_table(page, doc)
     summary, algorithms = doc["summary"], list(doc["summary"])
     reps = len({r["repetition"] for r in doc["runs"]})
-    specs = formatting.specs(doc["family"], sorted({m for per in summary.values() for m in per}))
+    specs = charts.page_specs(doc, sorted({m for per in summary.values() for m in per}))
     within = {s["ci_of"]: m for m, s in specs.items() if s["ci_of"]}
     for row in rows:
         if row["gap"]:

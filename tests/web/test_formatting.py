@@ -56,7 +56,9 @@ def test_spreads_tooltips_and_axis_units():
     assert formatting.spread_text(254_234.2, 3600 * 7.1, D) == "± 7.1 h"  # beside "2 d 23 h": in hours
     assert formatting.spread_text(0.5, 0.012, {"kind": "fraction"}) == "± 1.2 pp"
     assert formatting.spread_text(5, 0, {"kind": "count"}) == ""
-    assert formatting.exact_text(254_234.244005, D) == f"254{T}234.244 s"
+    assert formatting.exact_text(254_234.244005, D) == f"254{T}234.244005 s"  # every digit the float holds
+    assert formatting.exact_text(122_420_000.125, D) == f"122{T}420{T}000.125 s"  # the diff table at t ≈ 1.2e8 s
+    assert formatting.exact_text(0.1 + 0.2, D) == "0.3 s"  # and no float noise
     assert formatting.exact_text(10, {"kind": "duration", "unit": "min"}) == "600 s"
     assert formatting.value_text(1800, D, ref=7200) == "0.5 h"  # a chart tick takes its axis's unit
     assert formatting.exact_text(1e300, D) == "1 × 10³⁰⁰ s"  # the tooltip too: never 301 digits
@@ -136,3 +138,29 @@ def test_the_study_runs_table_writes_swept_values_without_float_noise(alice_clie
     Run.objects.create(scenario=sc, study=study, config=sc.config, point={"workload.rate": 0.6 * 262})
     page = alice_client.get(f"/studies/{study.pk}/").content.decode()
     assert "workload.rate=157.2 " in page and "157.20000000000002" not in page.split('id="study-payload"')[0]
+
+
+def test_a_page_writes_energy_in_one_unit_chosen_by_its_largest_value():
+    """dvfs_bot: 500 Wh beside 2.92 kWh read as 0.5 kWh and 2.92 kWh; the J repeat of the kWh metric is no row."""
+    result = {"family": "dvfs_bot", "summary": {
+        "cloud_aware": {"energy_kwh": {"mean": 0.5}, "energy_j": {"mean": 1.8e6}, "jobs": {"mean": 3.0}},
+        "baseline": {"energy_kwh": {"mean": 2.92}, "energy_j": {"mean": 1.0512e7}, "jobs": {"mean": 3.0}},
+    }}  # fmt: skip
+    table = charts.summary_table(result)
+    rows = {r["name"]: r for r in table["rows"]}
+    assert "energy_j" not in rows and "energy_kwh" in rows
+    spec = rows["energy_kwh"]["spec"]
+    assert [
+        formatting.value_text(c["value"], spec) for c in rows["energy_kwh"]["cells"]
+    ] == ["0.5 kWh", "2.92 kWh"]
+    assert formatting.spread_text(0.5, 0.01, spec) == "± 0.01 kWh"
+    assert "energy_j" not in charts.comparison(result)
+    payload = charts.run_page_payload({**result, "runs": []})
+    assert payload["units"]["energy"] == pytest.approx(2920.0)  # Wh: the chart's energy axis uses it too
+    assert payload["metrics"]["energy_j"]["ref"] == pytest.approx(2920.0 * 3600)  # in the metric's own unit
+
+
+def test_without_a_page_reference_each_value_keeps_its_own_unit():
+    spec = {"kind": "energy", "unit": "kWh"}
+    assert formatting.value_text(0.5, spec) == "500 Wh"
+    assert formatting.page_refs({"e": spec, "n": {"kind": "count"}}, {"e": [0.5, -3.0, None], "n": [1e9]}) == {"energy": 3000.0}
