@@ -15,6 +15,7 @@ from django.conf import settings
 import schedulers
 from cloudsched_web.runs.models import Run
 from cloudsched_web.runs.services import submit_run, submit_sweep
+from cloudsched_web.runs.tasks import run_simulation
 from cloudsched_web.scenarios.models import Scenario
 from tests.api.conftest import Api
 
@@ -100,8 +101,14 @@ def test_a_stored_scenario_naming_a_valid_trace_file_runs_nothing_from_it(
     scenario = Scenario.objects.create(
         owner=alice, family=family, name="old", config=_trace_scenario(family, str(trace))
     )
-    with django_capture_on_commit_callbacks(execute=True):
-        run = submit_run(scenario)
+    # Submitting checks the scenario against the library (and the run budget) first: nothing is queued.
+    with django_capture_on_commit_callbacks(execute=True), pytest.raises(schedulers.ScenarioError) as info:
+        submit_run(scenario)
+    assert f"workload.{FIELDS[family]}" in str(info.value) and "18 fields" in str(info.value)
+    assert not Run.objects.exists()
+    # A run queued before that check (its row written directly) fails in the worker the same way.
+    run = Run.objects.create(scenario=scenario, config=scenario.config, scenario_name=scenario.name)
+    run_simulation(run.pk)
     run.refresh_from_db()
     assert run.status == Run.Status.FAILED
     assert f"workload.{FIELDS[family]}" in run.error and "18 fields" in run.error
@@ -112,8 +119,7 @@ def test_a_stored_run_of_a_probe_keeps_no_secret(alice, probe, django_capture_on
     scenario = Scenario.objects.create(
         owner=alice, family="backfill", name="old", config=_trace_scenario("backfill", probe)
     )
-    with django_capture_on_commit_callbacks(execute=True):
-        run = submit_run(scenario)
-    run.refresh_from_db()
-    assert run.status == Run.Status.FAILED
-    _assert_clean(run.error + json.dumps(run.summary or {}))
+    with django_capture_on_commit_callbacks(execute=True), pytest.raises(schedulers.ScenarioError) as info:
+        submit_run(scenario)
+    assert not Run.objects.exists()
+    _assert_clean(str(info.value))
