@@ -23,6 +23,14 @@ from schedulers.backfill.model import BackfillScenario, GeneratorWorkload, JobsW
 from schedulers.core.estimate import Footprint, RunSize, trace_sample
 
 STRETCHES = {"fcfs": 1.0, "easy": 1.0, "keasy": 3.5, "reasy": 3.7, "measy": 3.5}
+
+
+def pieces_per_job_processor(alg: str) -> float:
+    """Segments per job and processor: EASY's with a queue order (``easy:sjf``…) run EASY's one-tier loop;
+    a plug-in's unknown to the calibration is counted as the heaviest two-tier algorithm (conservative)."""
+    if alg in STRETCHES:
+        return STRETCHES[alg]
+    return STRETCHES["easy"] if alg.startswith("easy:") else max(STRETCHES.values())
 SEGMENT_B, JOB_B, WORKING_SEGMENT_B = 66, 450, 60
 CPU_PER_SEGMENT_S, CPU_PER_JOB_S = 0.5e-6, 10e-6
 PILOT_JOBS = 1000  # Jann and Lublin sizes: the mean of a fixed-seed draw of this many jobs (a few ms)
@@ -65,7 +73,7 @@ def footprint(cfg: BackfillScenario) -> Footprint:
     p = cfg.params
     runs = {}
     for alg in cfg.algorithms:
-        pieces = jobs * mean_size * STRETCHES[alg]
+        pieces = jobs * mean_size * pieces_per_job_processor(alg)
         recorded = 0.0 if not p.record_schedule else min(pieces, p.max_segments) if p.max_segments else pieces
         held = recorded * SEGMENT_B + jobs * JOB_B
         runs[alg] = RunSize(held / 2**20, recorded * WORKING_SEGMENT_B / 2**20,

@@ -102,3 +102,14 @@ def test_a_mid_size_runs_measured_peak_is_within_the_estimate():
     estimated = schedulers.estimate(config).peak_memory_mb - BASE_MB - STORE_MB
     assert measured <= 1.2 * estimated, (measured, estimated)
     assert estimated <= 2.0 * measured, (measured, estimated)
+
+
+def test_queue_orders_and_plug_ins_are_estimated_too():
+    """easy:<order> runs EASY's loop; an algorithm the calibration does not know counts as the heaviest."""
+    from schedulers.backfill.footprint import STRETCHES, pieces_per_job_processor
+
+    assert pieces_per_job_processor("easy:wfp3") == STRETCHES["easy"]
+    assert pieces_per_job_processor("someones-plugin") == max(STRETCHES.values())
+    config = schedulers.example("backfill")
+    config["algorithms"] = ["easy", "easy:sjf"]
+    assert schedulers.estimate(config).peak_memory_mb > 0
