@@ -98,21 +98,27 @@ def _slots(key: str, limit: int) -> list[str]:
     return [f"{key}:{i}" for i in range(max(limit, 1))]
 
 
+CLAIM_TRIES = 5  # rounds of claiming before a failing cache lets the attempt through
+
+
 def take_slot(key: str, limit: int, window: int) -> tuple[str | None, int]:
     """Claim one of ``limit`` slots of ``key`` for ``window`` s: ``(slot, 0)``, or ``(None, seconds to wait)``.
 
     ``(None, 0)`` when the cache refused a free slot (broken cache): the attempt is let through.
     """
-    cache, names, now = caches["throttle"], _slots(key, limit), time.time()
-    live = cache.get_many(names)
-    for name in names:
-        if name not in live and cache.add(name, now + window, window):
-            return name, 0
-    live = cache.get_many(names)  # every add lost a race, or the cache is failing
-    if len(live) < len(names):
-        log.warning("throttle cache refused a free slot of %s; attempt allowed", key)
-        return None, 0
-    return None, max(1, math.ceil(min(live.values()) - now))
+    cache, names = caches["throttle"], _slots(key, limit)
+    for attempt in range(CLAIM_TRIES):
+        now = time.time()
+        live = cache.get_many(names)
+        for name in names:
+            if name not in live and cache.add(name, now + window, window):
+                return name, 0
+        live = cache.get_many(names)  # every add lost a race, or the cache is failing (a busy database)
+        if len(live) == len(names):  # another thread's clock read may be a little later than ours: at most window
+            return None, min(window, max(1, math.ceil(min(live.values()) - time.time())))
+        time.sleep(0.05 * (attempt + 1))  # a free slot whose add failed: the database cache drops errors; retry
+    log.warning("throttle cache refused a free slot of %s %d times; attempt allowed", key, CLAIM_TRIES)
+    return None, 0
 
 
 def _blocked(request, retry_after: int):
