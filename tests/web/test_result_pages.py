@@ -210,3 +210,23 @@ def test_a_plain_run_of_each_family_passes_its_validity_checks(alice, alice_clie
         assert len(details) == len(validity["runs"]) and all("metric energy" in d for d in details)
     data = alice_client.get(f"/runs/{run.pk}/data.json", {"kind": "series", "rep": 0}).json()
     assert data["series"] and ("power_w" in data["series"]) == has_power
+
+
+def test_a_visitor_of_a_share_link_sees_what_the_site_is_and_how_to_sign_in(client, scenario):
+    from tests.api.factories import finished_run
+
+    run = finished_run(scenario)
+    run.share()
+    page = client.get(f"/share/{run.share_token}/").content.decode()
+    assert 'id="site-tagline"' in page and "cloud scheduling research" in page
+    assert f'href="/accounts/login/?next=/share/{run.share_token}/"' in page
+
+
+def test_the_study_page_offers_its_share_link_in_a_field_to_copy(alice_client, scenario):
+    study = Study.objects.create(scenario=scenario, name="s")
+    assert 'id="share-url"' not in alice_client.get(f"/studies/{study.pk}/").content.decode()
+    alice_client.post(f"/studies/{study.pk}/share/")
+    study.refresh_from_db()
+    page = alice_client.get(f"/studies/{study.pk}/").content.decode()
+    assert f'id="share-url" type="text" readonly value="http://testserver/share/study/{study.share_token}/"' in page
+    assert 'data-copy="share-url"' in page and "js/run-header.js" in page
