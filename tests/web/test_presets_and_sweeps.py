@@ -64,3 +64,10 @@ def test_a_bad_sweep_value_is_shown_next_to_its_values_and_nothing_is_created(al
 def test_a_sweep_needs_values(alice_client, scenario):
     page = alice_client.post(f"/scenarios/{scenario.pk}/sweep/", {"axis1": "seed", "values1": " , "}).content.decode()
     assert "give 1 to 50 comma-separated values" in page
+
+
+def test_preset_claims_are_readable_without_hover(alice_client):
+    """The paper's number of each claim is on the page, not only in a tooltip."""
+    page = alice_client.get("/presets/").content.decode()
+    gallery = page.split('class="gallery presets"')[1]
+    assert "<br><span class=\"help\">paper: " in gallery and 'title="paper: ' not in gallery
