@@ -18,8 +18,10 @@
   const SHAPES = ["circle", "rect", "triangle", "rectRot", "crossRot", "star"];
   const select = document.getElementById("study-metric");
   // a metric repeated in another unit (same_as: dvfs_bot's energy_j) is not offered twice
-  const names = Object.keys(payload.metrics).filter((m) => !(specOf(m) && specOf(m).same_as in payload.metrics)).sort();
-  names.forEach((m) => select.add(new Option(m, m)));
+  // nor a within-run confidence interval (ci_of: it is drawn as its metric's whisker); the menu says names, not keys
+  const names = Object.keys(payload.metrics).filter((m) => { const s = specOf(m) || {}; return !(s.same_as in payload.metrics) && !s.ci_of; })
+    .sort((a, b) => titleOf(a).localeCompare(titleOf(b)));
+  names.forEach((m) => { const o = new Option(titleOf(m), m); o.title = m; select.add(o); });
   const xOrder = payload.x_order || [];
   const numericX = xOrder.length > 0 && xOrder.every((x) => typeof x === "number");
   const groups = payload.groups || [];
