@@ -182,3 +182,16 @@ def test_a_whole_run_page_of_a_stretches_file_reads_the_by_row_index():
     assert by_time[:, 0].sum() == indexed.info(0)["segments"]
     lo, hi = indexed.span(0)
     assert byrow.by_row_is_cheaper(indexed, 0, indexfiles.files_of(indexed, 0)["byrow"], lo, hi, 0, 3)
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_every_algorithm_of_a_result_has_the_same_rows_idle_resources_included(family):
+    plain, indexed = _both(schedulers.run(schedulers.example(family)))
+    for parsed in (plain, indexed):
+        axes = [gantt.gantt(parsed, i, rows=200)["resources"] for i in range(len(parsed.doc["runs"]))]
+        assert all(a == axes[0] for a in axes), family
+        for run in parsed.doc["runs"]:
+            declared = (run.get("extra") or {}).get("resources") or []
+            assert set(declared) <= set(axis.resource_axis(parsed)["names"])
+    if family == "backfill":
+        assert len(axes[0]) == schedulers.example(family)["datacenter"]["processors"]
