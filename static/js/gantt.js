@@ -119,9 +119,9 @@
   // Every bar, painted in batches: per colour one fillStyle, then one fillRect per bar (at least a pixel wide).
   const barsPlugin = {
     id: "csBars",
+    beforeDraw(chart) { chart.$painted = { bars: 0, colours: 0, blocks: 0, marks: 0 }; }, // what this draw paints
     beforeDatasetsDraw(chart) {
       const g = chart.$g;
-      chart.$painted = { bars: 0, colours: 0, blocks: 0, marks: 0 };
       if (!g || g.mode !== "bars" || !g.bars || !g.bars.n) return;
       const { ctx, chartArea, scales } = chart, px = xPixel(scales.x), d = decoded(g), b = g.bars;
       const geo = g.resources.map((_, r) => rowGeometry(chart, r));
