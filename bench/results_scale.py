@@ -233,7 +233,7 @@ def serve(tmp, run_pk, algorithms, profile=False):
     _ = get_resolver().url_patterns  # the views imported, as a web worker has them before its first request
     print(f"serving from a fresh process; RSS {_rss_mb():.0f} MB with the views imported")
     queries.clear_cache()
-    client = Client()
+    client = Client(HTTP_ACCEPT_ENCODING="gzip")  # as a browser asks: the data endpoint gzips (bytes as sent)
     client.force_login(user)
     base = f"/runs/{run.pk}"
     rss0 = _rss_mb()
@@ -278,6 +278,7 @@ def serve(tmp, run_pk, algorithms, profile=False):
     for label, c, w, size, c_cpu, w_cpu, target in rows:
         ok = c_cpu < target and w_cpu < 0.1 and size < 1_000_000
         print(f"{label:<28} {c:>8.3f} {w:>8.3f} {c_cpu:>9.3f} {w_cpu:>9.3f} {size:>11,}  {'ok' if ok else 'MISS'}")
+    _zoom_session(client, base, algorithms, lo, hi)
     grow = _rss_mb() - rss0
     peak = _rss_mb("VmHWM:")  # this process's own peak (ru_maxrss carries the parent's over exec)
     print(f"\nweb process RSS grew {grow:.0f} MB while serving (target < 200 MB); peak RSS {peak:.0f} MB")
@@ -286,6 +287,41 @@ def serve(tmp, run_pk, algorithms, profile=False):
 
         print("\ncold whole-run Gantt requests (CPU, profiled: the timings above include the profiler's cost):")
         pstats.Stats(profiler).sort_stats("tottime").print_stats(15)
+
+
+def _zoom_session(client, base, algorithms, lo, hi, pixels=1400, rows=40):
+    """What a person's session costs, as the pages ask (40 rows, 1,400 pixels, gzip): the whole run, then zoom
+    steps of ×4 around the middle down to one job, each step a request per algorithm plus the series; the diff
+    page's two sides (with each bar's status) at the whole run and at 1 %. Per step: wall and CPU s of all its
+    requests, gzipped and plain bytes, bars and occupancy among the Gantts."""
+    print(f"\nzoom session ({rows} rows, {pixels} pixels; a step = one Gantt per algorithm + the series; gzip):")
+    print(f"{'step':<26} {'wall s':>8} {'CPU s':>8} {'gz bytes':>11} {'bytes':>11}  Gantts (bars n / occupancy)")
+    mid, width, steps = (lo + hi) / 2, hi - lo, []
+    while width > 60 or not steps:
+        steps.append((None, None) if not steps else (mid - width / 2, mid + width / 2))
+        width /= 4
+    diff = [("diff whole run", None, None), ("diff 1 %", mid - (hi - lo) / 200, mid + (hi - lo) / 200)]
+    for label, t0, t1 in [(f"window {(b - a) / (hi - lo):.2%}" if a is not None else "whole run", a, b) for a, b in steps] + diff:
+        win = {} if t0 is None else {"t0": t0, "t1": t1}
+        if label.startswith("diff"):
+            calls = [{"kind": "gantt", "side": side, "a": 0, "b": len(algorithms) - 1, **win} for side in ("a", "b")]
+        else:
+            calls = [{"kind": "gantt", "run": i, **win} for i in range(len(algorithms))] + [{"kind": "series", "rep": 0, **win}]
+        wall = cpu = gzb = plain = 0.0
+        shown = []
+        for params in calls:
+            params = {**params, "rows": rows, "pixels": pixels} if params["kind"] == "gantt" else params
+            t_0, c_0 = time.perf_counter(), time.process_time()
+            response = client.get(f"{base}/data.json", params)
+            wall += time.perf_counter() - t_0
+            cpu += time.process_time() - c_0
+            gzb += len(response.content)
+            body = client.get(f"{base}/data.json", params, HTTP_ACCEPT_ENCODING="")  # again, plain (warm): its size
+            plain += len(body.content)
+            if params["kind"] == "gantt":
+                g = json.loads(body.content)
+                shown.append(str(g["bars"]["n"]) if g["mode"] == "bars" else "occ")
+        print(f"{label:<26} {wall:>8.3f} {cpu:>8.3f} {int(gzb):>11,} {int(plain):>11,}  {' '.join(shown)}")
 
 
 if __name__ == "__main__":

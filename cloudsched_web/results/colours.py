@@ -12,7 +12,7 @@ import pyarrow.parquet as pq
 from cloudsched_web.results import indexfiles
 from cloudsched_web.results.arrays import natural_key, rounded
 
-__all__ = ["SCALE_LEVELS", "bar_values", "colour_modes", "mode_array"]
+__all__ = ["SCALE_LEVELS", "TIERS", "bar_values", "colour_modes", "mode_array", "tier_of"]
 
 # What a segment's ``kind`` (and ``ended``) mean, in the legend's words.
 KIND_LABELS = {"fg": "foreground tier", "bg": "background tier", "ar": "AR lease", "be": "BE lease",
@@ -132,6 +132,19 @@ def mode_array(table, mode):
     cats = pa.array(mode["categories"], pa.string())
     where = pc.fill_null(pc.index_in(pc.cast(table[spec[2][0]], pa.string()), value_set=cats), -1)
     return np.asarray(where.to_numpy(zero_copy_only=False), np.int64)
+
+
+TIERS = ("foreground tier", "background tier")  # backfill's two tiers on one processor, in their lanes
+
+
+def tier_of(modes):
+    """Per category of the state mode, the tier it belongs to (0 foreground, 1 background; other kinds 0), or
+    None when the result has no background tier: then a row's lanes are its overlaps, not its tiers."""
+    state = next((m for m in modes if m["key"] == "state"), None)
+    if state is None:
+        return None
+    tiers = [next((i for i, t in enumerate(TIERS) if c.startswith(t)), 0) for c in state["categories"]]
+    return np.asarray(tiers, np.int64) if 1 in tiers else None
 
 
 def bar_values(table, mode):

@@ -18,7 +18,7 @@ EVENT_KINDS = {
 }
 
 
-MAX_EVENTS = 2000
+MAX_EVENTS = 5000  # marks one by one (with job and task); past it, counts per pixel column
 
 
 def event_table(parsed, index):
@@ -97,27 +97,37 @@ def event_table(parsed, index):
     return parsed.memo(("events", index), build)
 
 
-def events(parsed, index, lo, hi, row0, rows):
+def events(parsed, index, lo, hi, row0, rows, pixels=None):
     """The events inside ``[lo, hi]`` on the page's rows ``row0 .. row0 + rows − 1`` (row −1: a job's
-    event, no resource); ``r`` counts from the page's first row.
+    event, no resource); ``r`` counts from the page's first row. Every event of the window is there.
 
-    At most ``MAX_EVENTS`` (the earliest) are sent; ``total`` counts them all, so the chart
-    can say when zooming in shows the rest. ``kinds`` lists every kind the run has (legend).
+    Up to ``MAX_EVENTS`` they come one by one (``mode`` "marks": time, kind, row, job, task). Past that
+    (``mode`` "counts") they come as counts per row, pixel column (``pixels`` equal columns of the window)
+    and kind: ``cr``, ``cp``, ``ck`` (an index into ``kinds``), ``cn``; ``total`` counts them all, and the
+    chart says that it shows counts. ``kinds`` lists every kind the run has (legend).
     """
     ev = event_table(parsed, index)
     a, b = np.searchsorted(ev["t"], lo, side="left"), np.searchsorted(ev["t"], hi, side="right")  # t is sorted
     row = ev["row"][a:b]
     picked = a + np.nonzero((row == -1) | ((row >= row0) & (row < row0 + rows)))[0]
-    shown = picked[:MAX_EVENTS]
-    r = ev["row"][shown]
-    labels = ev["labels"](shown)
-    return {
-        "kinds": [k for k in EVENT_KINDS if k in ev["kinds"]],
-        "labels": EVENT_KINDS,
-        "total": int(picked.size),
-        "t": [round(x, 3) for x in ev["t"][shown].tolist()],
-        "kind": [ev["kinds"][k] for k in ev["kind"][shown].tolist()],
-        "r": np.where(r == -1, -1, r - row0).tolist(),
-        "job": labels[0],
-        "task": labels[1],
-    }
+    kinds = [k for k in EVENT_KINDS if k in ev["kinds"]]
+    out = {"kinds": kinds, "labels": EVENT_KINDS, "total": int(picked.size), "mode": "marks", "t": [], "kind": [],
+           "r": [], "job": [], "task": []}  # fmt: skip
+    r = ev["row"][picked]
+    r = np.where(r == -1, -1, r - row0)
+    if picked.size <= MAX_EVENTS or not pixels:
+        labels = ev["labels"](picked)
+        out.update({"t": [round(x, 3) for x in ev["t"][picked].tolist()],
+                    "kind": [ev["kinds"][k] for k in ev["kind"][picked].tolist()],
+                    "r": r.tolist(), "job": labels[0], "task": labels[1]})  # fmt: skip
+        return out
+    width = (hi - lo) / pixels
+    column = np.zeros(picked.size, np.int64) if width <= 0 else np.minimum(((ev["t"][picked] - lo) / width).astype(np.int64), pixels - 1)
+    lookup = np.asarray([kinds.index(k) if k in kinds else 0 for k in ev["kinds"]], np.int64)
+    kind = lookup[ev["kind"][picked].astype(np.int64)]
+    key = ((r + 1) * pixels + column) * len(kinds) + kind  # row −1 (jobs) first
+    cells, counts = np.unique(key, return_counts=True)
+    out.update({"mode": "counts", "columns": pixels,
+                "cr": (cells // (pixels * len(kinds)) - 1).tolist(), "cp": (cells // len(kinds) % pixels).tolist(),
+                "ck": (cells % len(kinds)).tolist(), "cn": counts.tolist()})  # fmt: skip
+    return out

@@ -13,10 +13,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from cloudsched_web.results import indexfiles
-from cloudsched_web.results.arrays import rounded
 from cloudsched_web.results.axis import resource_axis
+from cloudsched_web.results.bars import bar_columns, empty_bars, tier_lanes
 from cloudsched_web.results.byrow import by_row_groups, by_row_is_cheaper, by_row_rows
-from cloudsched_web.results.colours import bar_values, colour_modes
+from cloudsched_web.results.colours import colour_modes, tier_of
 from cloudsched_web.results.cuts import cut_for_chart, recording_cut
 from cloudsched_web.results.events import events
 from cloudsched_web.results.lanes import lane_counts, window_lanes
@@ -25,7 +25,7 @@ from cloudsched_web.results.queries import bounded, window
 
 __all__ = ["MAX_BARS", "MAX_PIXELS", "MAX_ROWS", "PIXELS", "ROWS", "gantt"]
 
-MAX_BARS = 2500
+MAX_BARS = 100_000  # bars drawn one by one (a canvas fast path); past it, per-pixel occupancy
 ROWS = 40
 MAX_ROWS = 200
 PIXELS = 1000
@@ -33,12 +33,16 @@ MAX_PIXELS = 4000
 EXTRA_KEYS = ("freq_ghz", "tier", "cloud", "host", "vm_type", "pm_type", "ended")
 
 
-def gantt(parsed, index, t0=None, t1=None, row0=0, rows=ROWS, pixels=PIXELS, max_bars=MAX_BARS):
+def gantt(parsed, index, t0=None, t1=None, row0=0, rows=ROWS, pixels=PIXELS, max_bars=MAX_BARS, status=None):
     """Run ``index``'s Gantt (see :func:`_gantt`); the whole-run view, asked by every page load, is memoised.
 
     Afterwards the Arrow memory pool hands what it cached of the request's reads back to the system
-    (under 1 ms; 16–40 MB less resident after the 200,000-job bench's requests)."""
+    (under 1 ms; 16–40 MB less resident after the 200,000-job bench's requests).
+
+    ``status`` (the diff page: ``jobdiff.status_of``) adds each bar's job's status; such a view is not memoised."""
     try:
+        if status is not None:
+            return _gantt(parsed, index, t0, t1, row0, rows, pixels, max_bars, status)
         if t0 in (None, "") and t1 in (None, ""):
             key = ("gantt_whole", index, str(row0), str(rows), str(pixels), max_bars)
             return parsed.memo(key, lambda: _gantt(parsed, index, None, None, row0, rows, pixels, max_bars))
@@ -47,7 +51,7 @@ def gantt(parsed, index, t0=None, t1=None, row0=0, rows=ROWS, pixels=PIXELS, max
         pa.default_memory_pool().release_unused()
 
 
-def _gantt(parsed, index, t0, t1, row0, rows, pixels, max_bars):
+def _gantt(parsed, index, t0, t1, row0, rows, pixels, max_bars, status=None):
     """Run ``index``'s Gantt for the window: one page of resource rows, as bars or as occupancy.
 
     Every resource of the run has a row; ``row0``/``rows`` page through them in axis order
@@ -59,7 +63,10 @@ def _gantt(parsed, index, t0, t1, row0, rows, pixels, max_bars):
     capacity × column width), with the dominant category (or busy-weighted mean value) of
     each colour mode, so every resource and every moment stays visible at any zoom and
     nothing is dropped. Zooming in brings the bars back (``zoom_shows_bars`` says whether
-    it can). Events (migrations, kills, preemptions, rejections) come as ``events``.
+    it can). Events (migrations, kills, preemptions, rejections) come as ``events``, every one of the
+    window (as counts per pixel column where too many). Bars are compact columns (``results.bars``).
+    Where the result has two tiers (backfill's foreground and background), a row's lanes are its tiers,
+    in bars and in occupancy (``occupancy.tiers``).
     """
     run = parsed.run(index)
     span = parsed.span(index)
@@ -76,6 +83,7 @@ def _gantt(parsed, index, t0, t1, row0, rows, pixels, max_bars):
     base = [c for c in ("start", "end", "resource", "job", "task", "share", "kind") if c in present]
     extra_keys = [k for k in EXTRA_KEYS if k in present]
     modes = colour_modes(parsed)
+    tiers = tier_of(modes)
     mode_cols = sorted({c for m in modes for c in m["columns"] if c in present})
     table = shown = None
     capacities = (run.get("extra") or {}).get("capacities") or {}
@@ -86,7 +94,7 @@ def _gantt(parsed, index, t0, t1, row0, rows, pixels, max_bars):
         if by_row:  # the page's rows alone, from the worker's index sorted by row (results.indexes)
             groups = by_row_groups(parsed, index, by_row, row0, len(page))
             rows_of_page = by_row_rows(by_row, groups, lo, hi, row0, len(page), modes, "share" in present)
-            shown = occupancy_and_zoom(rows_of_page, page, capacities, lo, hi, pixels, modes, max_bars)
+            shown = occupancy_and_zoom(rows_of_page, page, capacities, lo, hi, pixels, modes, max_bars, tiers)
             count = shown["count"]
         else:
             wanted = stored.window(lo, hi, ["start", "end", "resource"] + (["share"] if "share" in present else []))
@@ -105,7 +113,8 @@ def _gantt(parsed, index, t0, t1, row0, rows, pixels, max_bars):
                 lo, hi, ["start", "end", "resource", *(["share"] if "share" in present else []), *mode_cols]
             )
             arrays = segment_arrays(table.filter(on_page), page, modes)
-            shown = occupancy_and_zoom(page_rows(arrays), page, capacities, lo, hi, pixels, modes, max_bars)
+            shown = occupancy_and_zoom(page_rows(arrays), page, capacities, lo, hi, pixels, modes, max_bars,
+                                        tiers)
             mode = "occupancy"
     else:
         count, mode = 0, "bars"
@@ -131,48 +140,18 @@ def _gantt(parsed, index, t0, t1, row0, rows, pixels, max_bars):
         "recording_cut": recording_cut(run),
         "schedule_cut": cut_for_chart(run, parsed.info(index).get("segments", 0), span),
         "colour": {"modes": modes},
-        "events": events(parsed, index, lo, hi, row0, len(page)),
-        "bars": {
-            "r": [],
-            "s": [],
-            "e": [],
-            "job": [],
-            "task": [],
-            "share": [],
-            "kind": [],
-            "lane": [],
-            "extra": {},
-            "c": {},
-        },
+        "events": events(parsed, index, lo, hi, row0, len(page), pixels),
+        "bars": empty_bars(),
     }
+    if tiers is not None:
+        out["lanes"] = [2] * len(page)  # foreground and background, each in its lane
     if mode == "occupancy":
         out["occupancy"], out["zoom_shows_bars"] = shown["occupancy"], shown["zoom_shows_bars"]
         return out
     if table is None or not table.num_rows:
         return out
-    row_of = {n: i for i, n in enumerate(page)}
-
-    def col(name, default):
-        if name not in table.column_names:
-            return [default] * table.num_rows
-        return table[name].to_pylist()
-
-    extras = {}
-    for key in extra_keys:
-        values = col(key, None)
-        if any(v is not None for v in values):
-            extras[key] = values
-    out["bars"] = {
-        "r": [row_of[str(r)] for r in col("resource", "")],
-        "s": [round(x, 3) for x in col("start", 0.0)],
-        "e": [round(x, 3) for x in col("end", 0.0)],
-        "job": [str(x if x is not None else "") for x in col("job", "")],
-        "task": [str(x if x is not None else "") for x in col("task", "")],
-        "share": [rounded(x) for x in col("share", None)],
-        "kind": [x if x is not None else "" for x in col("kind", "")],
-        "lane": window_lanes(parsed, index, lanes, table, lo, hi, page),
-        "extra": extras,
-        "c": {m["key"]: bar_values(table, m) for m in modes},
-    }
-    out["lanes"] = [lanes["count"].get(n, 1) for n in page]  # after the page's lanes were assigned
+    lane = tier_lanes(table, modes) if tiers is not None else window_lanes(parsed, index, lanes, table, lo, hi, page)
+    out["bars"] = bar_columns(table, page, lo, hi, modes, lane, extra_keys, status)
+    if tiers is None:
+        out["lanes"] = [lanes["count"].get(n, 1) for n in page]  # after the page's lanes were assigned
     return out

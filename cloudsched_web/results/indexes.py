@@ -68,10 +68,11 @@ def build(header: dict, manifest: dict) -> dict:
     base = manifest.get("base", "results")
     parsed = ParsedResult(header, manifest)
     modes = colour_modes(parsed)
+    layout = resource_axis(parsed)  # the result's one axis: every run's rows files hold it
     runs = []
     for i, info in enumerate(manifest["runs"]):
         files = {}
-        layout = resource_axis(parsed, i)
+        parsed.memo(("layout",), lambda: layout)
         names = layout["names"]
         byrow = _by_row(parsed, i, names, modes)  # every segment read once: the by-row file and the lanes
         counts = drawn = [1] * len(names)

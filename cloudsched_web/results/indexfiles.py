@@ -18,7 +18,7 @@ from cloudsched_web.results import store
 __all__ = ["GROUP_BY", "KINDS", "ROW_GROUP", "VERSION", "colour_modes", "files_of", "iter_by_row", "read_events",
            "read_rows"]  # fmt: skip
 
-VERSION = 1
+VERSION = 2  # 2: one resource axis for every run of a result (results.axis), idle resources included
 ROW_GROUP = 16_384  # small groups: a page of 40 rows reads little more than its own segments
 GROUP_BY = b"cloudsched.group_by"
 KINDS = b"cloudsched.event_kinds"  # the events' kinds, which their ``kind`` codes index

@@ -12,7 +12,7 @@ import pyarrow.compute as pc
 from cloudsched_web.results import indexfiles, jobindex
 from cloudsched_web.results.cuts import cut_at
 
-__all__ = ["STATUS_MAX", "diff"]
+__all__ = ["STATUSES", "STATUS_MAX", "diff", "status_of"]
 
 
 def _job_table(parsed, index):
@@ -58,7 +58,40 @@ def _join(ja, jb):
     return np.flatnonzero(in_b), at[in_b], np.flatnonzero(~in_b), np.flatnonzero(~in_a)
 
 
-STATUS_MAX = 5000  # jobs of each kind (changed, absent from B, absent from A) the chart colours
+STATUS_MAX = 5000  # jobs of each kind listed in ``diff``'s ``status`` (the chart asks ``status_of`` per window)
+
+# A job's status in the diff, as the Gantts colour it (``status_of``): what happened to it in B.
+STATUSES = ("same", "later", "earlier", "moved", "other_end", "not_in_b", "not_in_a", "cut_in_b", "cut_in_a")
+
+
+def status_of(parsed, a, other, b):
+    """A function from job ids (an Arrow string array) to their status codes in :data:`STATUSES` (−1: in neither
+    run), for the diff of run ``a`` of ``parsed`` and run ``b`` of ``other`` (None: ``parsed``).
+
+    Vectorised over the two runs' job tables (:func:`_job_table`), so a Gantt window colours every one of its
+    jobs, at any zoom: later / earlier by the first start, else moved (another resource set), else
+    ``other_end`` (same start and resources, another last end), else same; a job on one side only is
+    ``not_in_*``, or ``cut_in_*`` where the other side's schedule limit cut it (:func:`_missing`)."""
+    other = parsed if other is None else other
+    ja, jb = _job_table(parsed, a), _job_table(other, b)
+    cut_a, cut_b = cut_at(parsed, a), cut_at(other, b)
+
+    def codes(names):
+        at_a = np.asarray(pc.fill_null(pc.index_in(names, value_set=ja["job"]), -1).to_numpy(zero_copy_only=False))
+        at_b = np.asarray(pc.fill_null(pc.index_in(names, value_set=jb["job"]), -1).to_numpy(zero_copy_only=False))
+        out = np.full(len(names), -1, np.int64)
+        both = np.flatnonzero((at_a >= 0) & (at_b >= 0))
+        ia, ib = at_a[both], at_b[both]
+        ds, de = jb["first"][ib] - ja["first"][ia], jb["last"][ib] - ja["last"][ia]
+        moved = (ja["fp"][ia] != jb["fp"][ib]) | (ja["nres"][ia] != jb["nres"][ib])
+        out[both] = np.where(ds > 1e-9, 1, np.where(ds < -1e-9, 2, np.where(moved, 3, np.where(np.abs(de) > 1e-9, 4, 0))))
+        only_a = np.flatnonzero((at_a >= 0) & (at_b < 0))
+        out[only_a] = np.where(_missing(ja, at_a[only_a], cut_b), 7, 5)
+        only_b = np.flatnonzero((at_a < 0) & (at_b >= 0))
+        out[only_b] = np.where(_missing(jb, at_b[only_b], cut_a), 8, 6)
+        return out
+
+    return codes
 
 
 def diff(parsed, a, b, limit=100, other=None):

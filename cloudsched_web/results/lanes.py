@@ -44,7 +44,10 @@ def lane_counts(parsed, index):
         step, rows = _events_by_row(starts, ends, codes, len(names))
         running = np.cumsum(step, dtype=np.int64)
         first = np.searchsorted(rows, np.arange(len(names)))
-        most = np.maximum.reduceat(running, first)
+        busy = np.searchsorted(rows, np.arange(len(names)), side="right") > first  # idle rows have no steps
+        most = np.zeros(len(names), np.int64)
+        if busy.any():
+            most[busy] = np.maximum.reduceat(running, first[busy])
         return {"count": {n: max(1, int(m)) for n, m in zip(names, most.tolist(), strict=True)}}
 
     return parsed.memo(("lanes", index), build)

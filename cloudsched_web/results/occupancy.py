@@ -58,14 +58,18 @@ def page_rows(arrays):
                   "values": {k: v[m] for k, v in arrays["values"].items()}}  # fmt: skip
 
 
-def occupancy_and_zoom(rows, page, capacities, lo, hi, pixels, modes, max_bars):
+def occupancy_and_zoom(rows, page, capacities, lo, hi, pixels, modes, max_bars, tiers=None):
     """``{"occupancy", "zoom_shows_bars", "count"}`` of the page's rows (``rows``: ``(row on the page,
     arrays)`` of each row with segments in the window, as :func:`page_rows` gives them): the
     :func:`_occupancy`, :func:`_zoom_shows_bars` and the number of segments.
 
     Zoom's overlap counts are summed over the rows' own sorted times, the same integers as over all
     the segments at once, except where the columns are too narrow for the times' floating point
-    (then the segments are kept and counted as :func:`_zoom_shows_bars` does)."""
+    (then the segments are kept and counted as :func:`_zoom_shows_bars` does).
+
+    ``tiers`` (``colours.tier_of``: per state category its tier): each row's busy fraction per tier too,
+    ``occupancy["tiers"]`` (rows × 2 × columns, each ≤ 1 of the row's capacity): two tiers on one
+    processor (backfill's foreground and background) are two lanes, never one sum clipped at 1."""
     edges = np.linspace(lo, hi, pixels + 1)
     width = (hi - lo) / pixels
     grid = np.zeros((len(page), pixels))
@@ -78,6 +82,7 @@ def occupancy_and_zoom(rows, page, capacities, lo, hi, pixels, modes, max_bars):
     starts_before = np.zeros(pixels, np.int64)
     ends_by = np.zeros(pixels, np.int64)
     kept, count = [], 0
+    tier_grid = None if tiers is None else np.zeros((len(page), 2, pixels))
     for r, row in rows:
         s_m, e_m, sh, values = row["start"], row["end"], row["share"], row["values"]
         count += s_m.size
@@ -93,6 +98,8 @@ def occupancy_and_zoom(rows, page, capacities, lo, hi, pixels, modes, max_bars):
         else:  # an instant: the shares of what runs at it (busy time / zero width would be 0 / 0)
             at = (s_m <= lo) & ((e_m > lo) | (s_m == e_m))
             grid[r] = min(float(sh[at].sum() if sh is not None else np.count_nonzero(at)) / cap, 1.0)
+        if tier_grid is not None and "state" in values:
+            _tier_rows(tier_grid[r], ramps, tiers, values["state"], sh, width * cap, (s_m, e_m, lo, cap))
         for mode in modes:
             key = mode["key"]
             if key not in values:
@@ -118,6 +125,8 @@ def occupancy_and_zoom(rows, page, capacities, lo, hi, pixels, modes, max_bars):
     idle = "." * pixels
     c = {key: [strings.get(key, {}).get(r, idle) for r in range(len(page))] for key in keys}
     occupancy = {"columns": pixels, "t": [lo, hi], "rows": np.round(grid, 3).tolist(), "c": c}
+    if tier_grid is not None:
+        occupancy["tiers"] = {"names": ["foreground", "background"], "rows": np.round(tier_grid, 3).tolist()}
     if hi - lo <= 2 * MIN_ZOOM:
         zoom = False
     elif counted:
@@ -126,6 +135,23 @@ def occupancy_and_zoom(rows, page, capacities, lo, hi, pixels, modes, max_bars):
         zoom = _zoom_shows_bars(*(np.concatenate([k[i] for k in kept] or [np.zeros(0)]) for i in (0, 1)),
                                 lo, hi, pixels, max_bars)  # fmt: skip
     return {"occupancy": occupancy, "zoom_shows_bars": zoom, "count": count}
+
+
+def _tier_rows(out, ramps, tiers, state, sh, capacity_time, instant):
+    """``out[t]``: the busy fraction of tier ``t`` in each column (its share × time over the row's capacity ×
+    the column's width; at an instant, the shares running then)."""
+    state = np.asarray(state, np.int64)
+    tier = np.where(state >= 0, tiers[np.maximum(state, 0)], 0)
+    if capacity_time > 0:
+        cats, per = ramps.busy_by_category(tier, sh)
+        for j, t in enumerate(cats.tolist()):
+            out[t] = np.clip(per[j] / capacity_time, 0.0, 1.0)
+        return
+    s_m, e_m, lo, cap = instant
+    at = (s_m <= lo) & ((e_m > lo) | (s_m == e_m))
+    for t in (0, 1):
+        on = at & (tier == t)
+        out[t] = min(float(sh[on].sum() if sh is not None else np.count_nonzero(on)) / cap, 1.0)
 
 
 def _zoom_shows_bars(starts, ends, lo, hi, pixels, max_bars):

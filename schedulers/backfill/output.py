@@ -181,6 +181,7 @@ def assemble(cfg, inst, first_start, end, stretches: Stretches, series_t, series
     }
     if p.record_schedule:
         schedule = _segments(inst, stretches, p.max_segments, extra)
+        extra["resources"] = [f"p{k}" for k in range(int(inst.processors))]  # every processor (the Gantt's rows)
     jobs = Columns()
     if p.record_jobs:
         jobs = Columns({"job": coded(np.arange(len(inst)), [str(i) for i in inst.ids.tolist()]),

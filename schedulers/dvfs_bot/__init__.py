@@ -62,6 +62,8 @@ def simulate(cfg: DvfsScenario, instance: Instance, algorithm: str, rng: np.rand
     progress(1.0)
     # One task at a time per VM: lets generic checkers (the result page's validity badge) verify it.
     extra = {"capacities": {f"vm{v}": 1.0 for v in range(instance.datacenter.n_vms)}} if schedule else {}
+    if schedule:  # every VM of the data centre with its host, idle ones too (the Gantt's rows and groups)
+        extra["resources"] = {f"vm{v}": f"h{int(h)}" for v, h in enumerate(instance.datacenter.vm_host.tolist())}
     return RunOutput(metrics=metrics, schedule=schedule, series=series, jobs=jobs, extra=extra)
 
 

@@ -127,4 +127,5 @@ def run_offline(cfg, inst: Instance, algorithm: str, rng: np.random.Generator, p
         )
     series = power_series(np.zeros(inst.n_tasks), sched.et, sched.c, inst.alpha)
     jobs = [{"job": inst.job, "tasks": inst.n_tasks, "jct_s": float(sched.jct), "energy": float(sched.energy)}]
-    return RunOutput(metrics=metrics, schedule=schedule, series=series, jobs=jobs)
+    extra = {"resources": list(names)} if prm.record_schedule else {}  # every server, idle ones too (the Gantt's rows)
+    return RunOutput(metrics=metrics, schedule=schedule, series=series, jobs=jobs, extra=extra)

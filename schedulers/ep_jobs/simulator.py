@@ -319,7 +319,8 @@ class OnlineSim:
             schedule=schedule,
             series=series,
             jobs=jobs,
-            extra={"running_jobs": exact_series(t_run, {"running_jobs": running})},
+            extra={"running_jobs": exact_series(t_run, {"running_jobs": running}),
+                   **({"resources": list(self.plat.servers)} if self.prm.record_schedule else {})},  # every server (the Gantt's rows)
         )
 
 

@@ -5,19 +5,22 @@
 (function () {
   "use strict";
   const section = document.getElementById("diff");
-  const url = section.dataset.dataUrl, urlB = section.dataset.dataUrlB || url;
+  const url = section.dataset.dataUrl;
   const a = section.dataset.a, b = section.dataset.b, other = section.dataset.with;
   const { fmt, algorithmColor } = window.cs;
   window.cs.unit = section.dataset.timeUnit || "s";
-  const COLOURS = { moved: "#d62728", later: "#ff9900", earlier: "#2ca02c", same: "#b9c2cc",
+  // A job's status in B (the server's, per window: results/jobdiff.status_of), one colour each.
+  const COLOURS = { moved: "#d62728", later: "#ff9900", earlier: "#2ca02c", other_end: "#17becf", same: "#b9c2cc",
     not_in_b: "#6a3d9a", not_in_a: "#6a3d9a", cut_in_b: "#cab2d6", cut_in_a: "#cab2d6" };
+  const G = window.cs.gantt, ROWS = 40;
   const charts = {};
-  let status = {};
+  let row0 = 0, total = 0;
   const link = window.cs.linkedTime((lo, hi) => loadGantts(lo, hi));
   window.cloudsched = { gantt: charts, link, diff: null };
+  const statusColour = (g, k) => COLOURS[g.bars.statuses[g.bars.status[k]]] || "#999999";
 
   function draw(which, g) {
-    document.getElementById("gantt-note-" + which).textContent = window.cs.ganttNote(g);
+    document.getElementById("gantt-note-" + which).textContent = G.note(g);
     const title = document.getElementById("title-" + which);
     title.textContent = `${which.toUpperCase()}: ${g.algorithm} · repetition ${g.repetition}`;
     const sw = document.createElement("span");
@@ -25,29 +28,45 @@
     sw.style.background = algorithmColor(g.algorithm);
     sw.title = `${g.algorithm}'s colour on every chart`;
     title.prepend(sw);
-    document.getElementById("gantt-box-" + which).style.height = Math.max(160, 60 + 16 * g.resources.length) + "px";
-    const data = window.cs.ganttData(g, (job) => COLOURS[status[job] || "same"]);
-    if (charts[which]) { charts[which].$g = g; charts[which].data = data; charts[which].options.plugins.subtitle = window.cs.ganttSubtitle(g); charts[which].update("none"); return; }
-    const chart = new Chart(document.getElementById("gantt-" + which), {
-      type: "bar", data, plugins: [window.cs.gantt.lanesPlugin], // overlapping segments of a row in lanes, as on the run page
-      options: { indexAxis: "y", animation: false, maintainAspectRatio: false,
-        scales: { x: { type: "linear", title: { display: true, text: `time (${window.cs.unit})` }, min: g.window[0], max: g.window[1] }, y: { type: "category", ticks: { autoSkip: false, font: { size: 10 } } } },
-        plugins: { legend: { display: false }, zoom: link.zoomOptions, tooltip: window.cs.ganttTooltip((c) => c.$g), subtitle: window.cs.ganttSubtitle(g) } },
-    });
-    chart.$g = g;
-    charts[which] = chart;
-    link.add(chart);
+    document.getElementById("gantt-box-" + which).style.height = G.height(g) + "px";
+    if (charts[which]) { G.update(charts[which], g); return; }
+    charts[which] = G.create(document.getElementById("gantt-" + which), g, link, { colourOf: statusColour });
   }
 
+  // The pager: both sides show the same rows (one resource axis per result, so they line up).
+  function pager(g) {
+    total = g.total_resources;
+    const p = document.getElementById("diff-pager");
+    p.hidden = total <= ROWS;
+    p.querySelector(".rows").textContent = `rows ${g.resources.length ? g.row0 + 1 : 0}–${g.row0 + g.resources.length} of ${total}`;
+    p.querySelector(".prev").disabled = g.row0 <= 0;
+    p.querySelector(".next").disabled = g.row0 + g.resources.length >= total;
+  }
+
+  function ganttUrl(side, win) {
+    const width = Math.max(200, Math.min(4000, Math.round(section.clientWidth || 1000)));
+    return `${url}?kind=gantt&side=${side}&a=${a}&b=${b}${other ? `&with=${other}` : ""}&row0=${row0}&rows=${ROWS}&pixels=${width}${win}`;
+  }
+  let generation = 0;
   async function loadGantts(lo, hi) {
+    const gen = ++generation;
     const win = lo === null || lo === undefined ? "" : `&t0=${lo}&t1=${hi}`;
-    const [ga, gb] = await Promise.all([window.cs.getJson(`${url}?kind=gantt&run=${a}${win}`), window.cs.getJson(`${urlB}?kind=gantt&run=${b}${win}`)]);
+    const [ga, gb] = await Promise.all([window.cs.getJson(ganttUrl("a", win)), window.cs.getJson(ganttUrl("b", win))]);
+    if (gen !== generation) return;
     draw("a", ga);
     draw("b", gb);
+    pager(ga);
     if (!win) link.align(Math.min(ga.window[0], gb.window[0]), Math.max(ga.window[1], gb.window[1]));
     document.getElementById("timeline-status").textContent = win ? `window ${fmt(lo)} – ${fmt(hi)} ${window.cs.unit}` : "whole run";
-    document.body.dataset.timelineLoaded = "1";
+    document.body.dataset.timelineLoaded = String(gen);
   }
+  function page(delta) {
+    row0 = Math.max(0, Math.min(Math.max(0, total - 1), row0 + delta * ROWS));
+    const w = link.window;
+    loadGantts(w ? w[0] : null, w ? w[1] : null);
+  }
+  document.querySelector("#diff-pager .prev").addEventListener("click", () => page(-1));
+  document.querySelector("#diff-pager .next").addEventListener("click", () => page(1));
 
   function table(d) {
     const t = document.getElementById("diff-table");
@@ -91,7 +110,6 @@
 
   const diffUrl = `${url}?kind=diff&a=${a}&b=${b}` + (other ? `&with=${other}` : "");
   window.cs.getJson(diffUrl).then((d) => {
-    status = d.status;
     window.cloudsched.diff = d;
     const nothing = !d.jobs && !d.only_a && !d.only_b && !d.cut_in_a && !d.cut_in_b;
     document.getElementById("diff-summary").textContent = nothing

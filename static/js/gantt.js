@@ -1,7 +1,10 @@
-// Gantt charts and DVFS heat strips of the result page: colour modes with their legend, lanes
-// inside a row, group headings on the resource axis, event markers, and what the chart shows
-// said truthfully. The server (runs/timeline.py) sends every value drawn: a bar's lane, its
-// category or value per colour mode, the dominant category of each occupancy block, the events.
+// Gantt charts and DVFS heat strips of the result and diff pages: colour modes with their legend,
+// lanes inside a row, group headings on the resource axis, event markers, and what the chart shows
+// said truthfully. The server (results/gantt.py, bars.py) sends every value drawn as compact columns:
+// a bar's row, lane, times in ticks of the window, job code, its category or value per colour mode;
+// the dominant category of each occupancy block; the events (or their counts per pixel column).
+// Bars are painted on the canvas by a plugin, batched by colour (one fillStyle per colour, then
+// fillRect per bar), never as Chart.js elements: Chart.js draws the axes and handles zoom and pan.
 (function () {
   "use strict";
   const cs = window.cs;
@@ -51,53 +54,131 @@
   }
   const modeOf = (g, key) => (g.colour && g.colour.modes || []).find((m) => m.key === key) || { key: "job", type: "job" };
 
+  // The bars' columns decoded once per payload: times in the axis' units, each (row, lane)'s range of
+  // bars (sorted by start inside it: the server sorts by row, lane, start), the job ids.
+  function decoded(g) {
+    if (g.$bars) return g.$bars;
+    const b = g.bars, n = b.n || 0, S = new Float64Array(n), E = new Float64Array(n);
+    for (let k = 0; k < n; k++) { S[k] = b.t0 + b.s[k] * b.q; E[k] = b.t0 + (b.s[k] + b.d[k]) * b.q; }
+    const exact = new Map(); // bars reaching past the window: their exact times (drawing uses the clipped ones)
+    (b.edge && b.edge.k || []).forEach((k, i) => exact.set(k, [b.edge.s[i], b.edge.e[i]]));
+    const ranges = new Map(); // "row/lane" -> [first, end)
+    for (let k = 0; k < n; k++) {
+      const key = b.r[k] * 1024 + b.lane[k], r = ranges.get(key);
+      if (r) r[1] = k + 1; else ranges.set(key, [k, k + 1]);
+    }
+    const oneJob = n > 1 && b.job.every((j) => j === b.job[0]);
+    g.$bars = { n, S, E, exact, ranges, oneJob };
+    return g.$bars;
+  }
+  const coded = (col, k) => (col ? (col.codes ? col.values[col.codes[k]] : col.values[0]) : undefined);
+  const jobOf = (g, k) => g.bars.jobs[g.bars.job[k]];
+  const taskOf = (g, k) => (g.bars.tasks ? g.bars.tasks[g.bars.task[k]] : `${jobOf(g, k)}.${g.bars.task[k]}`);
+
   // The colour of bar k of g in mode `key` (job: the hashed job colour of every chart).
   function barColour(g, key, k) {
     const mode = modeOf(g, key), b = g.bars;
     if (mode.type === "category") return categoryColour(mode, b.c[key][k]);
     if (mode.type === "scale") return valueColour(mode, b.c[key][k]);
-    const oneJob = b.job.length > 1 && b.job.every((j) => j === b.job[0]);
-    return cs.jobColour(oneJob ? b.job[k] + "/" + b.task[k] : b.job[k]); // one job: tell its tasks apart
+    return cs.jobColour(decoded(g).oneJob ? taskOf(g, k) : jobOf(g, k)); // one job: tell its tasks apart
   }
 
   function hasJobRow(g) { return (g.events && g.events.kinds || []).some((k) => k === "rejected" || k === "deadline missed"); }
   function rowLabels(g) { return hasJobRow(g) ? [JOB_ROW, ...g.resources] : [...g.resources]; }
 
-  // The chart's data: dataset 0 the bars (with lane, lanes of their row), then one scatter dataset per
-  // event kind. Colour: the mode `key`, or a page's own function of (job, bar index) (the diff page).
-  function data(g, key, colourOf) {
-    const b = g.bars;
-    const bars = b.s.map((s, k) => ({ x: [s, b.e[k]], y: g.resources[b.r[k]], k, lane: (b.lane || [])[k] || 0, lanes: (g.lanes || [])[b.r[k]] || 1 }));
-    const colour = colourOf ? (d) => colourOf(b.job[d.k], d.k) : (d) => barColour(g, key, d.k);
-    const datasets = [{ label: "segments", data: bars, backgroundColor: bars.map(colour), borderWidth: 0, borderSkipped: false, barPercentage: 0.9, categoryPercentage: 1, minBarLength: 2 }];
-    const ev = g.events || { kind: [] };
-    Object.keys(MARKERS).forEach((kind) => {
-      const idx = ev.kind.map((k, i) => (k === kind ? i : -1)).filter((i) => i >= 0);
-      if (!idx.length) return;
-      const m = MARKERS[kind];
-      datasets.push({ type: "scatter", label: kind, marker: kind, data: idx.map((i) => ({ x: ev.t[i], y: ev.r[i] >= 0 ? g.resources[ev.r[i]] : JOB_ROW, e: i })),
-        order: -1, pointStyle: m.style, pointRadius: 6, pointHoverRadius: 8, backgroundColor: m.colour, // over the bars
-        borderColor: STROKED.has(m.style) ? m.colour : "#ffffff", borderWidth: STROKED.has(m.style) ? 3 : 1 }); // crosses and stars are only strokes
-    });
-    return { labels: rowLabels(g), datasets };
+  // The bars grouped by colour (kept per payload and colour choice): one fillStyle per group when drawing.
+  function colourGroups(chart) {
+    const g = chart.$g, key = chart.$colourOf ? "custom" : chart.$colour || "job";
+    if (g.$groups && g.$groups.key === key) return g.$groups.map;
+    const colour = chart.$colourOf ? (k) => chart.$colourOf(g, k) : (k) => barColour(g, key, k);
+    const map = new Map(), n = decoded(g).n, cache = new Map();
+    for (let k = 0; k < n; k++) {
+      const id = key === "job" && !decoded(g).oneJob ? g.bars.job[k] : -1; // job colours: hashed once per job, not per bar
+      let c = id >= 0 ? cache.get(id) : undefined;
+      if (c === undefined) { c = colour(k); if (id >= 0) cache.set(id, c); }
+      let list = map.get(c);
+      if (!list) { list = []; map.set(c, list); }
+      list.push(k);
+    }
+    g.$groups = { key, map };
+    return map;
   }
 
-  // Lanes: segments overlapping on one resource share its row, each in its own horizontal lane.
-  const lanesPlugin = {
-    id: "csLanes",
-    afterDatasetsUpdate(chart) {
-      const meta = chart.getDatasetMeta(0), y = chart.scales.y;
-      if (!meta || !y || !chart.data.labels.length) return;
-      const band = (y.height / chart.data.labels.length) * 0.9;
-      meta.data.forEach((el, i) => {
-        const raw = chart.data.datasets[0].data[i];
-        if (!raw || raw.lanes <= 1) return;
-        const centre = y.getPixelForValue(chart.data.labels.indexOf(raw.y)), h = band / raw.lanes;
-        el.y = centre - band / 2 + (raw.lane + 0.5) * h;
-        el.height = Math.max(1, h - 0.5);
+  // A row's band on the canvas and its lanes: [top, height] of lane `lane` of `lanes` in row r.
+  function rowGeometry(chart, r) {
+    const g = chart.$g, y = chart.scales.y, labels = chart.data.labels;
+    const band = y.height / Math.max(1, labels.length), centre = y.getPixelForValue(labels.indexOf(g.resources[r]));
+    return { top: centre - band * 0.45, height: band * 0.9, lanes: (g.lanes || [])[r] || 1 };
+  }
+  function laneBox(geo, lane) {
+    const h = geo.height / geo.lanes;
+    return [geo.top + lane * h, Math.max(1, h - (geo.lanes > 1 ? 0.5 : 0))];
+  }
+  const xPixel = (xs) => { const f = xs.width / (xs.max - xs.min || 1); return (t) => xs.left + (t - xs.min) * f; };
+
+  // Every bar, painted in batches: per colour one fillStyle, then one fillRect per bar (at least a pixel wide).
+  const barsPlugin = {
+    id: "csBars",
+    beforeDraw(chart) { chart.$painted = { bars: 0, colours: 0, blocks: 0, marks: 0 }; }, // what this draw paints
+    beforeDatasetsDraw(chart) {
+      const g = chart.$g;
+      if (!g || g.mode !== "bars" || !g.bars || !g.bars.n) return;
+      const { ctx, chartArea, scales } = chart, px = xPixel(scales.x), d = decoded(g), b = g.bars;
+      const geo = g.resources.map((_, r) => rowGeometry(chart, r));
+      ctx.save();
+      ctx.beginPath(); ctx.rect(chartArea.left, chartArea.top, chartArea.width, chartArea.height); ctx.clip();
+      let painted = 0;
+      colourGroups(chart).forEach((list, colour) => {
+        ctx.fillStyle = colour;
+        for (let i = 0; i < list.length; i++) {
+          const k = list[i], x0 = px(d.S[k]), x1 = px(d.E[k]);
+          if (x1 < chartArea.left - 1 || x0 > chartArea.right + 1) continue;
+          const [top, h] = laneBox(geo[b.r[k]], b.lane[k]);
+          ctx.fillRect(x0, top, Math.max(1, x1 - x0), h);
+          painted++;
+        }
       });
+      ctx.restore();
+      chart.$painted.bars = painted;
+      chart.$painted.colours = colourGroups(chart).size;
     },
   };
+
+  // What the bars look like on screen (tests and the tooltip): each bar's row, times, job, lane, colour, box.
+  function drawn(chart) {
+    const g = chart.$g;
+    if (!g || g.mode !== "bars") return [];
+    const d = decoded(g), b = g.bars, out = new Array(d.n), colour = new Array(d.n);
+    colourGroups(chart).forEach((list, c) => list.forEach((k) => { colour[k] = c; }));
+    for (let k = 0; k < d.n; k++) {
+      const [top, h] = laneBox(rowGeometry(chart, b.r[k]), b.lane[k]), ex = d.exact.get(k);
+      out[k] = { row: g.resources[b.r[k]], s: ex ? ex[0] : d.S[k], e: ex ? ex[1] : d.E[k], job: jobOf(g, k), task: taskOf(g, k),
+        lane: b.lane[k], colour: colour[k], top, bottom: top + h, status: b.status ? b.statuses[b.status[k]] : undefined };
+    }
+    return out;
+  }
+
+  // The bar under the pointer: the row and lane from y, then a binary search by start in that lane.
+  function barAt(chart, x, y) {
+    const g = chart.$g;
+    if (!g || g.mode !== "bars" || !g.bars.n) return -1;
+    const d = decoded(g), t = chart.scales.x.getValueForPixel(x);
+    for (let r = 0; r < g.resources.length; r++) {
+      const geo = rowGeometry(chart, r);
+      if (y < geo.top || y > geo.top + geo.height) continue;
+      const lane = Math.min(geo.lanes - 1, Math.floor(((y - geo.top) / geo.height) * geo.lanes));
+      const range = d.ranges.get(r * 1024 + lane);
+      if (!range) return -1;
+      let lo = range[0], hi = range[1] - 1, best = -1;
+      while (lo <= hi) { const mid = (lo + hi) >> 1; if (d.S[mid] <= t) { best = mid; lo = mid + 1; } else hi = mid - 1; }
+      const slack = (chart.scales.x.max - chart.scales.x.min) / chart.scales.x.width; // a bar is at least a pixel wide
+      return best >= 0 && t <= Math.max(d.E[best], d.S[best] + slack) ? best : -1;
+    }
+    return -1;
+  }
+
+  // Lanes are part of the geometry above (rowGeometry, laneBox); kept as a no-op name for older callers.
+  const lanesPlugin = { id: "csLanes" };
 
   // Group headings: the group's name beside its rows, a rule between groups.
   const groupsPlugin = {
@@ -126,66 +207,164 @@
     },
   };
 
-  // Occupancy: a block per row and pixel column; darkness = busy fraction; colour = the mode's
-  // dominant category (most busy time in the block) or busy-weighted mean value, sent by the server.
+  // Occupancy: a block per row (or per tier lane of a row) and pixel column; darkness = busy fraction;
+  // colour = the mode's dominant category (most busy time in the block) or busy-weighted mean value,
+  // sent by the server. Two tiers on one processor (backfill) are two lanes, each its own fraction.
+  const TIER_COLOUR = ["rgb(31, 92, 160)", "rgb(110, 150, 0)"];
   const occupancyPlugin = {
     id: "csOccupancy",
     beforeDatasetsDraw(chart) {
       const g = chart.$g;
       if (!g || g.mode !== "occupancy" || !g.occupancy) return;
-      const { ctx, chartArea, scales } = chart, labels = chart.data.labels;
+      const { ctx, chartArea, scales } = chart, px = xPixel(scales.x);
       const occ = g.occupancy, [t0, t1] = occ.t, n = occ.columns, step = (t1 - t0) / n;
-      const band = scales.y.height / Math.max(1, labels.length);
-      const mode = modeOf(g, chart.$colour), codes = mode.type !== "job" && occ.c ? occ.c[mode.key] : null;
+      const mode = chart.$colourOf ? { type: "job" } : modeOf(g, chart.$colour), codes = mode.type !== "job" && occ.c ? occ.c[mode.key] : null;
+      const tiers = occ.tiers ? occ.tiers.rows : null;
+      let blocks = 0;
       ctx.save();
       ctx.beginPath(); ctx.rect(chartArea.left, chartArea.top, chartArea.width, chartArea.height); ctx.clip();
-      occ.rows.forEach((row, r) => {
-        const yc = scales.y.getPixelForValue(labels.indexOf(g.resources[r])), y = yc - band * 0.45, h = band * 0.9;
-        const line = codes ? codes[r] : null;
+      const paint = (row, line, y, h, base) => {
         let painted = -Infinity; // whole pixels, each painted once: no darker seams where translucent blocks overlap
         row.forEach((v, k) => {
           if (!v) return;
-          const x0 = Math.round(scales.x.getPixelForValue(t0 + k * step));
+          const x0 = Math.round(px(t0 + k * step));
           if (x0 < painted) return; // a sub-pixel column whose pixel an earlier column painted
-          const x1 = Math.max(x0 + 1, Math.round(scales.x.getPixelForValue(t0 + (k + 1) * step)));
+          const x1 = Math.max(x0 + 1, Math.round(px(t0 + (k + 1) * step)));
           painted = x1;
           ctx.globalAlpha = Math.min(1, 0.2 + 0.8 * v);
           if (line && line[k] !== ".") {
             const code = line.charCodeAt(k) - 48;
             ctx.fillStyle = mode.type === "scale" ? scaleColour(code / 63) : categoryColour(mode, code);
           } else {
-            ctx.fillStyle = "rgb(31, 92, 160)";
+            ctx.fillStyle = base;
           }
           ctx.fillRect(x0, y, x1 - x0, h);
+          blocks++;
         });
+      };
+      occ.rows.forEach((row, r) => {
+        const geo = rowGeometry(chart, r), line = codes ? codes[r] : null;
+        if (!tiers) { paint(row, line, geo.top, geo.height, TIER_COLOUR[0]); return; }
+        tiers[r].forEach((tierRow, t) => { const [y, h] = laneBox({ ...geo, lanes: 2 }, t); paint(tierRow, line, y, h, TIER_COLOUR[t]); });
       });
       ctx.restore();
+      chart.$painted = { ...(chart.$painted || {}), blocks };
     },
   };
 
-  function tooltip(getG) {
-    return {
-      filter: (item) => item.datasetIndex === 0 || item.dataset.marker,
-      callbacks: {
-        title: (items) => {
-          const g = getG(items[0].chart), raw = items[0].raw;
-          if (items[0].dataset.marker) return `${items[0].dataset.marker} · job ${g.events.job[raw.e]}`;
-          return "job " + g.bars.job[raw.k];
-        },
-        label: (c) => {
-          const g = getG(c.chart), raw = c.raw, unit = cs.unit || "s";
-          if (c.dataset.marker) {
-            const ev = g.events, i = raw.e;
-            return [ev.labels[ev.kind[i]], `at ${cs.fmt(ev.t[i])} ${unit}`, ev.r[i] >= 0 ? `on ${g.resources[ev.r[i]]}` : "no resource (the job never ran there)", ev.task[i] ? `task ${ev.task[i]}` : ""].filter(Boolean);
-          }
-          const b = g.bars, k = raw.k;
-          const lines = [`task ${b.task[k]} on ${g.resources[b.r[k]]}${raw.lanes > 1 ? ` (lane ${raw.lane + 1} of ${raw.lanes})` : ""}`, `share ${b.share[k]}`, `${cs.fmt(b.s[k])} – ${cs.fmt(b.e[k])} ${unit}`];
-          Object.entries(b.extra || {}).forEach(([name, vals]) => { if (vals[k] !== null && vals[k] !== undefined) lines.push(`${name} ${vals[k]}`); });
-          if (b.kind[k]) lines.push(`kind ${b.kind[k]}`);
-          return lines;
-        },
+  // Event marks: a glyph per event; where the window holds too many, per pixel column and kind a tick
+  // whose opacity grows with the count (the server's counts; the note says so).
+  const eventsPlugin = {
+    id: "csEvents",
+    afterDatasetsDraw(chart) {
+      const g = chart.$g, ev = g && g.events;
+      if (!ev || !ev.total) return;
+      const { ctx, chartArea, scales } = chart, px = xPixel(scales.x), labels = chart.data.labels;
+      const band = scales.y.height / Math.max(1, labels.length);
+      const yOf = (r) => scales.y.getPixelForValue(labels.indexOf(r >= 0 ? g.resources[r] : JOB_ROW));
+      let marks = 0;
+      ctx.save();
+      ctx.beginPath(); ctx.rect(chartArea.left, chartArea.top, chartArea.width, chartArea.height); ctx.clip();
+      ctx.textAlign = "center"; ctx.textBaseline = "middle"; ctx.font = `${Math.max(8, Math.min(14, band))}px sans-serif`;
+      if (ev.mode === "counts") {
+        const [t0, t1] = g.window, w = (t1 - t0) / ev.columns;
+        ev.cn.forEach((n, i) => {
+          const kind = ev.kinds[ev.ck[i]], x = px(t0 + (ev.cp[i] + 0.5) * w), y = yOf(ev.cr[i]);
+          ctx.globalAlpha = Math.min(1, 0.35 + 0.25 * Math.log10(1 + n));
+          ctx.fillStyle = MARKERS[kind].colour;
+          ctx.fillRect(Math.round(x) - 1, y - band * 0.45, 2, band * 0.9);
+          marks++;
+        });
+      } else {
+        ev.t.forEach((t, i) => {
+          const m = MARKERS[ev.kind[i]];
+          ctx.fillStyle = m.colour;
+          ctx.fillText(m.glyph, px(t), yOf(ev.r[i]));
+          marks++;
+        });
+      }
+      ctx.restore();
+      chart.$painted = { ...(chart.$painted || {}), marks };
+    },
+  };
+
+  // Tooltip: our own box over the canvas (Chart.js has no elements for the bars), from barAt / the marks.
+  function eventAt(chart, x, y) {
+    const g = chart.$g, ev = g && g.events;
+    if (!ev || !ev.total) return null;
+    const px = xPixel(chart.scales.x), labels = chart.data.labels;
+    const yOf = (r) => chart.scales.y.getPixelForValue(labels.indexOf(r >= 0 ? g.resources[r] : JOB_ROW));
+    if (ev.mode === "counts") {
+      const [t0, t1] = g.window, w = (t1 - t0) / ev.columns;
+      const i = ev.cn.findIndex((_, j) => Math.abs(px(t0 + (ev.cp[j] + 0.5) * w) - x) <= 3 && Math.abs(yOf(ev.cr[j]) - y) <= 6);
+      return i < 0 ? null : [`${ev.cn[i]} × ${ev.labels[ev.kinds[ev.ck[i]]] || ev.kinds[ev.ck[i]]}`,
+        `in ${cs.fmt(t0 + ev.cp[i] * w)} – ${cs.fmt(t0 + (ev.cp[i] + 1) * w)} ${cs.unit || "s"}`,
+        ev.cr[i] >= 0 ? `on ${g.resources[ev.cr[i]]}` : "no resource", "(counts: too many events here to mark one by one; zoom in)"];
+    }
+    const i = ev.t.findIndex((t, j) => Math.abs(px(t) - x) <= 6 && Math.abs(yOf(ev.r[j]) - y) <= 6);
+    return i < 0 ? null : [`${ev.kind[i]} · job ${ev.job[i]}`, ev.labels[ev.kind[i]], `at ${cs.fmt(ev.t[i])} ${cs.unit || "s"}`,
+      ev.r[i] >= 0 ? `on ${g.resources[ev.r[i]]}` : "no resource (the job never ran there)", ev.task[i] ? `task ${ev.task[i]}` : ""].filter(Boolean);
+  }
+  function barLines(chart, k) {
+    const g = chart.$g, b = g.bars, d = decoded(g), unit = cs.unit || "s", ex = d.exact.get(k);
+    const lanes = (g.lanes || [])[b.r[k]] || 1;
+    const lines = [`job ${jobOf(g, k)}`, `task ${taskOf(g, k)} on ${g.resources[b.r[k]]}${lanes > 1 ? ` (lane ${b.lane[k] + 1} of ${lanes})` : ""}`,
+      `share ${coded(b.share, k)}`, `${cs.fmt(ex ? ex[0] : d.S[k])} – ${cs.fmt(ex ? ex[1] : d.E[k])} ${unit}`];
+    Object.entries(b.extra || {}).forEach(([name, col]) => { const v = coded(col, k); if (v !== null && v !== undefined) lines.push(`${name} ${v}`); });
+    const kind = coded(b.kind, k);
+    if (kind) lines.push(`kind ${kind}`);
+    if (b.status) lines.push(`in B: ${b.statuses[b.status[k]].replace(/_/g, " ")}`);
+    return lines;
+  }
+  function attachTooltip(chart) {
+    const box = chart.canvas.parentNode, tip = document.createElement("div");
+    tip.className = "gantt-tip"; tip.hidden = true;
+    box.appendChild(tip);
+    chart.canvas.addEventListener("mousemove", (e) => {
+      const rect = chart.canvas.getBoundingClientRect(), x = e.clientX - rect.left, y = e.clientY - rect.top;
+      const k = barAt(chart, x, y), lines = eventAt(chart, x, y) || (k >= 0 ? barLines(chart, k) : null);
+      tip.hidden = !lines;
+      if (!lines) return;
+      tip.textContent = "";
+      lines.forEach((l, i) => { const div = document.createElement(i ? "div" : "strong"); div.textContent = l; tip.appendChild(div); });
+      tip.style.left = Math.min(x + 12, box.clientWidth - 260) + "px"; tip.style.top = (y + 12) + "px";
+    });
+    chart.canvas.addEventListener("mouseleave", () => { tip.hidden = true; });
+  }
+
+  // The one place the Gantt's time axis is configured (the shared time-axis helper of charts-common.js
+  // can take it over): linear, the window's bounds, the page's unit.
+  function timeAxis(g) {
+    return { type: "linear", title: { display: true, text: `time (${cs.unit || "s"})` }, min: g.window[0], max: g.window[1] };
+  }
+
+  // The chart: Chart.js for the axes, zoom and pan (one empty dataset gives the rows their category axis);
+  // the plugins paint occupancy, bars, marks and group headings. `opts.colourOf(g, k)`: a page's own colours.
+  function data(g) { return { labels: rowLabels(g), datasets: [{ label: "segments", data: [] }] }; }
+  function create(canvas, g, link, opts) {
+    const chart = new Chart(canvas, {
+      type: "bar", data: data(g), plugins: [occupancyPlugin, barsPlugin, eventsPlugin, groupsPlugin],
+      options: {
+        indexAxis: "y", animation: false, maintainAspectRatio: false,
+        layout: { padding: { left: g.groups && g.groups.length ? 90 : 0 } },
+        scales: { x: timeAxis(g), y: { type: "category", ticks: { autoSkip: false, font: { size: 10 } } } },
+        plugins: { legend: { display: false }, zoom: link.zoomOptions, tooltip: { enabled: false }, subtitle: subtitle(g) },
       },
-    };
+    });
+    chart.$g = g;
+    chart.$colour = (opts && opts.colour) || "job";
+    chart.$colourOf = opts && opts.colourOf;
+    attachTooltip(chart);
+    link.add(chart);
+    return chart;
+  }
+  function update(chart, g, colour) {
+    chart.$g = g;
+    if (colour !== undefined) chart.$colour = colour;
+    chart.data = data(g);
+    chart.options.plugins.subtitle = subtitle(g);
+    chart.options.layout.padding.left = g.groups && g.groups.length ? 90 : 0;
+    chart.update("none");
   }
 
   // What the chart shows, said in words under its title.
@@ -195,14 +374,15 @@
     const rows = `rows ${g.resources.length ? g.row0 + 1 : 0}–${last} of ${g.total_resources} resources${by}`;
     let what;
     if (g.mode === "occupancy") {
-      what = `${g.window_segments} segments in this window on these rows, more than the ${g.max_bars} drawn one by one, so drawn as occupancy blocks (one per row and pixel column: darker = a larger share of the resource busy)`;
+      const tiers = g.occupancy && g.occupancy.tiers ? "; the foreground and background tiers in two lanes, each its own busy fraction" : "";
+      what = `${g.window_segments} segments in this window on these rows, more than the ${g.max_bars} drawn one by one, so drawn as occupancy blocks (one per row and pixel column: darker = a larger share of the resource busy${tiers})`;
       what += g.zoom_shows_bars ? "; zoom in to see single bars" : `; zooming in will not separate them (more than ${g.max_bars} segments overlap every instant of this window on these rows)`;
     } else {
       const multi = (g.lanes || []).some((n) => n > 1) ? "; segments overlapping on one resource are drawn in lanes inside its row" : "";
-      what = `${g.bars.s.length} bars, every segment of this window on these rows${multi}`;
+      what = `${g.bars.n} bars, every segment of this window on these rows${multi}`;
     }
     const ev = g.events || { total: 0, t: [] };
-    const events = ev.total ? ` ${ev.total} events here${ev.t.length < ev.total ? ` (the first ${ev.t.length} marked; zoom in for the rest)` : ""}.` : "";
+    const events = ev.total ? ` ${ev.total} events here${ev.mode === "counts" ? ` (too many to mark one by one: marked as counts per pixel column and kind, darker = more; zoom in for single marks)` : ", every one marked"}.` : "";
     const cut = g.schedule_cut;
     let rec = "";
     if (cut) {
@@ -215,7 +395,7 @@
   function subtitle(g) {
     const cut = g.schedule_cut;
     if (cut && cut.cut_at_s !== null && cut.cut_at_s !== undefined && g.window[0] >= cut.cut_at_s) return { display: true, text: `nothing recorded after t = ${cs.fmt(cut.cut_at_s)}: the family capped its schedule recording`, color: "#a60" };
-    if (!g.bars.s.length && g.mode !== "occupancy" && cut) return { display: true, text: "no segments recorded in this window: the family capped its schedule recording", color: "#a60" };
+    if (!g.bars.n && g.mode !== "occupancy" && cut) return { display: true, text: "no segments recorded in this window: the family capped its schedule recording", color: "#a60" };
     if (g.mode === "occupancy") return { display: true, text: `occupancy blocks (${g.window_segments} segments)` + (g.zoom_shows_bars ? ": zoom in for single bars" : ": too dense to separate at any zoom"), color: "#555" };
     return { display: false, text: "" };
   }
@@ -237,7 +417,7 @@
     const mode = modeOf(g0, key);
     const head = add("div", "legend-row");
     head.append(add("strong", null, "Bar colour: " + (mode.type === "job" ? "job" : mode.label) + ". "));
-    const oneJob = gantts.every((g) => g.bars.job.length > 1 && g.bars.job.every((j) => j === g.bars.job[0]));
+    const oneJob = gantts.every((g) => decoded(g).oneJob);
     if (mode.type === "job" && oneJob) {
       head.append(add("span", null, "the run has one job, so each of its tasks has its own colour (hashed from the task id); hover a bar for its task and times."));
     } else if (mode.type === "job") {
@@ -319,6 +499,6 @@
   }
 
   // The older names the diff page uses (one implementation).
-  Object.assign(cs, { ganttData: (g, colourOf) => data(g, "job", colourOf), ganttTooltip: tooltip, ganttNote: note, ganttSubtitle: subtitle, occupancyPlugin });
-  cs.gantt = { data, barColour, lanesPlugin, groupsPlugin, occupancyPlugin, tooltip, note, subtitle, legend, modes, height, stripPlugin, stripLegend, scaleColour, categoryColour, MARKERS, JOB_ROW };
+  cs.gantt = { create, update, data, drawn, barAt, barColour, timeAxis, lanesPlugin, groupsPlugin, occupancyPlugin, barsPlugin, eventsPlugin,
+    note, subtitle, legend, modes, height, stripPlugin, stripLegend, scaleColour, categoryColour, MARKERS, JOB_ROW };
 })();

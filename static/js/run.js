@@ -148,7 +148,6 @@
   function drawGantt(g) {
     let chart = registry.gantt[g.index];
     document.getElementById("gantt-note-" + g.index).textContent = G.note(g);
-    const data = G.data(g, colourKey);
     document.getElementById("gantt-box-" + g.index).style.height = G.height(g) + "px";
     const pager = document.getElementById("gantt-pager-" + g.index);
     pager.dataset.row0 = String(g.row0);
@@ -164,21 +163,9 @@
     jump.hidden = !(g.groups && g.groups.length > 1);
     if (!jump.hidden) jump.value = String([...g.groups].reverse().find((grp) => grp.row0 <= g.row0).row0);
     pager.hidden = g.total_resources <= g.rows && jump.hidden;
-    if (chart) { chart.$g = g; chart.$colour = colourKey; chart.data = data; chart.options.plugins.subtitle = G.subtitle(g); chart.options.layout.padding.left = g.groups.length ? 90 : 0; chart.update("none"); return; }
-    chart = new Chart(document.getElementById("gantt-" + g.index), {
-      type: "bar", data, plugins: [G.occupancyPlugin, G.lanesPlugin, G.groupsPlugin],
-      options: {
-        indexAxis: "y", animation: false, maintainAspectRatio: false,
-        layout: { padding: { left: g.groups.length ? 90 : 0 } },
-        interaction: { mode: "nearest", intersect: true },
-        scales: { x: { ...timeAxis, min: g.window[0], max: g.window[1] }, y: { type: "category", ticks: { autoSkip: false, font: { size: 10 } } } },
-        plugins: { legend: { display: false }, zoom: link.zoomOptions, tooltip: G.tooltip((c) => c.$g), subtitle: G.subtitle(g) },
-      },
-    });
-    chart.$g = g;
-    chart.$colour = colourKey;
+    if (chart) { G.update(chart, g, colourKey); return; }
+    chart = G.create(document.getElementById("gantt-" + g.index), g, link, { colour: colourKey });
     registry.gantt[g.index] = chart;
-    link.add(chart);
   }
   function drawLegend() {
     const gantts = Object.values(registry.gantt).map((c) => c.$g);

@@ -5,6 +5,7 @@ import pytest
 
 from cloudsched_web.results import bounds, charts, checks, cuts, gantt, jobdiff, lanes
 from cloudsched_web.results import series as series_chart
+from cloudsched_web.results.bars import plain_bars
 from cloudsched_web.results.queries import QueryError
 from tests.api.factories import parsed as ParsedResult
 
@@ -101,9 +102,8 @@ def test_gantt_pages_through_every_resource_and_drops_no_bar():
     for row0 in range(0, 50, 20):
         g = gantt.gantt(parsed, 0, row0=row0, rows=20, max_bars=5000)
         assert g["mode"] == "bars" and g["total_resources"] == 50
-        seen += [
-            (g["resources"][r], s, e) for r, s, e in zip(g["bars"]["r"], g["bars"]["s"], g["bars"]["e"], strict=True)
-        ]
+        b = plain_bars(g["bars"])
+        seen += [(g["resources"][r], s, e) for r, s, e in zip(b["r"], b["s"], b["e"], strict=True)]
     assert len(seen) == 1000  # every segment on some page, none twice
     assert sorted(seen) == sorted((s["resource"], s["start"], s["end"]) for s in schedule)
     assert gantt.gantt(parsed, 0, rows=20)["resources"][:3] == ["r0", "r1", "r2"]  # natural order
@@ -113,14 +113,14 @@ def test_past_the_bar_budget_the_gantt_shows_exact_occupancy():
     # Row m0: busy with share 1 on [0, 10) and share 0.5 on [20, 40); row m1: [5, 6).
     schedule = [_seg("1", "m0", 0, 10), _seg("2", "m0", 20, 40, share=0.5), _seg("3", "m1", 5, 6)]
     g = gantt.gantt(ParsedResult(_doc(schedule)), 0, 0, 40, pixels=4, max_bars=2)
-    assert g["mode"] == "occupancy" and g["bars"]["s"] == [] and g["window_segments"] == 3
+    assert g["mode"] == "occupancy" and g["bars"]["n"] == 0 and g["window_segments"] == 3
     occ = g["occupancy"]
     assert occ["columns"] == 4 and occ["t"] == [0.0, 40.0]
     assert occ["rows"][0] == [1.0, 0.0, 0.5, 0.5]
     assert occ["rows"][1] == [0.1, 0.0, 0.0, 0.0]
     # Zoomed in, the same rows come back as bars.
     zoom = gantt.gantt(ParsedResult(_doc(schedule)), 0, 0, 8, max_bars=2)
-    assert zoom["mode"] == "bars" and sorted(zoom["bars"]["s"]) == [0.0, 5.0]
+    assert zoom["mode"] == "bars" and sorted(plain_bars(zoom["bars"])["s"]) == [0.0, 5.0]
 
 
 def test_occupancy_uses_the_capacity_the_family_reports():
@@ -172,7 +172,7 @@ def test_study_curves_sort_by_parameter():
 def test_a_run_without_schedule_or_series_gives_empty_charts_not_errors():
     parsed = ParsedResult(_doc([]))
     g = gantt.gantt(parsed, 0)
-    assert g["bars"]["s"] == [] and g["resources"] == [] and g["mode"] == "bars"
+    assert g["bars"]["n"] == 0 and g["resources"] == [] and g["mode"] == "bars"
     data = series_chart.series(parsed, 0)
     assert data["series"] == {} and data["frequency"] is None
     assert checks.validity(parsed.doc)["ok"]
@@ -296,10 +296,10 @@ def test_lanes_keep_overlapping_segments_apart_at_every_zoom():
     parsed = ParsedResult(_doc(schedule))
     g = gantt.gantt(parsed, 0)
     assert g["resources"] == ["m0", "m1"] and g["lanes"] == [2, 1]
-    lane = dict(zip(g["bars"]["job"], g["bars"]["lane"], strict=True))
+    lane = dict(zip(plain_bars(g["bars"])["job"], g["bars"]["lane"], strict=True))
     assert lane == {"a": 0, "b": 1, "c": 1, "d": 0, "e": 0, "f": 0}  # greedy: the lowest free lane
     zoom = gantt.gantt(parsed, 0, 7, 12)  # "a" still holds lane 0 when b is out of the window
-    assert dict(zip(zoom["bars"]["job"], zoom["bars"]["lane"], strict=True)) == {"a": 0, "c": 1, "d": 0, "f": 0}
+    assert dict(zip(plain_bars(zoom["bars"])["job"], zoom["bars"]["lane"], strict=True)) == {"a": 0, "c": 1, "d": 0, "f": 0}
 
 
 def test_rows_are_grouped_by_host_and_paged_through_groups():
@@ -320,7 +320,7 @@ def test_colour_modes_per_bar_and_the_dominant_category_of_a_block():
     assert set(modes) == {"job", "state", "cloud"}
     assert modes["state"]["categories"] == ["AR lease", "AR lease, preempted", "BE lease"]
     state = [modes["state"]["categories"][c] for c in g["bars"]["c"]["state"]]
-    assert dict(zip(g["bars"]["job"], state, strict=True)) == {
+    assert dict(zip(plain_bars(g["bars"])["job"], state, strict=True)) == {
         "1": "BE lease",
         "2": "AR lease, preempted",
         "3": "AR lease",

@@ -240,3 +240,52 @@ def test_the_hash_group_by_gives_the_bitmap_s_pairs_and_a_segment_without_resour
     assert [jobindex.table_of(s) for s in stored] == bitmap
     assert bitmap[-1].to_pylist() == [{"job": "n", "first": 0.0, "last": 3.0, "nres": 1, "fp": jobindex.name_hash("p1")}]
     assert _reference_jobs(nulls, 0) == {"n": [0.0, 3.0, frozenset({"p1"})]}
+
+
+@pytest.mark.parametrize("family", ["backfill", "federated"])
+def test_every_bar_of_a_gantt_window_carries_its_jobs_status_in_the_diff(family):
+    """No first-N list: every changed job is coloured changed, at the whole run and in narrow windows."""
+    from cloudsched_web.results import gantt
+    from cloudsched_web.results.bars import plain_bars
+
+    doc = schedulers.run(schedulers.example(family))
+    header, manifest = store.save(0, uuid.uuid4().hex, doc)
+    parsed = ParsedResult(header, indexes.build(header, manifest))
+    a, b = 0, len(doc["runs"]) - 1
+    d = jobdiff.diff(parsed, a, b, limit=10**6)
+    changed = {r["job"] for r in d["rows"]}
+    status = jobdiff.status_of(parsed, a, None, b)
+    lo, hi = parsed.span(b)
+    for t0, t1 in ((None, None), (lo + (hi - lo) * 0.3, lo + (hi - lo) * 0.3001), (lo, lo + (hi - lo) / 50)):
+        for index in (a, b):
+            g = gantt.gantt(parsed, index, t0, t1, rows=200, status=status)
+            bars = plain_bars({**g["bars"], "statuses": jobdiff.STATUSES})
+            assert len(bars["status"]) == g["bars"]["n"]
+            for job, st in zip(bars["job"], bars["status"], strict=True):
+                assert (st != "same") == (job in changed or st.startswith(("not_in", "cut_in"))), (job, st)
+    assert changed, "the example's algorithms differ somewhere"
+
+
+def test_two_tiers_are_two_lanes_whose_busy_fractions_match_the_schedule():
+    """Backfill's foreground and background tiers: each row's two lanes, each at most 1, the foreground's
+    mean over the rows and the whole run the busy fraction of the foreground segments (not fg + bg clipped)."""
+    from cloudsched_web.results import gantt
+
+    doc = schedulers.run({**schedulers.example("backfill"), "algorithms": ["keasy"]})
+    header, manifest = store.save(0, uuid.uuid4().hex, doc)
+    parsed = ParsedResult(header, indexes.build(header, manifest))
+    lo, hi = parsed.span(0)
+    g = gantt.gantt(parsed, 0, lo, hi, rows=200, pixels=50, max_bars=0)
+    tiers = np.asarray(g["occupancy"]["tiers"]["rows"])  # rows × 2 × columns
+    assert g["mode"] == "occupancy" and tiers.shape == (64, 2, 50) and tiers.max() <= 1.0
+    segs = parsed.stored(0).table("segments", ["start", "end", "kind"]).to_pylist()
+    for t, kind in enumerate(("fg", "bg")):
+        busy = sum(s["end"] - s["start"] for s in segs if s["kind"] == kind) / (64 * (hi - lo))
+        assert abs(tiers[:, t, :].mean() - busy) < 2e-3, (kind, tiers[:, t, :].mean(), busy)
+    fg = sum(s["end"] - s["start"] for s in segs if s["kind"] == "fg") / (64 * (hi - lo))
+    assert abs(fg - doc["runs"][0]["metrics"]["utilization"]) < 0.05  # the foreground reads the utilisation
+    bars = gantt.gantt(parsed, 0, rows=200)
+    assert bars["mode"] == "bars" and set(bars["lanes"]) == {2}
+    kinds = bars["bars"]["kind"]
+    lane_of_kind = {(kinds["values"][c], lane) for c, lane in zip(kinds["codes"], bars["bars"]["lane"], strict=True)}
+    assert lane_of_kind == {("fg", 0), ("bg", 1)}

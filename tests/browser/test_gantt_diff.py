@@ -1,0 +1,82 @@
+"""The backfill demo's five algorithms in Chromium: every one drawn as bars on one shared row set, and the
+diff page drawing both schedules with every changed job coloured as changed.
+
+What the canvas painted is read from gantt.js (``cs.gantt.drawn``, ``chart.$painted``) and from the canvas'
+pixels; the statuses are checked against the diff computed from the stored job indexes.
+"""
+
+import pytest
+
+import schedulers
+from cloudsched_web.results import jobdiff
+from cloudsched_web.results.queries import get_result
+from cloudsched_web.runs.models import Run
+from cloudsched_web.scenarios.models import Scenario
+from tests.api.factories import finished_run
+from tests.browser.conftest import screens_dir
+from tests.browser.test_run_flow import _login
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
+
+CHARTS = """(selector) => [...document.querySelectorAll(selector)].map((canvas) => {
+  const ch = Chart.getChart(canvas), g = ch.$g, a = ch.chartArea;
+  const px = canvas.getContext('2d').getImageData(a.left + 1, a.top + 1, a.width - 2, a.height - 2).data;
+  let inked = 0;
+  for (let i = 0; i < px.length; i += 4) if (px[i + 3] > 0 && (px[i] < 240 || px[i + 1] < 240 || px[i + 2] < 240)) inked++;
+  return {algorithm: g.algorithm, mode: g.mode, rows: g.resources, row0: g.row0, total: g.total_resources,
+    painted: ch.$painted, inked, bars: window.cs.gantt.drawn(ch).map((b) => ({job: b.job, status: b.status, colour: b.colour}))};
+})"""
+
+
+def _loaded(page, n=1):
+    page.wait_for_function(f"() => Number(document.body.dataset.timelineLoaded || 0) >= {n}", timeout=60_000)
+
+
+@pytest.fixture
+def demo(alice):
+    config = schedulers.example("backfill")
+    assert len(config["algorithms"]) == 5
+    scenario = Scenario.objects.create(owner=alice, family="backfill", name="backfill demo", config=config)
+    return finished_run(scenario)
+
+
+def test_every_algorithm_is_drawn_as_bars_on_the_same_rows(page, live_server, demo):
+    _login(page, live_server.url)
+    page.set_viewport_size({"width": 1400, "height": 1000})
+    page.goto(f"{live_server.url}/runs/{demo.pk}/")
+    _loaded(page)
+    charts = page.evaluate(CHARTS, "#gantt-charts canvas")
+    page.screenshot(path=str(screens_dir() / "backfill-demo-run.png"), full_page=True)
+    assert [c["algorithm"] for c in charts] == ["fcfs", "easy", "keasy", "reasy", "measy"]
+    for c in charts:
+        assert c["mode"] == "bars", f"{c['algorithm']} is not drawn as bars at whole-run zoom"
+        assert c["painted"]["bars"] == len(c["bars"]) > 0 and c["inked"] > 0, f"{c['algorithm']}: the canvas drew nothing"
+        assert c["rows"] == charts[0]["rows"] and c["total"] == 64, f"{c['algorithm']}'s rows differ from fcfs'"
+
+
+def test_the_diff_draws_both_schedules_and_never_paints_a_changed_job_unchanged(page, live_server, demo):
+    parsed = get_result(Run.objects.get(pk=demo.pk))
+    d = jobdiff.diff(parsed, 0, 2, limit=10**6)
+    changed = {r["job"] for r in d["rows"]}
+    assert changed
+    _login(page, live_server.url)
+    page.set_viewport_size({"width": 1400, "height": 1000})
+    page.goto(f"{live_server.url}/runs/{demo.pk}/diff/?a=0&b=2")
+    _loaded(page)
+    page.screenshot(path=str(screens_dir() / "backfill-demo-diff.png"), full_page=True)
+    same = page.evaluate("() => getComputedStyle(document.querySelector('.legend .sw.same')).backgroundColor")
+    seen = []
+    for n in (1, 2):
+        charts = page.evaluate(CHARTS, "#diff canvas")
+        assert [c["algorithm"] for c in charts] == ["fcfs", "keasy"] and charts[0]["rows"] == charts[1]["rows"]
+        for c in charts:
+            assert c["painted"]["bars"] == len(c["bars"]) > 0 and c["inked"] > 0, f"{c['algorithm']}: nothing drawn"
+            for b in c["bars"]:
+                assert (b["status"] != "same") == (b["job"] in changed or b["status"].startswith(("not_in", "cut_in"))), b
+                if b["job"] in changed:
+                    assert b["colour"].lower() != "#b9c2cc", f"changed job {b['job']} painted as unchanged ({same})"
+        seen += charts[0]["rows"]
+        if n == 1:  # rows 41+ are reachable: the pager moves both sides
+            page.click("#diff-pager .next")
+            _loaded(page, 2)
+    assert seen == [f"p{i}" for i in range(64)]
