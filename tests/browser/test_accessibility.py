@@ -71,3 +71,18 @@ def test_a_skip_link_leads_past_the_menu_and_help_is_read_with_its_field(page, l
       return {help: document.getElementById(i.getAttribute('aria-describedby')).textContent,
               key: document.querySelector('label[for="w-seed"] code').getAttribute('aria-hidden')}; }""")
     assert "allowed" in seed["help"] and seed["key"] == "true"
+
+
+def test_every_chart_is_an_image_with_a_name_for_screen_readers(page, live_server, alice):
+    family = "backfill" if "backfill" in schedulers.all_families() else "toy"
+    scenario = Scenario.objects.create(owner=alice, family=family, name="a11y", config=schedulers.example(family))
+    run = finished_run(scenario)
+    _login(page, live_server.url)
+    page.goto(f"{live_server.url}/runs/{run.pk}/")
+    page.wait_for_function("() => document.body.dataset.timelineLoaded", timeout=60_000)
+    canvases = page.evaluate("""() => [...document.querySelectorAll('canvas')].filter((c) => Chart.getChart(c))
+      .map((c) => [c.id, c.getAttribute('role'), c.getAttribute('aria-label') || '', c.tabIndex])""")
+    assert canvases
+    for cid, role, label, tab in canvases:
+        assert role == "img" and label.startswith("Chart: ") and tab == 0, (cid, role, label)
+        assert "chart." not in label.lower()[:9]
