@@ -12,6 +12,7 @@ predicates (:func:`at_every_point`, :func:`aggregate`, :func:`monotone`,
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from statistics import mean
@@ -122,6 +123,15 @@ class Table:
         return " ".join(words) or point
 
 
+def number(x: float) -> str:
+    """Four significant digits, never an exponent between 1e-4 and 1e15 (``11,060``, not ``1.106e+04``)."""
+    if not math.isfinite(x) or x == 0 or not 1e-4 <= abs(x) < 1e15:
+        return f"{x:.4g}"
+    decimals = max(0, 3 - math.floor(math.log10(abs(x))))
+    text = f"{float(f'{x:.4g}'):,.{decimals}f}"
+    return text.rstrip("0").rstrip(".") if decimals else text
+
+
 @dataclass(frozen=True)
 class Quantity:
     """A number derived from the table at one point, with the label used in measured strings."""
@@ -131,7 +141,7 @@ class Quantity:
     percent: bool = False
 
     def fmt(self, x: float) -> str:
-        return f"{100 * x:.1f}%" if self.percent else f"{x:.4g}"
+        return f"{100 * x:.1f}%" if self.percent else number(x)
 
 
 def value(algorithm: str, metric: str) -> Quantity:
@@ -246,7 +256,7 @@ def less_than_at_every_point(metric: str, a: str, b: str, points: Points = None)
     def check(t: Table) -> tuple[bool, str]:
         rows = [(p, t.get(p, a, metric), t.get(p, b, metric)) for p in t.select(points)]
         bad = [t.short(p) for p, x, y in rows if not x < y]
-        text = f"{metric} {a} vs {b}: " + ", ".join(f"{t.short(p)} → {x:.4g} vs {y:.4g}" for p, x, y in rows)
+        text = f"{metric} {a} vs {b}: " + ", ".join(f"{t.short(p)} → {number(x)} vs {number(y)}" for p, x, y in rows)
         return not bad, text + (f" (not lower at {', '.join(bad)})" if bad else "")
 
     return check
@@ -267,7 +277,7 @@ def best_at_every_point(metric: str, algorithm: str, others: Sequence[str], poin
             rivals = {o: t.get(p, o, metric) for o in others if o != algorithm}
             best_o, best = min(rivals.items(), key=lambda kv: kv[1] if lower else -kv[1])
             ok = mine <= best * (1 + tolerance) if lower else mine >= best * (1 - tolerance)
-            parts.append(f"{t.short(p)} → {mine:.4g} (best other {best_o} {best:.4g})")
+            parts.append(f"{t.short(p)} → {number(mine)} (best other {best_o} {number(best)})")
             if not ok:
                 bad.append(t.short(p))
         text = f"{metric} of {algorithm}: " + ", ".join(parts)

@@ -191,3 +191,12 @@ def test_claims_cli_exit_codes(all_true_family, tmp_path, capsys):
     assert "--scale" in capsys.readouterr().err
     assert main(["claims", "toy", "nope"]) == 2
     assert main(["claims", "nope"]) == 2
+
+
+def test_measured_numbers_read_without_exponents():
+    """Claims print 11,060, not 1.106e+04 (issue #25): four significant digits, thousands grouped."""
+    from schedulers.core.claims import number
+
+    assert [number(x) for x in (11060.4, 0.5, 3.14159, 123456789.0, 0.00123, 2.0)] == [
+        "11,060", "0.5", "3.142", "123,500,000", "0.00123", "2"]  # fmt: skip
+    assert number(1e-5) == "1e-05" and number(float("inf")) == "inf"  # outside the plain range: as before
