@@ -39,6 +39,7 @@ urlpatterns = [
     path("studies/", runs.studies, name="studies"),
     path("studies/<int:pk>/", runs.study, name="study"),
     path("studies/<int:pk>/status.json", runs.study_status, name="study_status"),
+    path("studies/<int:pk>/points.csv", runs.study_export, name="study_export"),
     path("studies/<int:pk>/jobs.json", runs.study_jobs, name="study_jobs"),
     path("studies/<int:pk>/share/", runs.study_share, name="study_share"),
     path("studies/<int:pk>/delete/", runs.study_delete, name="study_delete"),

@@ -24,7 +24,7 @@ from cloudsched_web.runs import formatting
 from schedulers.core.swf import SwfTrace, write_swf
 
 __all__ = ["AS_STORED", "SWF_ALIASES", "download_sizes", "filename", "header", "metrics_csv", "parquet_file",
-           "schedule_csv", "summary_csv", "table_csv", "table_parquet", "workload_swf"]
+           "points_csv", "schedule_csv", "summary_csv", "table_csv", "table_parquet", "workload_swf"]
 
 SEGMENT_COLUMNS = ("job", "task", "resource", "start", "end", "share", "kind")
 
@@ -88,6 +88,26 @@ def summary_csv(doc):
         for name, stat in sorted(per_metric.items()):
             cells = (_cell(stat.get(k)) for k in ("mean", "std", "ci", "n"))
             lines.append(_csv_line([alg, name, units.get(name, ""), *cells]))
+    return "".join(lines)
+
+
+def points_csv(family, rows):
+    """A study's points (``rows``: ``(run, summary)`` in study order; summary ``{}`` for an unfinished run): one
+    row per run — its number, status and swept values — then per algorithm × metric its mean and 95 % CI
+    half-width over repetitions, units in the header. Every run is a row, finished or not."""
+    axes = sorted({k for run, _ in rows for k in (run.point or {})})
+    cols = sorted({(a, m) for _, summary in rows for a, per in summary.items() for m in per})
+    units = {n: spec.get("unit", "") for n, spec in formatting.specs(family, sorted({m for _, m in cols})).items()}
+    head = ["run", "status", *axes]
+    for a, m in cols:
+        head += [f"{a} {header(m, units.get(m, ''))}", f"{a} {header(m, units.get(m, ''))} ci95"]
+    lines = [_csv_line(head)]
+    for run, summary in rows:
+        cells = [run.pk, run.status, *(_cell((run.point or {}).get(k)) for k in axes)]
+        for a, m in cols:
+            stat = summary.get(a, {}).get(m) or {}
+            cells += [_cell(stat.get("mean")), _cell(stat.get("ci"))]
+        lines.append(_csv_line(cells))
     return "".join(lines)
 
 

@@ -480,6 +480,16 @@ def _study_jobs(request, study):
 
 
 @login_required
+def study_export(request, pk):
+    """The study's points as CSV: every run (finished or not), its swept values, each algorithm's metric means and CIs."""
+    study = _get_study_for_user(request, pk)
+    runs = list(study.runs.order_by("id"))
+    rows = [(r, _run_summary(r) if r.status == Run.Status.SUCCEEDED else {}) for r in runs]
+    body = exports.points_csv(study.scenario.family, rows)
+    return _attachment(HttpResponse(body, content_type="text/csv"), f"study-{study.pk}-points.csv")
+
+
+@login_required
 def study_jobs(request, pk):
     return _study_jobs(request, _get_study_for_user(request, pk))
 

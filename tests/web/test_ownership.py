@@ -104,6 +104,7 @@ WEB: dict[str, list[Case]] = {
     "trace_download": [Case(G, "/traces/{trace}/download/")],
     "study": [Case(G, "/studies/{study}/")],
     "study_status": [Case(G, "/studies/{study}/status.json")],
+    "study_export": [Case(G, "/studies/{study}/points.csv")],
     "study_jobs": [Case(G, "/studies/{study}/jobs.json"), Case(G, "/studies/{study}/jobs.json?point={run}")],
     "study_share": [Case(P, "/studies/{study}/share/"), Case(P, "/studies/{study}/share/", data={"revoke": "1"})],
     "api_tokens": [

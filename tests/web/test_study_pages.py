@@ -164,3 +164,26 @@ def test_the_chart_axes_of_a_study_place_every_point():
     )
     assert payload["x_order"] == [f"case {i}" for i in range(6)]
     assert [p["x"] for p in payload["metrics"]["m"]["fcfs"]] == [f"case {i}" for i in range(6)]
+
+
+def test_a_study_exports_its_points_as_csv_with_every_run_and_units(alice_client, scenario, django_capture_on_commit_callbacks):
+    import csv
+    import io
+
+    from cloudsched_web.runs.models import Run
+    from cloudsched_web.runs.services import submit_sweep
+
+    with django_capture_on_commit_callbacks(execute=True):
+        study = submit_sweep(scenario, {"datacenter.machines": [1, 2]})
+    queued = Run.objects.create(scenario=scenario, config=scenario.config, study=study, point={"datacenter.machines": 4})
+    page = alice_client.get(f"/studies/{study.pk}/").content.decode()
+    assert f'href="/studies/{study.pk}/points.csv"' in page
+    response = alice_client.get(f"/studies/{study.pk}/points.csv")
+    assert response["Content-Type"] == "text/csv" and f"study-{study.pk}-points.csv" in response["Content-Disposition"]
+    rows = list(csv.DictReader(io.StringIO(response.content.decode())))
+    assert [r["datacenter.machines"] for r in rows] == ["1", "2", "4"]
+    assert rows[2]["status"] == "queued" and rows[2]["run"] == str(queued.pk)
+    first = Run.objects.filter(study=study).order_by("id").first()
+    mean = first.load_header()["summary"]["fcfs"]["makespan_s"]["mean"]
+    assert float(rows[0]["fcfs makespan_s"]) == mean and "fcfs makespan_s ci95" in rows[0]
+    assert rows[2]["fcfs makespan_s"] == ""  # not finished: empty, not dropped
