@@ -129,7 +129,7 @@ def test_exports(api, done, scenario):
     assert response["Content-Disposition"] == f'attachment; filename="run-{done.pk}.json"'
     metrics = list(csv.DictReader(io.StringIO(api.get(f"{base}/metrics.csv").content.decode())))
     assert len(metrics) == 4 and "makespan_s" in metrics[0]
-    assert api.get(f"{base}/summary.csv").content.startswith(b"algorithm,metric,mean")
+    assert api.get(f"{base}/summary.csv").content.startswith(b"algorithm,metric,unit,mean")
     schedule = b"".join(api.get(f"{base}/schedule.csv", run=0).streaming_content).decode()
     assert len(schedule.strip().splitlines()) == 21
     assert api.get(f"{base}/schedule.csv", run=9).json()["error"]["field"] == "run"
