@@ -396,7 +396,7 @@
     const help = `${item.description || ""} CSV header: ${header()}`;
     const node = el("fieldset", { "data-path": path, class: "table-field" }, el("legend", { text: label || n.title || path }),
       el("p", { class: "help", text: [n.description, rangeText(n) && "allowed: " + rangeText(n), help].filter(Boolean).join(" — ") }),
-      el("div", { class: "table-scroll" }, table), csv, el("div", { class: "row-actions" }, addBtn, toggle));
+      el("div", { class: "table-scroll", tabindex: "0", role: "region", "aria-label": (label || n.title || path) + " table" }, table), csv, el("div", { class: "row-actions" }, addBtn, toggle));
     fieldEls[path] = node;
     return { el: node, get: () => { const r = collectRows(); return r.length || !("default" in n) ? r : undefined; } };
   }

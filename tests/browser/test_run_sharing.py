@@ -29,7 +29,8 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(trans
 CHARTS = """() => [...document.querySelectorAll('canvas')].map((canvas) => {
   const chart = Chart.getChart(canvas);
   return { id: canvas.id, chart: !!chart, type: chart ? chart.config.type : null,
-           points: chart ? chart.data.datasets.map((d) => d.data.length) : [],
+           points: chart ? (chart.$g && chart.$g.bars ? [chart.$g.bars.n || 0]  // a Gantt's bars are drawn from columns
+                                   : chart.data.datasets.map((d) => d.data.length)) : [],
            occupied: chart && chart.$g && chart.$g.occupancy ? chart.$g.occupancy.rows.flat().filter(Boolean).length : 0,
            values: chart && canvas.id === 'comparison-chart' ? chart.data.datasets[0].data : null,
            labels: chart && canvas.id === 'comparison-chart' ? chart.data.labels : null }; })"""
@@ -63,6 +64,9 @@ def _open_result(page, base, run):
     page.goto(f"{base}/runs/{run.pk}/")
     page.wait_for_selector("#results")
     page.wait_for_function("() => document.body.dataset.timelineLoaded")
+    # the per-job charts load on their own request
+    page.wait_for_function("""() => [...document.querySelectorAll('canvas[data-role]')]
+      .every((c) => Chart.getChart(c) || c.closest('[hidden]'))""")
 
 
 def _pdf_text(pdf_bytes):

@@ -189,16 +189,20 @@ def test_the_cross_run_diff_counts_missing_and_cut_jobs_as_computed_by_hand(page
     # by hand: in both {1, 2}, changed {2}; only in A {3}; cut by B's limit {4, 5} (start ≥ 25); only in B {6}
     assert counts == {"jobs": 2, "changed": 1, "only_a": 1, "cut_in_b": 2, "only_b": 1}
     assert "25" in page.inner_text("#diff-counts")
-    bars = page.evaluate(
-        "() => ['gantt-a', 'gantt-b'].map((id) => Chart.getChart(document.getElementById(id)).data.datasets[0].data.length)"
+    # What each side's canvas painted (gantt.js drawn(): every bar with its job, status and colour).
+    drawn = page.evaluate(
+        """() => ['gantt-a', 'gantt-b'].map((id) => window.cs.gantt.drawn(Chart.getChart(document.getElementById(id)))
+             .map((b) => [String(b.job), b.status, b.colour]))"""
     )
-    assert bars == [5, 3]
-    statuses = {"2": "later", "3": "not_in_b", "4": "cut_in_b", "5": "cut_in_b", "6": "not_in_a"}
-    assert page.evaluate("() => cloudsched.diff.status") == statuses
-    colours = page.evaluate(
-        "() => ['gantt-a', 'gantt-b'].map((id) => Chart.getChart(document.getElementById(id)).data.datasets[0].backgroundColor)"
-    )
-    assert colours == [["#b9c2cc", "#ff9900", "#6a3d9a", "#cab2d6", "#cab2d6"], ["#b9c2cc", "#6a3d9a", "#ff9900"]]
+    assert [len(side) for side in drawn] == [5, 3]
+    status_a = {job: status for job, status, _ in drawn[0]}
+    status_b = {job: status for job, status, _ in drawn[1]}
+    # by hand, as the counts above: 1 the same, 2 later in B, 3 never in B, 4 and 5 after B's cut, 6 only in B
+    assert status_a == {"1": "same", "2": "later", "3": "not_in_b", "4": "cut_in_b", "5": "cut_in_b"}
+    assert status_b == {"1": "same", "2": "later", "6": "not_in_a"}
+    colour = {(job, side): c for side, bars in enumerate(drawn) for job, _, c in bars}
+    assert colour["1", 0] == colour["1", 1] and colour["2", 0] == colour["2", 1] and colour["4", 0] == colour["5", 0]
+    assert len({colour["1", 0], colour["2", 0], colour["3", 0], colour["4", 0]}) == 4  # each status its own
     assert page.evaluate(NO_SIDEWAYS)
     _shot(page, tmp_path, "diff-cross-run")
 
@@ -241,9 +245,10 @@ def test_a_shared_study_leads_an_anonymous_visitor_to_its_runs(page, live_server
     page.goto(f"{live_server.url}/studies/{study.pk}/")
     page.click("#create-share")
     link = page.get_attribute("#share-link", "href")
+    assert link == page.input_value("#share-url") and link.startswith(live_server.url)  # the field to copy
     anonymous = csp.attach(page.context.browser.new_context().new_page())
     anonymous.set_viewport_size({"width": WIDTH, "height": 900})
-    anonymous.goto(live_server.url + link)
+    anonymous.goto(link)
     anonymous.wait_for_function("() => document.body.dataset.studyDrawn === '1'")
     assert len(anonymous.evaluate(DATASETS)) == 2
     anonymous.click("#study-runs tbody tr:first-child a")
