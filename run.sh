@@ -11,7 +11,7 @@ export DEBUG="${DEBUG:-0}"
 export SECURE_HTTPS="${SECURE_HTTPS:-0}"  # plain HTTP on loopback; set 1 behind TLS
 export PORT="${PORT:-8000}" REDIS_PORT="${REDIS_PORT:-6379}"
 export CELERY_BROKER_URL="${CELERY_BROKER_URL:-redis://127.0.0.1:$REDIS_PORT/0}"
-export WEB_ACCESS_LOG="${WEB_ACCESS_LOG:-var/access.log}"
+export WEB_ACCESS_LOG="${WEB_ACCESS_LOG:-$VAR/access.log}"
 M="$VENV/bin/python manage.py"
 
 log "migrating the database"
@@ -23,9 +23,9 @@ $M load_demos
 $M import_trace --trace-dirs  # real logs beside the checkout (or in $CLOUDSCHED_TRACE_DIRS), once each
 
 redis_start
-log "starting one Celery worker with the outbox sweeper (log: var/celery.log)"
-"$VENV/bin/celery" -A cloudsched_web worker --beat --schedule var/celerybeat-schedule \
-  --loglevel INFO --concurrency 1 --logfile var/celery.log &
+log "starting one Celery worker with the outbox sweeper (log: $VAR/celery.log)"
+"$VENV/bin/celery" -A cloudsched_web worker --beat --schedule "$VAR/celerybeat-schedule" \
+  --loglevel INFO --concurrency 1 --logfile "$VAR/celery.log" &
 WORKER=$!
 WEB=""
 stop_all() {
@@ -33,7 +33,7 @@ stop_all() {
   set +e  # best effort: a child the same Ctrl-C already stopped makes `kill` fail, which must not end the script with 1
   # TERM, not INT: a shell started without job control may hand its children an ignored SIGINT.
   kill -TERM $WEB $WORKER 2>/dev/null; wait $WEB $WORKER 2>/dev/null
-  # Stop Redis only if this script started it (it saves its data in var/ on the way out).
+  # Stop Redis only if this script started it (it saves its data in $VAR on the way out).
   [ -n "$STARTED_REDIS" ] && [ -f "$STARTED_REDIS" ] && redis-cli -p "${REDIS_PORT:-6379}" shutdown >/dev/null 2>&1
   return 0
 }

@@ -12,6 +12,7 @@ from pathlib import Path
 # directory live in a temporary directory of this pytest process (inherited by the worker and server
 # processes it starts, which read the same variable); conftest removes it when the session ends.
 os.environ.setdefault("CLOUDSCHED_VAR_DIR", tempfile.mkdtemp(prefix="cloudsched-test-var-"))
+os.environ.setdefault("STATIC_ROOT", os.path.join(os.environ["CLOUDSCHED_VAR_DIR"], "staticfiles"))
 
 from cloudsched_web.settings import *  # noqa: F403
 

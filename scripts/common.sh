@@ -4,6 +4,9 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 PY="${PYTHON:-python3}"
 VENV="$ROOT/.venv"
+# The instance's files (database, logs, Redis data, media): var/ unless CLOUDSCHED_VAR_DIR says elsewhere
+# (the settings read the same variable).
+VAR="${CLOUDSCHED_VAR_DIR:-$ROOT/var}"
 
 log() { printf '\033[1m==> %s\033[0m\n' "$*"; }
 
@@ -58,11 +61,11 @@ redis_start() {
   local port="${REDIS_PORT:-6379}"
   if redis-cli -p "$port" ping >/dev/null 2>&1; then return 0; fi  # someone else's Redis: leave it alone
   log "starting redis-server on 127.0.0.1:$port"
-  mkdir -p var
-  redis-server --port "$port" --bind 127.0.0.1 --daemonize yes --dir "$ROOT/var" \
-    --logfile "$ROOT/var/redis.log" --pidfile "$ROOT/var/redis.pid"
-  STARTED_REDIS="$ROOT/var/redis.pid"
+  mkdir -p "$VAR"
+  redis-server --port "$port" --bind 127.0.0.1 --daemonize yes --dir "$VAR" \
+    --logfile "$VAR/redis.log" --pidfile "$VAR/redis.pid"
+  STARTED_REDIS="$VAR/redis.pid"
   for _ in $(seq 50); do redis-cli -p "$port" ping >/dev/null 2>&1 && return 0; sleep 0.1; done
-  echo "redis-server did not start; see var/redis.log" >&2
+  echo "redis-server did not start; see $VAR/redis.log" >&2
   return 1
 }
