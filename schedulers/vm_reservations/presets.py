@@ -85,12 +85,12 @@ ORDER_NOTES = {
     "fig5_4": "EST ≥ FFD and LLIF > OPT hold at every point; only FFD > LLIF fails, at max duration 50 "
     "(LLIF 371.2 vs FFD 369.5 kWh, +0.5 %), while LLIF is lower from 100 slots on." + _LLIF_FFD,
     "fig5_5": "EST ≥ FFD and LLIF > OPT hold at every point; only FFD > LLIF fails, at max duration 50 and 100 "
-    "(LLIF 5.804e+04 vs FFD 5.78e+04 min, 9.222e+04 vs 9.204e+04: +0.4 %, +0.2 %); at paper scale (10 runs) at "
+    "(LLIF 58,040 vs FFD 57,800 min, 92,220 vs 92,040: +0.4 %, +0.2 %); at paper scale (10 runs) at "
     "50 and 200 instead, by 0.2 % and under 0.1 %." + _LLIF_FFD,
     "fig5_7": "EST ≥ FFD and LLIF > OPT hold at every point; FFD > LLIF fails at every VM count: on the log LLIF "
     "uses 0.3–1.8 % more energy than FFD (503.5 vs 502 kWh at 1000 VMs, 973.4 vs 956.2 at 2500)." + _LLIF_FFD,
     "fig5_8": "EST ≥ FFD and LLIF > OPT hold at every point; FFD > LLIF fails at every VM count: on the log LLIF "
-    "keeps PMs on 0.4–2.4 % longer than FFD (1.06e+05 vs 1.035e+05 min at 2500 VMs)." + _LLIF_FFD,
+    "keeps PMs on 0.4–2.4 % longer than FFD (106,000 vs 103,500 min at 2500 VMs)." + _LLIF_FFD,
 }
 
 
