@@ -298,18 +298,18 @@
       const [t0, t1] = g.window, w = (t1 - t0) / ev.columns;
       const i = ev.cn.findIndex((_, j) => Math.abs(px(t0 + (ev.cp[j] + 0.5) * w) - x) <= 3 && Math.abs(yOf(ev.cr[j]) - y) <= 6);
       return i < 0 ? null : [`${ev.cn[i]} × ${ev.labels[ev.kinds[ev.ck[i]]] || ev.kinds[ev.ck[i]]}`,
-        `in ${cs.fmt(t0 + ev.cp[i] * w)} – ${cs.fmt(t0 + (ev.cp[i] + 1) * w)} ${cs.unit || "s"}`,
+        `in ${cs.timeText(t0 + ev.cp[i] * w)} – ${cs.timeText(t0 + (ev.cp[i] + 1) * w)}`,
         ev.cr[i] >= 0 ? `on ${g.resources[ev.cr[i]]}` : "no resource", "(counts: too many events here to mark one by one; zoom in)"];
     }
     const i = ev.t.findIndex((t, j) => Math.abs(px(t) - x) <= 6 && Math.abs(yOf(ev.r[j]) - y) <= 6);
-    return i < 0 ? null : [`${ev.kind[i]} · job ${ev.job[i]}`, ev.labels[ev.kind[i]], `at ${cs.fmt(ev.t[i])} ${cs.unit || "s"}`,
+    return i < 0 ? null : [`${ev.kind[i]} · job ${ev.job[i]}`, ev.labels[ev.kind[i]], `at ${cs.timeText(ev.t[i])}`,
       ev.r[i] >= 0 ? `on ${g.resources[ev.r[i]]}` : "no resource (the job never ran there)", ev.task[i] ? `task ${ev.task[i]}` : ""].filter(Boolean);
   }
   function barLines(chart, k) {
-    const g = chart.$g, b = g.bars, d = decoded(g), unit = cs.unit || "s", ex = d.exact.get(k);
+    const g = chart.$g, b = g.bars, d = decoded(g), ex = d.exact.get(k);
     const lanes = (g.lanes || [])[b.r[k]] || 1;
     const lines = [`job ${jobOf(g, k)}`, `task ${taskOf(g, k)} on ${g.resources[b.r[k]]}${lanes > 1 ? ` (lane ${b.lane[k] + 1} of ${lanes})` : ""}`,
-      `share ${coded(b.share, k)}`, `${cs.fmt(ex ? ex[0] : d.S[k])} – ${cs.fmt(ex ? ex[1] : d.E[k])} ${unit}`];
+      `share ${coded(b.share, k)}`, `${cs.timeText(ex ? ex[0] : d.S[k])} – ${cs.timeText(ex ? ex[1] : d.E[k])}`];
     Object.entries(b.extra || {}).forEach(([name, col]) => { const v = coded(col, k); if (v !== null && v !== undefined) lines.push(`${name} ${v}`); });
     const kind = coded(b.kind, k);
     if (kind) lines.push(`kind ${kind}`);
@@ -387,14 +387,14 @@
     let rec = "";
     if (cut) {
       const limit = cut.limit ? `its limit of ${cut.limit} segments` : "its max_segments setting";
-      rec = ` The family stopped recording the schedule at ${limit} (${cut.recorded} recorded)` + (cut.cut_at_s !== null && cut.cut_at_s !== undefined ? `, at t = ${cs.fmt(cut.cut_at_s)} ${cs.unit || "s"}: nothing later is drawn.` : ".");
+      rec = ` The family stopped recording the schedule at ${limit} (${cut.recorded} recorded)` + (cut.cut_at_s !== null && cut.cut_at_s !== undefined ? `, at t = ${cs.timeText(cut.cut_at_s)}: nothing later is drawn.` : ".");
     }
     return `${g.algorithm} · repetition ${g.repetition}: ${rows}; ${what} (${g.total_segments} segments in all).${events}${rec}`;
   }
 
   function subtitle(g) {
     const cut = g.schedule_cut;
-    if (cut && cut.cut_at_s !== null && cut.cut_at_s !== undefined && g.window[0] >= cut.cut_at_s) return { display: true, text: `nothing recorded after t = ${cs.fmt(cut.cut_at_s)}: the family capped its schedule recording`, color: "#a60" };
+    if (cut && cut.cut_at_s !== null && cut.cut_at_s !== undefined && g.window[0] >= cut.cut_at_s) return { display: true, text: `nothing recorded after t = ${cs.timeText(cut.cut_at_s)}: the family capped its schedule recording`, color: "#a60" };
     if (!g.bars.n && g.mode !== "occupancy" && cut) return { display: true, text: "no segments recorded in this window: the family capped its schedule recording", color: "#a60" };
     if (g.mode === "occupancy") return { display: true, text: `occupancy blocks (${g.window_segments} segments)` + (g.zoom_shows_bars ? ": zoom in for single bars" : ": too dense to separate at any zoom"), color: "#555" };
     return { display: false, text: "" };
