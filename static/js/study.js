@@ -77,13 +77,19 @@
 
   function draw(metric) {
     const datasets = datasetsOf(metric);
+    // The y range holds every whisker, not only the points (a CI drawn outside the plot was cut off).
+    const ends = datasets.flatMap((d) => d.data.flatMap((p, k) => { const e = (d.err || [])[k] || 0; return [p.y - e, p.y + e]; }))
+      .filter(Number.isFinite);
+    const y = yScale(metric);
+    if (ends.length) Object.assign(y, { suggestedMin: Math.min(...ends), suggestedMax: Math.max(...ends) });
     if (chart) chart.destroy();
     chart = new Chart(document.getElementById("study-chart"), {
       type: "line", data: { datasets }, plugins: [errorBars],
       options: { animation: false, maintainAspectRatio: false, responsive: true,
-        scales: { x: xScale(), y: yScale(metric) },
+        scales: { x: xScale(), y },
         plugins: {
-          legend: { position: "right", labels: { usePointStyle: true, boxWidth: 28 } },
+          // below the plot, where long labels wrap into rows instead of being cut at the chart's right edge
+          legend: { position: "bottom", labels: { usePointStyle: true, boxWidth: 28 } },
           tooltip: { callbacks: { label: (c) => `${c.dataset.label}: ${show(c.raw.y, metric)}` + (c.dataset.err && c.dataset.err[c.dataIndex] ? ` ± ${show(c.dataset.err[c.dataIndex], metric)}` : "") } },
         } },
     });

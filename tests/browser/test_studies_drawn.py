@@ -116,6 +116,9 @@ def test_the_study_chart_draws_the_stored_numbers_in_the_studys_order(page, live
         "() => [document.getElementById('study-chart').getBoundingClientRect().width, document.querySelector('main').clientWidth]"
     )
     assert box[0] > 0.85 * box[1], f"the chart spans the page width: {box}"
+    # every whisker inside the plot: the y range holds y ± its spread (a CI cut at the top was a defect)
+    y = page.evaluate("() => { const s = cloudsched.study.scales.y; return [s.min, s.max]; }")
+    assert all(y[0] <= v - e and v + e <= y[1] for d in datasets for v, e in zip(d["y"], d["err"], strict=True))
     assert page.evaluate(NO_SIDEWAYS)
     _shot(page, tmp_path, "study")
 
