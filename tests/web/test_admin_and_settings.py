@@ -31,6 +31,7 @@ def test_check_deploy_is_clean_with_debug_off(tmp_path):
         "SECRET_KEY": "k3Y-" + "abcdefghij" * 6,
         "PATH": "/usr/bin:/bin",
         "CLOUDSCHED_VAR_DIR": str(tmp_path),
+        "STATIC_ROOT": str(tmp_path / "static"),  # nothing written into the checkout
     }
     done = subprocess.run(
         [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
@@ -45,6 +46,7 @@ def test_a_missing_secret_key_is_generated_once_and_kept(tmp_path):
     env = {
         "PATH": "/usr/bin:/bin",
         "CLOUDSCHED_VAR_DIR": str(tmp_path),
+        "STATIC_ROOT": str(tmp_path / "static"),
         "DJANGO_SETTINGS_MODULE": "cloudsched_web.settings",
     }
     keys = {
