@@ -32,6 +32,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
+from results_scale import _rss_mb  # noqa: E402  (a /proc/self/status field in MB)
+
 
 def _backfill(n, algorithms, processors=320, reps=1):
     return {"family": "backfill", "name": "estimate bench", "seed": 1, "repetitions": reps, "algorithms": algorithms,
@@ -90,13 +92,7 @@ QUICK = {"backfill": POINTS["backfill"][:3], **{k: v[:2] for k, v in POINTS.item
 
 
 def _status_mb():
-    out = {}
-    with open("/proc/self/status") as f:
-        for line in f:
-            key, _, value = line.partition(":")
-            if key in ("VmPeak", "VmHWM"):
-                out[key] = int(value.split()[0]) / 1024
-    return out
+    return {key: _rss_mb(key + ":") for key in ("VmPeak", "VmHWM")}
 
 
 def child(config, with_indexes, limit_mb=0):

@@ -31,15 +31,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
+from results_scale import _rss_mb as _status_mb  # noqa: E402  (a /proc/self/status field in MB)
 from web_pages import _setup  # noqa: E402
-
-
-def _status_mb(field):
-    with open("/proc/self/status") as f:
-        for line in f:
-            if line.startswith(field):
-                return int(line.split()[1]) / 1024
-    return 0.0
 
 
 def _reset_peak():
