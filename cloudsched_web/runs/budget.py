@@ -31,7 +31,8 @@ def check(config):
 
 
 def check_points(configs):
-    """A study's points: every point over the limits, each error's field under ``points[i]``."""
+    """A study's points (dicts or validated ``(family, model)`` pairs): every point over the limits, each
+    error's field under ``points[i]``."""
     found = [{**e, "field": f"points[{i}].{e['field']}"} for i, c in enumerate(configs) for e in errors(c)]
     if found:
         raise schedulers.ScenarioError(found)

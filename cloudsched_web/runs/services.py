@@ -47,26 +47,30 @@ def _send(run_ids):
     return True
 
 
-def submit_run(scenario):
-    budget.check(scenario.config)  # what the worker could not run is never queued
+def submit_run(scenario, checked=None):
+    """Queue a run of ``scenario``. It is validated and held to the run budget here (the library may have
+    tightened its limits since saving; what the worker could not run is never queued), unless the caller
+    passes the ``(family, model)`` it has just checked so (``api.common.validate_scenario``)."""
+    if checked is None:
+        budget.check(schedulers.validate(scenario.config))
     run = Run.objects.create(scenario=scenario, config=scenario.config, scenario_name=scenario.name)
     transaction.on_commit(lambda: _send([run.id]))
     return run
 
 
 def _validated(configs):
-    """Validate every point first: a study is created whole or not at all."""
+    """Validate every point first: a study is created whole or not at all. Returns the ``(family, model)``
+    of each point (what the run budget estimates from, without validating again)."""
     errors = []
-    normalised = []
+    checked = []
     for i, config in enumerate(configs):
         try:
-            _, cfg = schedulers.validate(config)
-            normalised.append(cfg.model_dump(mode="json"))
+            checked.append(schedulers.validate(config))
         except schedulers.ScenarioError as exc:
             errors += [{**e, "field": f"points[{i}].{e['field']}"} for e in exc.errors]
     if errors:
         raise schedulers.ScenarioError(errors)
-    return normalised
+    return checked
 
 
 def _check_size(points, config_bytes, field):
@@ -85,8 +89,9 @@ def _check_size(points, config_bytes, field):
 def _prepared(scenario, configs, points):
     """Everything a study needs that reads or computes: done outside any transaction (short write locks)."""
     _check_size(len(configs), max((len(orjson.dumps(c)) for c in configs), default=0), "points")
-    configs = _validated(configs)
-    budget.check_points(configs)
+    checked = _validated(configs)
+    budget.check_points(checked)
+    configs = [cfg.model_dump(mode="json") for _, cfg in checked]
     refused = [{**e, "field": f"points[{i}].{e['field']}"} for i, c in enumerate(configs)
                for e in check_refs(c, scenario.owner)]  # fmt: skip
     if refused:  # a sweep over workload.trace names only traces the owner may use

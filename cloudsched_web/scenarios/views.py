@@ -13,7 +13,6 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 import schedulers
-from cloudsched_web.runs import budget
 from cloudsched_web.runs import claims as preset_claims
 from cloudsched_web.runs.services import create_preset_study, submit_run, submit_sweep
 from cloudsched_web.scenarios.forms import ScenarioForm, SweepForm, error_paths
@@ -171,11 +170,10 @@ def detail(request, pk):
 def run(request, pk):
     scenario = _get_scenario_for_user(request, pk)
     try:
-        budget.check(schedulers.validate(scenario.config))  # limits may have tightened since saving
+        new_run = submit_run(scenario)  # validated and budgeted there: limits may have tightened since saving
     except schedulers.ScenarioError as exc:
         messages.error(request, exc.format())
         return redirect("scenario", pk=pk)
-    new_run = submit_run(scenario)
     return redirect("run", pk=new_run.pk)
 
 

@@ -35,9 +35,9 @@ class StudyFilter(Schema):
 @submit.post("/{scenario_id}/runs", response={202: RunOut}, summary="Run a saved scenario")
 def submit_scenario_run(request, scenario_id: DbId):
     scenario = get_scenario_for_user(request, scenario_id)
-    validate_scenario(scenario.config)  # the library may have tightened its limits since saving
+    checked = validate_scenario(scenario.config)  # the library may have tightened its limits since saving
     with transaction.atomic():
-        run = submit_run(scenario)
+        run = submit_run(scenario, checked)
     return Status(202, run_out(request, run))
 
 
