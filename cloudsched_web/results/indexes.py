@@ -16,7 +16,8 @@ the result's directory:
 - ``r{i}-byrow.parquet``: every segment on the axis sorted by row (stably: start order inside
   a row): ``row``, ``start``, ``end``, ``share``, per colour mode its value (``c_<mode>``:
   the category's index, −1 none, or the scale's value, NaN none) and its ``lane`` inside the row
-  (0 in rows of one lane), in small row groups whose statistics let a page of rows read only its
+  (0 in rows of one lane) and ``job``, its job's line in the run's job index (``jobindex.positions``: the diff
+  colours occupancy blocks by their jobs' statuses), in small row groups whose statistics let a page of rows read only its
   own segments (and a window of them only the groups its times overlap).
 
 Each run's segments file is read once for all of them, as stored (stretches are not expanded: a
@@ -112,7 +113,7 @@ def _by_row(parsed, index, names, modes) -> pa.Table | None:
     source = stored.source("segments")
     labels = (pq.read_schema(source).metadata or {}).get(stretches.STRETCH)
     table = pq.read_table(source, columns=["start", "end", "resource", *(["share"] if "share" in present else []),
-                                           *mode_cols])  # fmt: skip
+                                           *(["job"] if "job" in present else []), *mode_cols])  # fmt: skip
     if labels is not None:  # one row per stretch: its segments' resources as a list (stretches._expand)
         lists = table["resource"].combine_chunks() if table["resource"].num_chunks != 1 else table["resource"].chunk(0)
         lengths = np.diff(lists.offsets.to_numpy())
@@ -136,6 +137,8 @@ def _by_row(parsed, index, names, modes) -> pa.Table | None:
             "end": pa.array(float_column(table, "end")[order])}  # fmt: skip
     if "share" in present and not pc.all(pc.fill_null(pc.equal(table["share"], 1.0), True)).as_py():
         cols["share"] = table["share"].take(pa.array(order))  # left out when every share is 1 (or none: 1)
+    if "job" in present:
+        cols["job"] = pa.array(jobindex.positions(table["job"])[order])
     for m in modes:
         if m["type"] == "job":
             continue

@@ -148,6 +148,8 @@ def _data(request, run, other=None):
                 request.GET.get("pixels", gantt.PIXELS), status=jobdiff.status_of(parsed, a, parsed_b, b),
             )
             data["bars"]["statuses"] = jobdiff.STATUSES
+            if data.get("occupancy"):
+                data["occupancy"]["statuses"] = jobdiff.STATUSES
         elif kind == "gantt":
             data = gantt.gantt(
                 parsed, _int(request, "run"), t0, t1, request.GET.get("row0", 0),
