@@ -51,11 +51,12 @@
     const width = Math.max(200, Math.min(4000, Math.round(section.clientWidth || 1000)));
     return `${url}?kind=gantt&side=${side}&a=${a}&b=${b}${other ? `&with=${other}` : ""}&row0=${row0}&rows=${ROWS}&pixels=${width}${win}`;
   }
+  const sideWindow = window.cs.cachedJson(24); // a window drawn before (zooming back out) is not asked again
   let generation = 0;
   async function loadGantts(lo, hi) {
     const gen = ++generation;
     const win = lo === null || lo === undefined ? "" : `&t0=${lo}&t1=${hi}`;
-    const [ga, gb] = await Promise.all([window.cs.getJson(ganttUrl("a", win)), window.cs.getJson(ganttUrl("b", win))]);
+    const [ga, gb] = await Promise.all([sideWindow(ganttUrl("a", win)), sideWindow(ganttUrl("b", win))]);
     if (gen !== generation) return;
     draw("a", ga);
     draw("b", gb);

@@ -194,6 +194,9 @@
     }
     return seriesCache.get(url);
   }
+  // A Gantt window (algorithm, rows, window, width) is fetched once for the last 48 asked (12 zoom steps
+  // of 4 algorithms): zooming back out or paging back draws it again at once.
+  const ganttWindow = window.cs.cachedJson(48);
   // Points per line and strip columns: the plot area's width in pixels (every time chart has the same one).
   const plotWidth = () => {
     const any = Object.values(registry.series)[0];
@@ -212,7 +215,7 @@
       const runs = payload.runs.filter((r) => String(r.repetition) === String(rep));
       const [series, ...gantts] = await Promise.all([
         seriesWindow(`${dataUrl}?kind=series&rep=${rep}&points=${plotWidth()}${win}`),
-        ...runs.map((r) => window.cs.getJson(ganttUrl(r.i, win))),
+        ...runs.map((r) => ganttWindow(ganttUrl(r.i, win))),
       ]);
       if (gen !== generation) return;
       drawSeries(series);
@@ -242,7 +245,7 @@
     rowStart[i] = Math.max(0, Math.min(Math.max(0, total - 1), want));
     const w = link.window;
     const win = w ? `&t0=${w[0]}&t1=${w[1]}` : "";
-    drawGantt(await window.cs.getJson(ganttUrl(i, win)));
+    drawGantt(await ganttWindow(ganttUrl(i, win)));
     drawLegend();
   }
 
