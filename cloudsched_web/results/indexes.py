@@ -55,8 +55,9 @@ __all__ = ["build"]
 
 def _write(name: str, table: pa.Table, row_group: int = ROW_GROUP) -> str:
     floats = [f.name for f in table.schema if pa.types.is_floating(f.type)]  # times: split bytes, no dictionary
+    # (nor the by-row index's ``job``: a line per job, as many distinct values as jobs)
     return store.save_parquet(name, table, row_group_size=row_group,
-                              use_dictionary=[n for n in table.column_names if n not in floats] + ["share"],
+                              use_dictionary=[n for n in table.column_names if n not in floats and n != "job"] + ["share"],
                               use_byte_stream_split=[n for n in floats if n != "share"])  # fmt: skip
 
 
