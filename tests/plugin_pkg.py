@@ -5,6 +5,8 @@ goes through ``importlib.metadata`` exactly as for a pip-installed package."""
 from __future__ import annotations
 
 import importlib
+import shutil
+import subprocess
 import sys
 from contextlib import contextmanager
 from pathlib import Path
@@ -88,5 +90,42 @@ def installed(target: Path, **kwargs):
     finally:
         sys.path.remove(str(target))
         sys.modules.pop(MODULE, None)
+        importlib.invalidate_caches()
+        plugins.refresh()
+
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "cloudsched-example-plugins"
+
+
+def pip_install_example(target: Path, work: Path) -> str | None:
+    """``pip install --target target`` of the example package (a real build: its wheel's dist-info and entry
+    points), built from a copy in ``work`` (pip builds in the source tree: never in the checkout). Returns
+    None, or why pip could not build it here (offline without ``wheel``), for the caller to skip."""
+    source = work / EXAMPLE.name
+    shutil.copytree(EXAMPLE, source, ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__"))
+    try:
+        import wheel  # noqa: F401
+
+        isolation = ["--no-build-isolation", "--no-index"]  # builds offline with the venv's setuptools
+    except ImportError:
+        isolation = []  # pip fetches setuptools and wheel into an isolated build environment
+    cmd = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", *isolation, "--target", str(target),
+           str(source)]  # fmt: skip
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    return f"pip could not build the example here: {done.stderr[-300:]}" if done.returncode else None
+
+
+@contextmanager
+def on_path(site: Path):
+    """An installed site (``pip install --target``) on ``sys.path`` for the block, discovery refreshed."""
+    sys.path.insert(0, str(site))
+    importlib.invalidate_caches()
+    plugins.refresh()
+    try:
+        yield site
+    finally:
+        sys.path.remove(str(site))
+        for name in [m for m in sys.modules if m.startswith("cloudsched_example_plugins")]:
+            sys.modules.pop(name)
         importlib.invalidate_caches()
         plugins.refresh()

@@ -5,36 +5,25 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from tests.plugin_pkg import pip_install_example
+
 ROOT = Path(__file__).resolve().parents[2]
-EXAMPLE = ROOT / "examples" / "cloudsched-example-plugins"
 
 pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
-    """``pip install --target``: a real build of the example (its wheel's dist-info and entry points)."""
     target = tmp_path_factory.mktemp("site")
-    source = tmp_path_factory.mktemp("src") / EXAMPLE.name  # pip builds in the source tree: never in the checkout
-    shutil.copytree(EXAMPLE, source, ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__"))
-    try:
-        import wheel  # noqa: F401
-
-        isolation = ["--no-build-isolation", "--no-index"]  # builds offline with the venv's setuptools
-    except ImportError:
-        isolation = []  # pip fetches setuptools and wheel into an isolated build environment
-    cmd = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", *isolation, "--target", str(target),
-           str(source)]  # fmt: skip
-    done = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
-    if done.returncode:
-        pytest.skip(f"pip could not build the example here (offline without `wheel`?): {done.stderr[-300:]}")
+    why = pip_install_example(target, tmp_path_factory.mktemp("src"))
+    if why:
+        pytest.skip(why)
     return target
 
 
