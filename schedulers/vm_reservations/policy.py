@@ -58,10 +58,17 @@ class Fit:
     demand: int
     capacity: int
     peak: np.ndarray
+    occupancy: np.ndarray  # (open PMs, segments of the interval), read-only: each PM's load on each piece
+    lengths: np.ndarray  # slots of each piece (the interval cut where other requests start or end)
 
     def fits(self) -> np.ndarray:
         """Which open PMs can host the request (bool per PM, opening order)."""
         return self.peak <= self.capacity - self.demand
+
+    def added_on_time(self) -> np.ndarray:
+        """Slots each open PM would be powered on for the request and is not yet (empty pieces of the interval):
+        the PM's power-on time grows by this (eq. 11's T; a new PM adds ``end − start``)."""
+        return (self.occupancy == 0) @ self.lengths
 
 
 @dataclass(frozen=True)
@@ -151,9 +158,13 @@ def pack(s, e, d, g: int, order: np.ndarray, choose: Callable[[Fit], int], progr
     packer = FirstFit(axis, g)
     pm = np.empty(s.size, dtype=np.int64)
     a, b, ss, ee, dd = axis.a.tolist(), axis.b.tolist(), s.tolist(), e.tolist(), d.tolist()
+    lengths = axis.lengths
     step = max(1, s.size // 50)
     for n, i in enumerate(order.tolist()):
-        m = choose(Fit(i, ss[i], ee[i], dd[i], g, packer.peaks(a[i], b[i])))
+        ai, bi = a[i], b[i]
+        block = packer.occ[: packer.count, ai:bi].view()
+        block.flags.writeable = False
+        m = choose(Fit(i, ss[i], ee[i], dd[i], g, block.max(axis=1), block, lengths[ai:bi]))
         pm[i] = packer.put(packer.count if m == NEW else m, a[i], b[i], dd[i])
         if progress is not None and n % step == 0:
             progress(n / s.size)

@@ -28,7 +28,7 @@ def site(tmp_path_factory):
 
 
 def _python(site, *args):
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), str(ROOT)])}
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), str(ROOT)]), "PYTHONDONTWRITEBYTECODE": "1"}
     return subprocess.run([sys.executable, *args], capture_output=True, text=True, env=env, check=True, timeout=300)
 
 
@@ -49,3 +49,16 @@ def test_the_example_runs_beside_easy_and_the_result_names_it(site):
     assert plugins["easy-lxf"]["name"] == "backfill.easy-lxf" and plugins["easy-lxf"]["version"] == "0.1.0"
     assert len(plugins["easy-lxf"]["sha256"]) == 64
     assert "easy-lxf" in enum  # what the wizard draws the algorithm checkboxes from
+
+
+def test_every_family_gets_one_example_algorithm(site):
+    out = _python(site, "-m", "schedulers", "families").stdout
+    for name in ("easy-lxf", "ffd-snug", "data-local", "race-to-idle", "lpt-green"):
+        line = next(x for x in out.splitlines() if name in x)
+        assert "plug-in from cloudsched-example-plugins 0.1.0" in line, line
+
+
+def test_the_examples_own_tests_pass_against_the_installed_package(site, tmp_path):
+    tests = ROOT / "examples" / "cloudsched-example-plugins" / "tests"
+    done = _python(site, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--rootdir", str(tmp_path), str(tests))
+    assert " passed" in done.stdout and "failed" not in done.stdout

@@ -73,11 +73,13 @@ def test_the_papers_first_fit_through_the_interface_is_the_packer_of_ffd_py(orde
 def test_best_and_worst_fit_by_hand():
     """g = 4; PM 0 holds 3 units over the request, PM 1 holds 1, PM 2 holds 0: a 1-unit request goes to
     0 by best fit (least room), 2 by worst fit, 0 by first fit; a 2-unit one: 1 best, 2 worst."""
-    fit = Fit(7, 0, 5, 1, 4, np.array([3, 1, 0]))
+    occ = np.array([[3, 3], [1, 0], [0, 0]])  # two pieces of the interval, 2 and 3 slots
+    fit = Fit(7, 0, 5, 1, 4, np.array([3, 1, 0]), occ, np.array([2, 3]))
     assert (FITS["first"](fit), FITS["best"](fit), FITS["worst"](fit)) == (0, 0, 2)
-    fit = Fit(7, 0, 5, 2, 4, np.array([3, 1, 0]))
+    assert fit.added_on_time().tolist() == [0, 3, 5]
+    fit = Fit(7, 0, 5, 2, 4, np.array([3, 1, 0]), occ, np.array([2, 3]))
     assert (FITS["first"](fit), FITS["best"](fit), FITS["worst"](fit)) == (1, 1, 2)
-    full = Fit(7, 0, 5, 2, 4, np.array([3, 3]))
+    full = Fit(7, 0, 5, 2, 4, np.array([3, 3]), occ[:2], np.array([2, 3]))
     assert {f(full) for f in FITS.values()} == {NEW}
 
 
