@@ -62,3 +62,18 @@ def test_the_examples_own_tests_pass_against_the_installed_package(site, tmp_pat
     tests = ROOT / "examples" / "cloudsched-example-plugins" / "tests"
     done = _python(site, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--rootdir", str(tmp_path), str(tests))
     assert " passed" in done.stdout and "failed" not in done.stdout
+
+
+def test_the_tutorials_code_is_the_example_packages_code():
+    """docs/extending.md quotes each example plug-in (a reader copies it): every Python block of section 7
+    is a verbatim part of one of the package's modules, and each module is under 40 lines."""
+    import re
+
+    text = (ROOT / "docs" / "extending.md").read_text()
+    section = text[text.index("## 7. The other families") : text.index("## When a plug-in goes wrong")]
+    src = ROOT / "examples" / "cloudsched-example-plugins" / "src" / "cloudsched_example_plugins"
+    modules = {p.name: p.read_text() for p in src.glob("*.py")}
+    blocks = re.findall(r"```python\n(.*?)```", section, re.S)
+    quoted = [name for block in blocks for name, code in modules.items() if block in code]
+    assert len(blocks) == 5 and len(quoted) == 4  # the backfill rule block is the tutorial's own
+    assert all(len(code.splitlines()) <= 40 for code in modules.values())
