@@ -11,6 +11,8 @@ import sys
 from contextlib import contextmanager
 from pathlib import Path
 
+import pytest
+
 from schedulers import plugins
 
 MODULE = "cloudsched_test_orders"
@@ -82,16 +84,19 @@ def write(target: Path, entry_points: dict[str, str] | None = None, version: str
 def installed(target: Path, **kwargs):
     """The package on ``sys.path`` for the block (discovery refreshed on the way in and out)."""
     module = write(target, **kwargs)
-    sys.path.insert(0, str(target))
-    importlib.invalidate_caches()
-    plugins.refresh()
-    try:
+    with on_path(target, MODULE):
         yield module
-    finally:
-        sys.path.remove(str(target))
-        sys.modules.pop(MODULE, None)
-        importlib.invalidate_caches()
-        plugins.refresh()
+
+
+def package_fixture(entry_points: dict[str, str], source: str):
+    """A module-scoped pytest fixture: the package with ``source`` and ``entry_points`` installed."""
+
+    @pytest.fixture(scope="module")
+    def package(tmp_path_factory):
+        with installed(tmp_path_factory.mktemp("site"), entry_points=entry_points, source=source) as module:
+            yield module
+
+    return package
 
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "cloudsched-example-plugins"
@@ -116,8 +121,9 @@ def pip_install_example(target: Path, work: Path) -> str | None:
 
 
 @contextmanager
-def on_path(site: Path):
-    """An installed site (``pip install --target``) on ``sys.path`` for the block, discovery refreshed."""
+def on_path(site: Path, module: str = "cloudsched_example_plugins"):
+    """An installed site (``pip install --target``) on ``sys.path`` for the block, discovery refreshed; ``module``
+    and its submodules are forgotten afterwards."""
     sys.path.insert(0, str(site))
     importlib.invalidate_caches()
     plugins.refresh()
@@ -125,7 +131,7 @@ def on_path(site: Path):
         yield site
     finally:
         sys.path.remove(str(site))
-        for name in [m for m in sys.modules if m.startswith("cloudsched_example_plugins")]:
+        for name in [m for m in sys.modules if m == module or m.startswith(module + ".")]:
             sys.modules.pop(name)
         importlib.invalidate_caches()
         plugins.refresh()

@@ -8,7 +8,7 @@ import pytest
 
 import schedulers
 from schedulers.plugins import PluginError
-from tests.plugin_pkg import installed
+from tests.plugin_pkg import package_fixture
 
 SOURCE = """
 from schedulers.backfill.policy import Backfill, backfill_rule, easy_admit
@@ -40,10 +40,7 @@ ENTRY_POINTS = {f"backfill.{n.replace('_', '-')}": n for n in ("easy_rule", "eas
                                                                 "wordy", "raising")}  # fmt: skip
 
 
-@pytest.fixture(scope="module")
-def package(tmp_path_factory):
-    with installed(tmp_path_factory.mktemp("site"), entry_points=ENTRY_POINTS, source=SOURCE) as module:
-        yield module
+package = package_fixture(ENTRY_POINTS, SOURCE)
 
 
 def _scenario(*algorithms, n_jobs=400):

@@ -8,7 +8,7 @@ import pytest
 
 import schedulers
 from schedulers.plugins import PluginError
-from tests.plugin_pkg import installed
+from tests.plugin_pkg import package_fixture
 
 SOURCE = """
 import numpy as np
@@ -41,10 +41,7 @@ def floaty(task):
 ENTRY_POINTS = {f"dvfs_bot.{n.replace('_', '-')}": n for n in ("alg1", "flat_out", "too_slow", "floaty")}
 
 
-@pytest.fixture(scope="module")
-def package(tmp_path_factory):
-    with installed(tmp_path_factory.mktemp("site"), entry_points=ENTRY_POINTS, source=SOURCE) as module:
-        yield module
+package = package_fixture(ENTRY_POINTS, SOURCE)
 
 
 def _scenario(*algorithms):

@@ -8,7 +8,7 @@ import pytest
 
 import schedulers
 from schedulers.plugins import PluginError
-from tests.plugin_pkg import installed
+from tests.plugin_pkg import package_fixture
 
 SOURCE = """
 import numpy as np
@@ -40,10 +40,7 @@ def far(job):
 ENTRY_POINTS = {f"ep_jobs.{n}": n for n in ("minmin", "greenest", "short", "far")}
 
 
-@pytest.fixture(scope="module")
-def package(tmp_path_factory):
-    with installed(tmp_path_factory.mktemp("site"), entry_points=ENTRY_POINTS, source=SOURCE) as module:
-        yield module
+package = package_fixture(ENTRY_POINTS, SOURCE)
 
 
 def _scenario(*algorithms, **params):

@@ -8,7 +8,7 @@ import pytest
 import schedulers
 from schedulers.federated import example
 from schedulers.plugins import PluginError
-from tests.plugin_pkg import installed
+from tests.plugin_pkg import package_fixture
 
 SOURCE = """
 import numpy as np
@@ -49,10 +49,7 @@ ENTRY_POINTS = {f"federated.{n.replace('_', '-')}": n for n in ("earliest", "ear
                                                                  "raising")}  # fmt: skip
 
 
-@pytest.fixture
-def package(tmp_path):
-    with installed(tmp_path / "site", entry_points=ENTRY_POINTS, source=SOURCE) as module:
-        yield module
+package = package_fixture(ENTRY_POINTS, SOURCE)
 
 
 def _scenario(*algorithms, **datacenter):

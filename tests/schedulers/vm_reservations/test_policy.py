@@ -11,7 +11,7 @@ from schedulers.plugins import PluginError
 from schedulers.vm_reservations.bound import power_on_slots
 from schedulers.vm_reservations.ffd import first_fit
 from schedulers.vm_reservations.policy import FITS, NEW, ORDERS, Fit, order_of, pack
-from tests.plugin_pkg import installed
+from tests.plugin_pkg import package_fixture
 
 from .helpers import assert_valid_placement
 
@@ -108,10 +108,7 @@ def test_named_parts_are_algorithms_in_the_schema_and_run():
         schedulers.run(_scenario("ffd:middle"))
 
 
-@pytest.fixture
-def package(tmp_path):
-    with installed(tmp_path / "site", entry_points=ENTRY_POINTS, source=SOURCE) as module:
-        yield module
+package = package_fixture(ENTRY_POINTS, SOURCE)
 
 
 def test_a_plugin_placement_runs_beside_the_papers_and_the_result_names_it(package):
