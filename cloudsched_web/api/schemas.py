@@ -34,6 +34,9 @@ class FamilyOut(Schema):
     name: str
     description: str
     algorithms: dict[str, str]
+    # algorithm -> {"package": "cloudsched", "version": "built-in"} or a plug-in's package, version,
+    # entry_point and sha256 (issue #27)
+    origins: dict[str, dict[str, str]]
     presets: list[str]
     summary_metrics: list[str]
 

@@ -100,6 +100,20 @@ def reads_traces(schema):
     )
 
 
+def plugin_algorithms(family):
+    """The family's plug-in algorithms (issue #27): ``[(name, "package version")]``, in name order."""
+    return [(name, f"{o['package']} {o['version']}") for name, o in sorted(family.origins.items())
+            if o.get("package") != "cloudsched"]  # fmt: skip
+
+
+def labelled_algorithms(family):
+    """Each algorithm's description for the wizard, a plug-in's led by where it comes from (the checkbox's
+    text or tooltip): the wizard marks plug-ins without a code of its own."""
+    marks = dict(plugin_algorithms(family))
+    return {name: f"[plug-in, {marks[name]}] {desc}" if name in marks else desc
+            for name, desc in family.algorithms.items()}  # fmt: skip
+
+
 def _editor(request, form, scenario, family, config):
     """The edit page: the JSON field plus what the wizard needs to draw the family's form."""
     families = schedulers.all_families()
@@ -108,9 +122,10 @@ def _editor(request, form, scenario, family, config):
     if family in families:
         schema = schedulers.schema(family)
         ctx["reads_traces"] = reads_traces(schema)
+        ctx["plugins"] = plugin_algorithms(families[family])
         ctx["wizard"] = {
             "schema": schema,
-            "algorithms": dict(families[family].algorithms),
+            "algorithms": labelled_algorithms(families[family]),
             "errors": error_paths(getattr(form, "scenario_errors", []), schema),
         }
     return render(request, "scenarios/edit.html", ctx)

@@ -92,6 +92,16 @@ METRICS = {
 }
 
 
+def adopt(obj: Any) -> str:
+    """An ep_jobs plug-in is a :class:`~schedulers.ep_jobs.policy.TaskPlacement` (docs/extending.md)."""
+    from schedulers.ep_jobs.policy import TaskPlacement
+
+    if not isinstance(obj, TaskPlacement):
+        raise TypeError(f"an ep_jobs plug-in is a schedulers.ep_jobs.policy.TaskPlacement (@task_placement), "
+                        f"not {type(obj).__name__}")  # fmt: skip
+    return obj.description + " (offline, OptRA shares)"
+
+
 register(
     Family(
         name="ep_jobs",
@@ -114,5 +124,6 @@ register(
         ),
         metrics=METRICS,
         check=check,
+        adopt=adopt,
     )
 )

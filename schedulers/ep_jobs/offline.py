@@ -17,7 +17,7 @@ from schedulers.ep_jobs.genetic import GaParams, gsa, mm_ga
 from schedulers.ep_jobs.lp import solve_relax_lp
 from schedulers.ep_jobs.minmin import min_min
 from schedulers.ep_jobs.model import RTOL, Instance, static_view
-from schedulers.ep_jobs.tapra import Schedule, tapra, tapra_fast
+from schedulers.ep_jobs.tapra import Schedule, finish, tapra, tapra_fast
 from schedulers.registry import RunOutput
 
 __all__ = ["ga_params", "power_series", "run_offline", "solve"]
@@ -59,7 +59,14 @@ def solve(inst: Instance, name: str, prm, rng: np.random.Generator, progress=Non
         return mm_ga(inst, rng, ga_params(prm), progress)
     if name == "gsa":
         return gsa(inst, rng, ga_params(prm), progress)
-    raise ValueError(f"unknown algorithm {name!r}")
+    from schedulers import plugins  # a plug-in's placement with OptRA's shares (policy.py)
+    from schedulers.ep_jobs.policy import checked
+
+    try:
+        plugin = plugins.lookup("ep_jobs", name)
+    except KeyError:
+        raise ValueError(f"unknown algorithm {name!r}") from None
+    return finish(inst, checked(plugin, plugin.obj)(inst))
 
 
 def power_series(start, end, vcpus, alpha) -> dict[str, list[float]]:

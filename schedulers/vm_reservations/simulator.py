@@ -22,6 +22,7 @@ from schedulers.vm_reservations.llif import llif
 from schedulers.vm_reservations.min_migration import min_migration
 from schedulers.vm_reservations.model import Scenario, kwh
 from schedulers.vm_reservations.opt_min_migration import opt_min_migration
+from schedulers.vm_reservations.policy import FITS, ORDERS, checked, order_of, pack
 from schedulers.vm_reservations.workloads import Instance, Pool
 
 __all__ = ["place", "simulate"]
@@ -48,7 +49,24 @@ def place(cfg: Scenario, pool: Pool, algorithm: str, progress) -> tuple[Placemen
         return placement, _proof_metrics(proof, cfg.datacenter.slot_minutes) | {
             "exact_gap_migrations": float(proof.migration_gap)
         }
-    raise ValueError(f"unknown algorithm {algorithm!r}")
+    return _placed(cfg, pool, algorithm, progress), {}
+
+
+def _placed(cfg: Scenario, pool: Pool, algorithm: str, progress) -> Placement:
+    """A paper's order with a named fit (``<order>:<fit>``), or a plug-in's rule (policy.py)."""
+    latest = cfg.params.est_order == "latest_first"
+    s, e, d, g = pool.s, pool.e, pool.d, pool.g
+    order, _, fit = algorithm.partition(":")
+    if order in ORDERS and fit in FITS:
+        return pack(s, e, d, g, order_of(order, s, e, d, g, latest), FITS[fit], progress)
+    from schedulers import plugins
+
+    try:
+        plugin = plugins.lookup("vm_reservations", algorithm)
+    except KeyError:
+        raise ValueError(f"unknown algorithm {algorithm!r}") from None
+    choose, ask = checked(plugin, plugin.obj)
+    return pack(s, e, d, g, order_of(plugin.obj.order, s, e, d, g, latest, ask), choose, progress)
 
 
 def _proof_metrics(proof: Proof, slot_min: float) -> dict[str, float]:

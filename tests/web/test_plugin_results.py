@@ -27,3 +27,14 @@ def test_a_removed_plugins_result_page_still_renders_and_names_it(alice, alice_c
     page = response.content.decode()
     assert "backfill.widest" in page and "cloudsched-test-orders 0.3.1" in page
     assert response.context["stamp"]["plugins"]["widest"]["sha256"]
+
+
+def test_the_wizard_marks_plugin_algorithms_from_the_server(alice_client, tmp_path):
+    with installed(tmp_path / "site"):
+        response = alice_client.get("/scenarios/new/?family=backfill")
+    page = response.content.decode()
+    labels = response.context["wizard"]["algorithms"]
+    assert labels["widest"] == "[plug-in, cloudsched-test-orders 0.3.1] widest job first"
+    assert labels["easy"].startswith("EASY")
+    assert 'id="plugin-note"' in page and "<code>widest</code> from cloudsched-test-orders 0.3.1" in page
+    assert 'id="plugin-note"' not in alice_client.get("/scenarios/new/?family=backfill").content.decode()
