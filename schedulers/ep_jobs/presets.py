@@ -303,8 +303,8 @@ _FIG6_NOTES = {
         + "switching DRC off slows every scheduler alike, by DRC's own effect: each running task loses the "
         "large residual of a mostly idle data centre (×2.056, ×2.218, ×2.574, ×2.372 for OnTaPRA, SLF, FCFS, "
         "LLF). The paper's spread (SLF +15 %, LLF +120 %) is a queueing effect.",
-        "fast": "TaPRA-fast is 0.9 % better than TaPRA here (0.991). The speed-up is wall time on a shared "
-        "machine and varies from run to run (18× and 51× in two runs). "
+        "fast": "TaPRA-fast is 0.9 % better than TaPRA here (0.991). The speed-up is now process CPU time "
+        "(as wall time on a shared machine it varied from run to run: 18× and 51× in two runs). "
         "Jobs of about 2.8 tasks give TaPRA little to gain over TaPRA-fast (offline Figs. 4-5: within ~2 %, "
         "docs/ep_jobs.md); a 1 % difference either way on one repetition of 39 jobs is noise, and the "
         "paper's 5 % is not seen.",
@@ -322,8 +322,8 @@ _FIG6_NOTES = {
         "×4.286, ×3.192, ×4.008 for OnTaPRA, SLF, FCFS, LLF). At the full 3,600 s it is ×1.94, ×3.56, ×2.44, "
         "×5.27 (docs/ep_jobs.md; paper ×1.7, ×1.15, ×2.1, ×2.2): jobs about 4× larger than the default make DRC matter more "
         "than in the paper.",
-        "fast": "TaPRA-fast is 1.4 % better than TaPRA here (0.986). The speed-up is wall time on a shared machine "
-        "and varies from run to run (9.6× and 11.9× in two runs). "
+        "fast": "TaPRA-fast is 1.4 % better than TaPRA here (0.986). The speed-up is now process CPU time "
+        "(as wall time on a shared machine it varied from run to run: 9.6× and 11.9× in two runs). "
         "A 1-2 % difference either way on one repetition of 39 jobs is noise (offline Figs. 4-5: TaPRA-fast "
         "within ~2 % of TaPRA, docs/ep_jobs.md); the paper's 5 % is not seen.",
     },

@@ -41,7 +41,7 @@ METRICS = {
     "pms_used": Metric("count", "", "PMs used"),
     "migrations": Metric("count", "", "migrations"),
     "requests": Metric("count", "", "VM requests"),
-    "algorithm_runtime_s": Metric("duration", "s", "algorithm wall time"),
+    "algorithm_runtime_s": Metric("duration", "s", "algorithm CPU time", "best of a few placements"),
     "exact_optimal": Metric("flag", "", "proved optimal", "the exact solver closed the gap (zero) in its time limit"),
     "exact_gap_power_on_min": Metric(
         "duration", "min", "power-on gap to the optimum", "power-on time minus a proven lower bound (0: optimal)"

@@ -158,11 +158,9 @@ RUNNING_TIME_CLAIMS = [
             less_than_at_every_point(RUNTIME, "ffd", "llif"),
             at_every_point(ratio(RUNTIME, "est", "ffd"), 0.8, 1.25),
         ),
-        note="A timer-noise artefact: one placement takes tens of milliseconds of wall time, timed on a shared "
-        "2-core machine with two scenarios running at once and averaged over 2 runs, so the order changes from "
-        "run to run. Timed separately as the best of 7 runs in one process, LLIF takes 1.12–1.32× FFD's time on "
-        "the duration sweep and 1.12–1.14× on the log (0.98× at 5500 VMs), EST 0.94–1.06× FFD's: the paper's "
-        "order holds.",
+        note="Timed as process CPU time, the best of up to 7 identical placements (algorithm_runtime_s, "
+        "vm_reservations.simulator.timed_place). A single wall-clock reading of one placement (milliseconds) on "
+        "a shared 2-core machine flipped this verdict from run to run before.",
     ),
     Claim(
         "Finding the (theoretical) OPT costs much less time than EST, FFD and LLIF (Section 5).",
