@@ -17,7 +17,8 @@ from cloudsched_web.runs import claims as preset_claims
 from cloudsched_web.runs.services import create_preset_study, submit_run, submit_sweep
 from cloudsched_web.scenarios.forms import ScenarioForm, SweepForm, error_paths
 from cloudsched_web.scenarios.models import Scenario
-from cloudsched_web.traces.views import traces_of
+from cloudsched_web.traces.services import INLINE_FIELDS, max_upload_bytes
+from cloudsched_web.traces.views import picker_rows, traces_of
 
 SORTS = {
     "updated": "-updated_at",
@@ -100,6 +101,24 @@ def reads_traces(schema):
     )
 
 
+# The field a trace's own machine size is offered for, per family (federated's clouds and vm_reservations'
+# PM types have no single size: their picker shows the machine and the largest job only).
+MACHINE_SIZE_FIELDS = {"backfill": "datacenter.processors"}
+
+
+def trace_picker(user, family):
+    """What the wizard's trace list needs: the traces ``user`` may use, the workload fields a trace is named
+    by (the stored reference, plus inline text and server path, which the wizard does not draw) and the field
+    the trace's machine size is offered for."""
+    inline = INLINE_FIELDS.get(family, ("swf", None))[0]
+    return {
+        "rows": picker_rows(user),
+        "source_fields": [inline, "path", "trace"],
+        "size_field": MACHINE_SIZE_FIELDS.get(family),
+        "upload_limit": max_upload_bytes(),
+    }
+
+
 def _editor(request, form, scenario, family, config):
     """The edit page: the JSON field plus what the wizard needs to draw the family's form."""
     families = schedulers.all_families()
@@ -112,6 +131,7 @@ def _editor(request, form, scenario, family, config):
             "schema": schema,
             "algorithms": dict(families[family].algorithms),
             "errors": error_paths(getattr(form, "scenario_errors", []), schema),
+            "traces": trace_picker(request.user, family) if ctx["reads_traces"] else None,
         }
     return render(request, "scenarios/edit.html", ctx)
 
