@@ -241,13 +241,37 @@ def sweep(request, pk):
     return render(request, "scenarios/sweep.html", {"scenario": scenario, "form": form})
 
 
+SCALES = ("paper", "small")
+
+
+def expected_cpu(scenarios):
+    """What ``schedulers.estimate`` expects a preset's points to take: simulation CPU seconds summed over the
+    points it can estimate, and how many it cannot (a family without a footprint model, an invalid point)."""
+    cpu, unknown = 0.0, 0
+    for sc in scenarios:
+        try:
+            est = schedulers.estimate(sc)
+        except Exception:  # invalid here (a missing log, a limit): the point is refused when run, with its reason
+            unknown += 1
+            continue
+        cpu += est.cpu_s
+        unknown += not est.detail.get("estimated", True)
+    return {"cpu_s": cpu, "runs": len(scenarios), "unknown": unknown}
+
+
 @cache
 def _preset_docs():
     gallery = []
     for name, family in schedulers.all_families().items():
         for preset in family.presets:
+            expected = {}
             try:
                 doc = schedulers.preset(name, preset)
+                for scale in SCALES:
+                    points = (
+                        doc["scenarios"] if scale == "paper" else schedulers.preset(name, preset, scale)["scenarios"]
+                    )
+                    expected[scale] = expected_cpu(points)
             except Exception as exc:  # a family mid-edit must not take the gallery down
                 doc = {"name": preset, "description": f"(unavailable: {exc})", "claims": [], "scenarios": []}
             gallery.append(
@@ -258,6 +282,7 @@ def _preset_docs():
                     "description": doc.get("description", ""),
                     "claims": doc.get("claims", []),
                     "points": len(doc.get("scenarios", [])),
+                    "expected": expected,
                 }
             )
     return gallery
