@@ -12,11 +12,13 @@ import schedulers
 from cloudsched_web.scenarios.models import Scenario
 from cloudsched_web.traces.models import Trace
 from cloudsched_web.traces.services import store
+from tests.browser import test_accessibility as a11y
 from tests.browser.conftest import shoot
 from tests.browser.test_run_flow import _login
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 FAMILIES = schedulers.all_families()
+axe_page = a11y.axe_page  # the accessibility tests' page with axe-core injectable (a fixture)
 
 
 def _swf(header, sizes):
@@ -141,3 +143,19 @@ def test_the_other_trace_families_pick_from_the_same_list(page, live_server, sto
     page.click("#save-button")
     page.wait_for_selector("#run-button")
     assert Scenario.objects.get().config["workload"]["trace"] == stored["mine"].ref
+
+
+@pytest.mark.skipif("backfill" not in FAMILIES, reason="needs backfill")
+def test_the_trace_list_fits_a_phone_and_has_no_serious_accessibility_violation(axe_page, live_server, stored):
+    from tests.browser.test_phone_width import WIDTH
+
+    _login(axe_page, live_server.url)
+    axe_page.set_viewport_size({"width": 390, "height": 800})
+    axe_page.goto(f"{live_server.url}/scenarios/new/?family=backfill")
+    axe_page.click("[data-tab='workload:trace']")
+    axe_page.check("tr:has-text('CTC-SP2 sample') input[type=radio]")
+    width = axe_page.evaluate(WIDTH)
+    assert width["page"] <= width["view"] and not width["wide"], width
+    shoot(axe_page, "wizard-trace-picker-390")
+    axe_page.add_script_tag(path=str(a11y.AXE))
+    assert axe_page.evaluate(a11y.RUN_AXE) == []
