@@ -159,3 +159,37 @@ def test_the_trace_list_fits_a_phone_and_has_no_serious_accessibility_violation(
     shoot(axe_page, "wizard-trace-picker-390")
     axe_page.add_script_tag(path=str(a11y.AXE))
     assert axe_page.evaluate(a11y.RUN_AXE) == []
+
+
+@pytest.mark.skipif("backfill" not in FAMILIES, reason="needs backfill")
+def test_a_wide_trace_is_refused_or_its_drop_count_shows_on_the_run_page(page, live_server, stored, monkeypatch):
+    """The issue's target: a trace with jobs wider than the machine is refused at its field, or — when the
+    user chooses to drop them — the run page's header and validity box say how many were left out."""
+    from cloudsched_web.runs import services
+    from cloudsched_web.runs.models import Run
+    from cloudsched_web.runs.tasks import run_simulation
+
+    monkeypatch.setattr(services, "_send", lambda ids: True)  # the test runs the run itself, below
+    _login(page, live_server.url)
+    page.goto(f"{live_server.url}/scenarios/new/?family=backfill")
+    page.click("[data-tab='workload:trace']")
+    page.check("tr:has-text('CTC-SP2 sample') input[type=radio]")  # jobs of 300 and 338 processors
+    page.fill("#w-datacenter\\.processors", "100")
+    page.click("#save-button")
+    error = page.inner_text("[data-path='datacenter.processors'] .field-error")
+    assert "2 jobs of the trace need more than the machine's 100 processors (the widest needs 338)" in error
+    assert not Scenario.objects.exists()
+    page.select_option("#w-workload\\.wider_jobs", '"drop"')
+    page.click("#save-button")
+    page.wait_for_selector("#run-button")
+    page.click("#run-button")
+    page.wait_for_selector("#run-status")
+    run = Run.objects.get()
+    run_simulation.apply(args=[run.pk])
+    assert Run.objects.get(pk=run.pk).status == Run.Status.SUCCEEDED
+    page.reload()
+    page.wait_for_selector("#run-dropped")
+    assert "2 jobs of the trace needed more than the machine of 100 processors" in page.inner_text("#run-dropped")
+    assert page.inner_text("#validity-badge") == "checks passed, with a warning"
+    assert "every trace job fits the machine: 2 jobs needed more than 100" in page.inner_text("li.warn")
+    shoot(page, "run-wide-trace-dropped")
