@@ -108,3 +108,21 @@ def test_federated_follows_the_same_rule_on_the_api_and_the_run_page(
     assert "1 job of the trace needed more than the machine of 64 processors" in header and "it ran 2" in header
     assert 'id="validity-badge">checks passed, with a warning<' in html
     assert '<li class="warn">! every trace job fits the machine: 1 job needed more than 64' in html
+
+
+def test_a_preset_whose_log_has_jobs_wider_than_every_cloud_is_refused_naming_them(alice_client):
+    """Presets follow the same rule: the federated presets replay the imported LLNL-Thunder log; a log with a job
+    no cloud can hold is refused before any study is created, the count and the widest named."""
+    import schedulers
+    from cloudsched_web.runs.models import Study
+    from cloudsched_web.traces.services import store
+
+    if "federated" not in schedulers.all_families():
+        pytest.skip("needs federated")
+    lines = ["; MaxProcs: 100000"] + [f"{i} {i * 60} 0 600 {s} -1 -1 {s} 600 -1 1 1 1 -1 1 -1 -1 -1"
+                                       for i, s in enumerate([8, 100_000, 16, 4], 1)]  # fmt: skip
+    store(("\n".join(lines) + "\n").encode(), "LLNL-Thunder-2007-1.1-cln.swf.gz", imported=True)
+    response = alice_client.post("/presets/federated/table3_feedback/", {"scale": "small"}, follow=True)
+    html = response.content.decode()
+    assert "1 job of the trace needs more VMs than the largest cloud" in html and "widest needs 100,000" in html
+    assert not Study.objects.exists() and not Scenario.objects.exists()
