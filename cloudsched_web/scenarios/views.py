@@ -17,7 +17,8 @@ from cloudsched_web.runs import claims as preset_claims
 from cloudsched_web.runs.services import create_preset_study, submit_run, submit_sweep
 from cloudsched_web.scenarios.forms import ScenarioForm, SweepForm, error_paths
 from cloudsched_web.scenarios.models import Scenario
-from cloudsched_web.traces.views import traces_of
+from cloudsched_web.traces.services import INLINE_FIELDS, max_upload_bytes
+from cloudsched_web.traces.views import picker_rows, traces_of
 
 SORTS = {
     "updated": "-updated_at",
@@ -114,6 +115,24 @@ def labelled_algorithms(family):
             for name, desc in family.algorithms.items()}  # fmt: skip
 
 
+# The field a trace's own machine size is offered for, per family (federated's clouds and vm_reservations'
+# PM types have no single size: their picker shows the machine and the largest job only).
+MACHINE_SIZE_FIELDS = {"backfill": "datacenter.processors"}
+
+
+def trace_picker(user, family):
+    """What the wizard's trace list needs: the traces ``user`` may use, the workload fields a trace is named
+    by (the stored reference, plus inline text and server path, which the wizard does not draw) and the field
+    the trace's machine size is offered for."""
+    inline = INLINE_FIELDS.get(family, ("swf", None))[0]
+    return {
+        "rows": picker_rows(user),
+        "source_fields": [inline, "path", "trace"],
+        "size_field": MACHINE_SIZE_FIELDS.get(family),
+        "upload_limit": max_upload_bytes(),
+    }
+
+
 def _editor(request, form, scenario, family, config):
     """The edit page: the JSON field plus what the wizard needs to draw the family's form."""
     families = schedulers.all_families()
@@ -127,6 +146,7 @@ def _editor(request, form, scenario, family, config):
             "schema": schema,
             "algorithms": labelled_algorithms(families[family]),
             "errors": error_paths(getattr(form, "scenario_errors", []), schema),
+            "traces": trace_picker(request.user, family) if ctx["reads_traces"] else None,
         }
     return render(request, "scenarios/edit.html", ctx)
 
@@ -236,13 +256,37 @@ def sweep(request, pk):
     return render(request, "scenarios/sweep.html", {"scenario": scenario, "form": form})
 
 
+SCALES = ("paper", "small")
+
+
+def expected_cpu(scenarios):
+    """What ``schedulers.estimate`` expects a preset's points to take: simulation CPU seconds summed over the
+    points it can estimate, and how many it cannot (a family without a footprint model, an invalid point)."""
+    cpu, unknown = 0.0, 0
+    for sc in scenarios:
+        try:
+            est = schedulers.estimate(sc)
+        except Exception:  # invalid here (a missing log, a limit): the point is refused when run, with its reason
+            unknown += 1
+            continue
+        cpu += est.cpu_s
+        unknown += not est.detail.get("estimated", True)
+    return {"cpu_s": cpu, "runs": len(scenarios), "unknown": unknown}
+
+
 @cache
 def _preset_docs():
     gallery = []
     for name, family in schedulers.all_families().items():
         for preset in family.presets:
+            expected = {}
             try:
                 doc = schedulers.preset(name, preset)
+                for scale in SCALES:
+                    points = (
+                        doc["scenarios"] if scale == "paper" else schedulers.preset(name, preset, scale)["scenarios"]
+                    )
+                    expected[scale] = expected_cpu(points)
             except Exception as exc:  # a family mid-edit must not take the gallery down
                 doc = {"name": preset, "description": f"(unavailable: {exc})", "claims": [], "scenarios": []}
             gallery.append(
@@ -253,6 +297,7 @@ def _preset_docs():
                     "description": doc.get("description", ""),
                     "claims": doc.get("claims", []),
                     "points": len(doc.get("scenarios", [])),
+                    "expected": expected,
                 }
             )
     return gallery

@@ -121,7 +121,7 @@ STATIC_NOTE = (
 def fig4(repetitions: int = 5) -> dict[str, Any]:
     """Fig. 4: 40–200 tasks on an 8-ary FatTree (128 servers)."""
     return {
-        "name": "fig4",
+        "name": "Fig. 4: JCT, vCPUs and running time vs the number of tasks",
         "description": "JCT, allocated vCPUs and running time vs. number of tasks (40–200), 8-ary FatTree, "
         "128 servers (Sec. 6.1.4, Fig. 4). The paper averages 50 runs per point.",
         "paper_repetitions": 50,
@@ -174,7 +174,7 @@ def fig4(repetitions: int = 5) -> dict[str, Any]:
 def fig5(repetitions: int = 5) -> dict[str, Any]:
     """Fig. 5: 100 tasks on 6- to 12-ary FatTrees (54–432 servers)."""
     return {
-        "name": "fig5",
+        "name": "Fig. 5: JCT, vCPUs and running time vs the data-centre size",
         "description": "JCT, allocated vCPUs and running time vs. data-centre size (6–12 pods, 54–432 servers), "
         "100 tasks (Sec. 6.1.4, Fig. 5). The paper averages 50 runs per point.",
         "paper_repetitions": 50,
@@ -387,7 +387,7 @@ def _fig6_claims(name: str) -> list[Claim]:
 def fig6(repetitions: int = 2) -> dict[str, Any]:
     """Fig. 6: online, every scheduler × per-job algorithm × DRC on/off on a 6-ary FatTree."""
     return {
-        "name": "fig6",
+        "name": "Fig. 6: online schedulers × per-job algorithms, DRC on and off",
         "description": "Online: OnTaPRA, SLF, FCFS, LLF × TaPRA, TaPRA-fast, MM-GA, GSA × DRC on/off on a 6-ary "
         "FatTree of 10-vCPU servers, Poisson arrivals μ = 0.15/s for 3600 s (Sec. 6.2, Fig. 6). The paper "
         "averages 10 runs; MM-GA/GSA use a reduced GA (population 20, 20 generations) to stay tractable.",
@@ -401,7 +401,7 @@ def fig6(repetitions: int = 2) -> dict[str, Any]:
 def fig6_loaded(repetitions: int = 2) -> dict[str, Any]:
     """Fig. 6 with ~4× larger jobs (Weibull scale 10): a loaded data centre where jobs queue."""
     return {
-        "name": "fig6_loaded",
+        "name": "Fig. 6, loaded: task counts ⌈10·Weibull(0.8)⌉",
         "description": "Fig. 6 as above but with task counts ⌈10·Weibull(0.8)⌉ (mean ≈ 11 tasks) instead of the "
         "default reading (scale 2, mean ≈ 2.8). With the default reading the data centre is ~40% busy, jobs "
         "rarely wait and the schedulers barely differ; this variant (≈90% busy) is the regime where the "

@@ -230,13 +230,18 @@ def _duration_sweep(name: str, what: str, claims: list[Claim]) -> dict[str, Any]
         for m in MAX_DURATIONS
     ]
     return {
-        "name": name,
+        "name": f"{_figure(name)}: {what} vs the maximum VM duration",
         "description": f"{what} when the maximum VM duration grows from 50 to 800 slots of 5 min "
         "(1000 VMs, Poisson arrivals with mean 5 slots, exponential durations; 10 runs each).",
         "claims": [*claims, *_common_claims(_SAVING_GENERATOR)],
         "small": SMALL,
         "scenarios": scenarios,
     }
+
+
+def _figure(preset: str) -> str:
+    """The thesis's figure of a preset: ``fig5_4`` → "Fig. 5.4"."""
+    return "Fig. " + preset.removeprefix("fig").replace("_", ".")
 
 
 def _vm_sweep(name: str, what: str, claims: list[Claim]) -> dict[str, Any]:
@@ -260,7 +265,7 @@ def _vm_sweep(name: str, what: str, claims: list[Claim]) -> dict[str, Any]:
         )
     source = f"the log {where} (1 min slots)" if keys else f"the synthetic generator ({where})"
     return {
-        "name": name,
+        "name": f"{_figure(name)}: {what} vs the number of VMs",
         "description": f"{what} when the number of VMs grows from 1000 to 7000, replaying {source}; "
         "processor counts map to the nearest EC2 VM type of Table 1.",
         "claims": [*claims, *_common_claims(_SAVING_LOG if keys is not None else "")],
