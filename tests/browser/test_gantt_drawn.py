@@ -225,8 +225,8 @@ def test_the_gantt_draws_the_stored_schedule(page, live_server, alice, family):
     if family == "dvfs_bot":
         assert "freq" in modes and "host" in modes
         strips = page.evaluate(
-            "() => [...document.querySelectorAll('#freq-charts canvas')].map((c) => { const s = Chart.getChart(c).$strip;"
-            " return {hosts: s.hosts, busy: s.busy.map((r) => r.some((v) => v > 0))}; })"
+            "() => [...document.querySelectorAll('#freq-charts canvas')].map((c) => { const d = Chart.getChart(c).$drawn;"
+            " return {hosts: d.hosts, busy: d.strips.map((s) => s.busy.some((v) => v > 0))}; })"
         )
         segs, _ = _stored(run, 0)
         assert strips and strips[0]["hosts"] == sorted({s["host"] for s in segs}, key=lambda h: int(h[1:]))
