@@ -17,6 +17,7 @@ from django.views.decorators.gzip import gzip_page
 from django.views.decorators.http import require_POST
 
 from cloudsched_web.results import charts, checks, cuts, exports, gantt, jobdiff, jobstats, queries, series, store
+from cloudsched_web.results import strips as strip_chart
 from cloudsched_web.runs import claims as preset_claims
 from cloudsched_web.runs import describe, page, trash
 from cloudsched_web.runs.models import Run, Study
@@ -130,7 +131,8 @@ def _int(request, name, default=0):
 
 
 def _data(request, run, other=None):
-    """Windowed chart data: ``kind=gantt&run=i``, ``kind=series&rep=r`` or ``kind=diff&a=i&b=j``.
+    """Windowed chart data: ``kind=gantt&run=i``, ``kind=series&rep=r``, ``kind=strips&rep=r`` (DVFS) or
+    ``kind=diff&a=i&b=j``.
 
     ``other`` (the owner's run named by ``with=<pk>``, same workload digest): ``b`` indexes its runs.
     """
@@ -158,13 +160,15 @@ def _data(request, run, other=None):
             )  # fmt: skip
         elif kind == "series":
             data = series.series(parsed, _int(request, "rep"), t0, t1, request.GET.get("points") or series.POINTS)
+        elif kind == "strips":
+            data = strip_chart.strips(parsed, _int(request, "rep"), t0, t1, request.GET.get("points") or series.POINTS)
         elif kind == "diff":
             data = jobdiff.diff(parsed, _int(request, "a"), _int(request, "b", 1),
                                  other=_parsed(other) if other is not None else None)  # fmt: skip
         elif kind in ("jobs", "dist"):
             data = _job_data(request, parsed, kind)
         else:
-            raise queries.QueryError("kind", f"unknown kind {kind!r}", "gantt, series, diff, jobs or dist")
+            raise queries.QueryError("kind", f"unknown kind {kind!r}", "gantt, series, strips, diff, jobs or dist")
     except queries.QueryError as exc:
         return JsonResponse({"error": str(exc), "field": exc.field, "allowed": exc.allowed}, status=400)
     # orjson: a window of 100,000 bars is a few MB of numbers (json: 10× slower); gzip_page compresses it

@@ -25,7 +25,7 @@ from schedulers.vm_reservations.opt_min_migration import opt_min_migration
 from schedulers.vm_reservations.policy import FITS, ORDERS, checked, order_of, pack
 from schedulers.vm_reservations.workloads import Instance, Pool
 
-__all__ = ["place", "simulate"]
+__all__ = ["datacenter_pms", "place", "simulate"]
 
 
 def place(cfg: Scenario, pool: Pool, algorithm: str, progress) -> tuple[Placement, dict[str, float]]:
@@ -129,12 +129,36 @@ def simulate(cfg: Scenario, inst: Instance, algorithm: str, rng: np.random.Gener
     out = RunOutput(metrics=metrics, series=_series(inst, placements, slot_min))
     if cfg.params.record_schedule:
         out.schedule, out.jobs = _schedule(inst, placements, slot_min)
-        # Each PM holds at most its type's CPU capacity g (in the units of the segments' share).
+        # Every PM of the data centre (the Gantt's rows, idle ones too; the same in every run of the instance)
+        # and the PMs this run used (more, should an algorithm open more); each holds at most its type's
+        # CPU capacity g (in the units of the segments' share).
         resource = out.schedule.raw("resource")
         used = resource.labels[np.unique(resource.codes)].tolist()
+        out.extra["resources"] = datacenter_pms(inst)
         caps = {pool.name: pool.g / pool.scale for pool in inst.pools}
-        out.extra["capacities"] = {r: caps[r.rsplit("-", 1)[0]] for r in sorted(used)}
+        names = sorted(set(out.extra["resources"]) | set(used))
+        out.extra["capacities"] = {r: caps[r.rsplit("-", 1)[0]] for r in names}
     progress(1.0)
+    return out
+
+
+def datacenter_pms(inst: Instance) -> dict[str, str]:
+    """The PMs of the data centre, ``{PM name: PM type}``, in natural order: of each type, as many as the
+    most of its reservations running at one time (``pm1-1`` … ``pm1-k``).
+
+    The model has "enough PMs of each type"; this is the count that lets every running reservation have a
+    PM to itself, which depends on the instance only, so every algorithm of a repetition declares the same
+    PMs (the Gantt's rows line up and the PMs no algorithm used have their row). The family's algorithms
+    open fewer (first fit and the bound's sweep reuse a PM as soon as it has room); a PM a run opens beyond
+    it still has its row (``extra.capacities`` names it, the Gantt's axis is the union with the segments).
+    """
+    out: dict[str, str] = {}
+    for pool in inst.pools:
+        times = np.concatenate([pool.s, pool.e])
+        steps = np.concatenate([np.ones(pool.s.size, np.int64), -np.ones(pool.e.size, np.int64)])
+        order = np.lexsort((steps, times))  # at one slot, ends (−1) before starts: [s, e) intervals
+        most = int(np.cumsum(steps[order]).max(initial=0))
+        out |= {f"{pool.name}-{m + 1}": pool.name for m in range(most)}
     return out
 
 

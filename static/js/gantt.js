@@ -472,29 +472,7 @@
     return Math.max(160, 70 + perRow * rowLabels(g).length);
   }
 
-  // DVFS heat strips: one row per host, one block per time column, colour = mean frequency
-  // while busy (viridis, the colour bar), paler = busy part of the column; grey = idle.
-  const stripPlugin = {
-    id: "csStrip",
-    beforeDatasetsDraw(chart) {
-      const f = chart.$strip, range = chart.$range;
-      if (!f) return;
-      const { ctx, chartArea, scales } = chart, [t0, t1] = f.t, step = (t1 - t0) / f.columns;
-      const band = scales.y.height / Math.max(1, f.hosts.length);
-      ctx.save();
-      ctx.beginPath(); ctx.rect(chartArea.left, chartArea.top, chartArea.width, chartArea.height); ctx.clip();
-      f.hosts.forEach((_, r) => {
-        const y = scales.y.getPixelForValue(r) - band * 0.45, h = band * 0.9;
-        f.ghz[r].forEach((v, k) => {
-          const x0 = Math.round(scales.x.getPixelForValue(t0 + k * step)), x1 = Math.round(scales.x.getPixelForValue(t0 + (k + 1) * step));
-          ctx.globalAlpha = v === null ? 1 : 0.35 + 0.65 * f.busy[r][k];
-          ctx.fillStyle = v === null ? IDLE : scaleColour(range[1] > range[0] ? (v - range[0]) / (range[1] - range[0]) : 1);
-          ctx.fillRect(x0, y, Math.max(1, x1 - x0), h);
-        });
-      });
-      ctx.restore();
-    },
-  };
+  // The DVFS strips' colour bar (the strips themselves: strips.js).
   function stripLegend(el, range) {
     el.innerHTML = "";
     const s = (t) => { const e = document.createElement("span"); e.textContent = t; return e; };
@@ -507,5 +485,5 @@
 
   // The older names the diff page uses (one implementation).
   cs.gantt = { create, update, data, drawn, barAt, barColour, timeAxis, lanesPlugin, groupsPlugin, occupancyPlugin, barsPlugin, eventsPlugin,
-    note, subtitle, legend, modes, height, stripPlugin, stripLegend, scaleColour, categoryColour, MARKERS, JOB_ROW };
+    note, subtitle, legend, modes, height, stripLegend, scaleColour, categoryColour, MARKERS, JOB_ROW };
 })();

@@ -110,11 +110,11 @@
   function drawSeries(data) {
     const names = Object.keys(data.series).sort((a, b) => order(a) - order(b));
     names.forEach((name) => lineChart(name, SERIES_TITLES[name] || name.replace(/_/g, " "), data.series[name], seriesHolder, data));
-    if (data.frequency) drawStrips(data.frequency);
   }
 
-  // DVFS: a heat strip per host for each algorithm (rows = hosts), one colour bar for all.
+  // DVFS: a heat strip per host for each algorithm (rows = hosts), one colour bar for all (strips.js draws them).
   function drawStrips(freq) {
+    if (!freq || !freq.runs.length) return;
     document.getElementById("freq-section").hidden = false;
     window.cs.gantt.stripLegend(document.getElementById("freq-legend"), freq.range);
     const holder = document.getElementById("freq-charts");
@@ -122,7 +122,7 @@
     freq.runs.forEach((f) => {
       let chart = registry.freq[f.index];
       const labels = f.hosts;
-      if (chart) { chart.$strip = f; chart.$range = freq.range; chart.data.labels = labels; chart.update("none"); return; }
+      if (chart) { Object.assign(chart, { $strip: f, $window: freq.window, $range: freq.range }); chart.data.labels = labels; chart.update("none"); return; }
       const div = document.createElement("div");
       div.className = "chart strip";
       div.style.height = Math.max(120, 70 + 18 * labels.length) + "px";
@@ -130,11 +130,11 @@
       canvas.id = "freq-" + f.index;
       div.appendChild(canvas);
       holder.appendChild(div);
-      chart = new Chart(canvas, { type: "bar", data: { labels, datasets: [{ label: "frequency", data: [] }] }, plugins: [window.cs.gantt.stripPlugin],
+      chart = new Chart(canvas, { type: "bar", data: { labels, datasets: [{ label: "frequency", data: [] }] }, plugins: [window.cs.strips.plugin],
         options: { indexAxis: "y", animation: false, maintainAspectRatio: false,
-          scales: { x: { ...timeAxis, min: f.t[0], max: f.t[1] }, y: { type: "category", title: { display: true, text: "host" }, ticks: { autoSkip: false, font: { size: 10 } } } },
+          scales: { x: { ...timeAxis, min: freq.window[0], max: freq.window[1] }, y: { type: "category", title: { display: true, text: "host" }, ticks: { autoSkip: false, font: { size: 10 } } } },
           plugins: { legend: { display: false }, zoom: link.zoomOptions, tooltip: { enabled: false }, title: { display: true, text: `core frequency per host (GHz), ${f.algorithm}` } } } });
-      chart.$strip = f; chart.$range = freq.range;
+      Object.assign(chart, { $strip: f, $window: freq.window, $range: freq.range });
       registry.freq[f.index] = chart;
       link.add(chart);
     });
@@ -185,18 +185,44 @@
   });
 
   // The series window of a URL (repetition, window, width) is fetched once: zooming back, paging the
-  // Gantt or switching repetitions again never resends it (a DVFS run's strips are megabytes).
-  const seriesCache = new Map();
-  function seriesWindow(url) {
-    if (!seriesCache.has(url)) {
-      seriesCache.set(url, window.cs.getJson(url).catch((e) => { seriesCache.delete(url); throw e; }));
-      if (seriesCache.size > 12) seriesCache.delete(seriesCache.keys().next().value);
-    }
-    return seriesCache.get(url);
-  }
+  // Gantt or switching repetitions again never resends it.
+  const seriesWindow = window.cs.cachedJson(12);
   // A Gantt window (algorithm, rows, window, width) is fetched once for the last 48 asked (12 zoom steps
   // of 4 algorithms): zooming back out or paging back draws it again at once.
   const ganttWindow = window.cs.cachedJson(48);
+  // DVFS strips (results.strips) come apart from the series and are kept per repetition: a window the page
+  // holds is drawn from what it has — exact strips at any zoom inside their window, columns while they are no
+  // coarser than the pixels — so only a window that needs new detail is asked for. A result without DVFS
+  // answers once with no runs, and is not asked again.
+  const stripCache = new Map(); // repetition → [{lo, hi, px, promise, data}], oldest first
+  let noStrips = false;
+  function stripWindow(rep, lo, hi, px) {
+    if (noStrips) return Promise.resolve(null);
+    const held = stripCache.get(rep) || [];
+    stripCache.set(rep, held);
+    if (lo === null || lo === undefined) { // the whole run: its window, once one answer has told it
+      const known = held.find((e) => e.data);
+      [lo, hi] = known ? known.data.span : [null, null];
+    }
+    const hit = held.find((e) => {
+      if (!e.data) return e.lo === lo && e.hi === hi && e.px === px; // on its way: the same request only
+      if (lo === null) return false;
+      const [a, b] = e.data.window, fine = e.data.exact || (b - a) / e.data.columns <= ((hi - lo) / px) * (1 + 1e-9);
+      return a <= lo && hi <= b && fine;
+    });
+    if (hit) return hit.promise;
+    const entry = { lo, hi, px, data: null };
+    const win = lo === null ? "" : `&t0=${lo}&t1=${hi}`;
+    entry.promise = window.cs.getJson(`${dataUrl}?kind=strips&rep=${rep}&points=${px}${win}`).then((d) => {
+      entry.data = d;
+      if (!d.runs.length) noStrips = true;
+      return d;
+    }, (e) => { held.splice(held.indexOf(entry), 1); throw e; });
+    held.push(entry);
+    if (held.length > 12) held.shift();
+    return entry.promise;
+  }
+  registry.stripCache = stripCache;
   // Points per line and strip columns: the plot area's width in pixels (every time chart has the same one).
   const plotWidth = () => {
     const any = Object.values(registry.series)[0];
@@ -213,12 +239,14 @@
     status.textContent = "loading…";
     try {
       const runs = payload.runs.filter((r) => String(r.repetition) === String(rep));
-      const [series, ...gantts] = await Promise.all([
+      const [series, strips, ...gantts] = await Promise.all([
         seriesWindow(`${dataUrl}?kind=series&rep=${rep}&points=${plotWidth()}${win}`),
+        stripWindow(rep, win ? lo : null, win ? hi : null, plotWidth()),
         ...runs.map((r) => ganttWindow(ganttUrl(r.i, win))),
       ]);
       if (gen !== generation) return;
       drawSeries(series);
+      drawStrips(strips);
       gantts.forEach(drawGantt);
       drawLegend();
       if (!win) { // whole run: every time chart on the same range

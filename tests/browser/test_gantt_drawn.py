@@ -30,6 +30,7 @@ DRAWN = """() => [...document.querySelectorAll('#gantt-charts canvas')].map((can
   let inked = 0;
   for (let i = 0; i < px.length; i += 4) if (px[i + 3] > 0 && (px[i] < 240 || px[i + 1] < 240 || px[i + 2] < 240)) inked++;
   return {index: g.index, mode: g.mode, window: g.window, labels: ch.data.labels, page: g.resources, q: g.bars.q,
+    total: g.total_resources,
     occupancy_rows: g.occupancy ? g.occupancy.rows.length : 0, painted: ch.$painted, inked,
     bars: window.cs.gantt.drawn(ch),
     markers: ev.mode === 'counts' ? [] : ev.t.map((t, i) => ({kind: ev.kind[i], t, row: ev.r[i] >= 0 ? g.resources[ev.r[i]] : window.cs.gantt.JOB_ROW}))};
@@ -71,6 +72,21 @@ def _check_drawn(run, charts):
         for d, w in zip(drawn, stored, strict=True):  # times travel in ticks of q (results.bars)
             assert d[:2] == w[:2] and abs(d[2] - w[2]) <= c["q"], (d, w)
         assert c["painted"]["bars"] == len(drawn) and c["inked"] > 0, f"run {c['index']}: the canvas drew nothing"
+
+
+def _check_same_rows(run, charts):
+    """Every algorithm's Gantt has the same rows in the same order: every resource of the data centre,
+    those the family declares included (idle ones: no run has a segment on them)."""
+    assert len(charts) == len({c["index"] for c in charts}) > 1
+    for c in charts:
+        assert (c["page"], c["total"]) == (charts[0]["page"], charts[0]["total"]), f"run {c['index']}'s rows differ"
+    parsed = get_result(Run.objects.get(pk=run.pk))
+    declared = {str(n) for r in parsed.doc["runs"] for n in (r.get("extra") or {}).get("resources") or []}
+    if len(charts[0]["page"]) == charts[0]["total"]:  # the whole axis on one page
+        assert declared <= set(charts[0]["page"]), "a declared resource has no row"
+    if run.family == "vm_reservations":  # a PM no algorithm used has its row
+        used = {s["resource"] for c in charts for s in _stored(run, c["index"])[0]}
+        assert set(charts[0]["page"]) - used, "no idle PM among the rows"
 
 
 def _check_lanes(charts):
@@ -176,6 +192,7 @@ def test_the_gantt_draws_the_stored_schedule(page, live_server, alice, family):
     )
     charts = page.evaluate(DRAWN)
     _check_drawn(run, charts)
+    _check_same_rows(run, charts)
     lanes = _check_lanes(charts)
     # Events: every stored kill, migration, preemption and rejection in the window is marked.
     for c in charts:
@@ -208,8 +225,8 @@ def test_the_gantt_draws_the_stored_schedule(page, live_server, alice, family):
     if family == "dvfs_bot":
         assert "freq" in modes and "host" in modes
         strips = page.evaluate(
-            "() => [...document.querySelectorAll('#freq-charts canvas')].map((c) => { const s = Chart.getChart(c).$strip;"
-            " return {hosts: s.hosts, busy: s.busy.map((r) => r.some((v) => v > 0))}; })"
+            "() => [...document.querySelectorAll('#freq-charts canvas')].map((c) => { const d = Chart.getChart(c).$drawn;"
+            " return {hosts: d.hosts, busy: d.strips.map((s) => s.busy.some((v) => v > 0))}; })"
         )
         segs, _ = _stored(run, 0)
         assert strips and strips[0]["hosts"] == sorted({s["host"] for s in segs}, key=lambda h: int(h[1:]))

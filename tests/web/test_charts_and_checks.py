@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from cloudsched_web.results import bounds, charts, checks, cuts, gantt, jobdiff, lanes
+from cloudsched_web.results import bounds, charts, checks, cuts, gantt, jobdiff, lanes, strips
 from cloudsched_web.results import series as series_chart
 from cloudsched_web.results.bars import plain_bars
 from cloudsched_web.results.queries import QueryError
@@ -148,9 +148,13 @@ def test_series_window_and_dvfs_frequency():
     power = data["series"]["power_w"]["a"]
     assert power["t"][0] <= 5 and power["t"][-1] <= 8
     assert "energy_j" in data["series"]  # derived from the power curve when the family has none
-    strip = data["frequency"]["runs"][0]
-    assert strip["hosts"] == ["h0"] and max(v for v in strip["ghz"][0] if v is not None) == 2.0
-    assert data["frequency"]["range"] == [1.2, 2.0]
+    freq = strips.strips(parsed, 0, 5, 8)
+    strip = freq["runs"][0]
+    assert strip["hosts"] == ["h0"] and freq["exact"] and freq["window"] == [5.0, 8.0] and freq["range"] == [1.2, 2.0]
+    # h0 from 5 to 8 runs vm0 at 1.2 and vm1 at 2.0 GHz: the highest, 2.0, all along (no change inside)
+    assert strip["levels"] == [0.0, 1.2, 2.0] and strip["strips"] == [{"t": [5.0, 8.0], "f": [2]}]
+    whole = strips.strips(parsed, 0)["runs"][0]["strips"][0]  # 2.0 from 5 to 20, 1.2 before
+    assert whole == {"t": [0.0, 5.0, 20.0], "f": [1, 2]}
 
 
 def test_study_curves_sort_by_parameter():
@@ -174,7 +178,7 @@ def test_a_run_without_schedule_or_series_gives_empty_charts_not_errors():
     g = gantt.gantt(parsed, 0)
     assert g["bars"]["n"] == 0 and g["resources"] == [] and g["mode"] == "bars"
     data = series_chart.series(parsed, 0)
-    assert data["series"] == {} and data["frequency"] is None
+    assert data["series"] == {} and "frequency" not in data and strips.strips(parsed, 0)["runs"] == []
     assert checks.validity(parsed.doc)["ok"]
 
 
@@ -280,9 +284,10 @@ def test_dvfs_strip_is_idle_where_no_core_runs():
     result = schedulers.run(schedulers.example("dvfs_bot"))
     parsed = ParsedResult(result)
     lo, hi = parsed.span(0)
-    strip = series_chart.frequency(parsed, 0, lo, hi, 600)
+    levels = strips.host_levels(parsed, 0)
     edges = np.linspace(lo, hi, 601)
-    for h, ghz in zip(strip["hosts"], strip["ghz"], strict=True):
+    for h, (t, level) in levels.items():
+        _, ghz = strips.columns(t, level, lo, hi, 600)
         segs = [s for s in result["runs"][0]["schedule"] if s["host"] == h]
         for k, v in enumerate(ghz):
             ran = any(s["start"] < edges[k + 1] and s["end"] > edges[k] for s in segs)

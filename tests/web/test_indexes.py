@@ -190,7 +190,8 @@ def test_a_whole_run_page_of_a_stretches_file_reads_the_by_row_index():
 
 @pytest.mark.parametrize("family", FAMILIES)
 def test_every_algorithm_of_a_result_has_the_same_rows_idle_resources_included(family):
-    plain, indexed = _both(schedulers.run(schedulers.example(family)))
+    doc = schedulers.run(schedulers.example(family))
+    plain, indexed = _both(doc)
     for parsed in (plain, indexed):
         axes = [gantt.gantt(parsed, i, rows=200)["resources"] for i in range(len(parsed.doc["runs"]))]
         assert all(a == axes[0] for a in axes), family
@@ -199,3 +200,8 @@ def test_every_algorithm_of_a_result_has_the_same_rows_idle_resources_included(f
             assert set(declared) <= set(axis.resource_axis(parsed)["names"])
     if family == "backfill":
         assert len(axes[0]) == schedulers.example(family)["datacenter"]["processors"]
+    if family == "vm_reservations":  # every PM the runs declare, grouped by type, one of them idle in every run
+        declared = {n for run in doc["runs"] for n in run["extra"]["resources"]}
+        used = {s["resource"] for run in doc["runs"] for s in run["schedule"]}
+        assert set(axes[0]) == declared and declared - used
+        assert axes[0] == sorted(axes[0], key=lambda n: (n.split("-")[0], int(n.split("-")[1])))

@@ -56,13 +56,16 @@ def test_the_data_endpoint_windows_the_gantt(alice_client, finished_run):
 def test_the_data_endpoint_overlays_series_of_all_algorithms(alice_client, finished_run):
     data = alice_client.get(f"/runs/{finished_run.pk}/data.json", {"kind": "series", "rep": 1}).json()
     assert set(data["series"]["running_jobs"]) == {"fcfs", "lpt"}
-    assert data["frequency"] is None  # no DVFS in the toy family
+    assert "frequency" not in data  # the DVFS strips have their own request
+    strips = alice_client.get(f"/runs/{finished_run.pk}/data.json", {"kind": "strips", "rep": 1}).json()
+    assert strips["runs"] == [] and strips["window"] == data["window"]  # no DVFS in the toy family
 
 
 @pytest.mark.parametrize(
     ("params", "field"),
     [({"kind": "gantt", "run": 9}, "run"), ({"kind": "gantt", "t0": "x"}, "t0"), ({"kind": "what"}, "kind"),
-     ({"kind": "series", "rep": 7}, "repetition"), ({"kind": "gantt", "t0": 5, "t1": 1}, "t1")],
+     ({"kind": "series", "rep": 7}, "repetition"), ({"kind": "gantt", "t0": 5, "t1": 1}, "t1"),
+     ({"kind": "strips", "rep": 7}, "repetition"), ({"kind": "strips", "rep": 0, "points": 1}, "points")],
 )  # fmt: skip
 def test_bad_data_requests_are_400_naming_the_field(alice_client, finished_run, params, field):
     response = alice_client.get(f"/runs/{finished_run.pk}/data.json", params)

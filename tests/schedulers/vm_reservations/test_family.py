@@ -282,3 +282,28 @@ def test_fig5_4_claims_we_reproduce(max_duration):
     assert e["est"] >= e["ffd"]
     assert min(e["llif"], e["ffd"], e["est"], e["mffde"]) > e["opt_min_migration"]
     assert e["llif"] < 2 * e["opt_min_migration"]
+
+
+def test_every_run_declares_every_pm_of_the_data_centre(result):
+    """``extra.resources``: of each PM type, as many PMs as the most of its reservations running at once,
+    the same in every run of a repetition (the Gantt's rows), and every PM a run used among them."""
+    by_rep = {}
+    for run in result["runs"]:
+        by_rep.setdefault(run["repetition"], []).append(run)
+    for runs in by_rep.values():
+        declared = runs[0]["extra"]["resources"]
+        segs = [s for r in runs for s in r["schedule"]]
+        peak = {}
+        for pm_type in {s["pm_type"] for s in segs}:
+            ivs = {(s["job"], min(t["start"] for t in segs if t["job"] == s["job"]),
+                    max(t["end"] for t in segs if t["job"] == s["job"])) for s in segs if s["pm_type"] == pm_type}  # fmt: skip
+            times = sorted([(a, 1) for _, a, _ in ivs] + [(b, -1) for _, _, b in ivs], key=lambda x: (x[0], x[1]))
+            peak[pm_type] = max(itertools.accumulate(d for _, d in times))
+        assert declared == {f"{t}-{k}": t for t in sorted(peak) for k in range(1, peak[t] + 1)}
+        used = set()
+        for run in runs:
+            assert run["extra"]["resources"] == declared
+            names = {s["resource"] for s in run["schedule"]}
+            assert names <= set(declared) and set(run["extra"]["capacities"]) == set(declared)
+            used |= names
+        assert set(declared) - used, "no PM left idle by every algorithm: the test would not see one"
