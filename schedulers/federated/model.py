@@ -90,10 +90,12 @@ class Datacenter(StrictModel):
         default_factory=_table2_clouds, min_length=1, max_length=16, description="The federated clouds", title="Clouds"
     )
     inter_cloud_gbps: float = Field(
-        default=1.0, gt=0, le=10000, title="Inter-cloud bandwidth (Gbit/s)", description="S_c between data centres"
+        default=1.0, gt=0, le=10000, title="Inter-cloud bandwidth (Gbit/s)",
+        description="S_c between data centres, in gigabits per second as the paper gives it (1 Gbit/s = 0.125 GB/s)"
     )
     intra_cloud_gbytes_s: float = Field(
-        default=4.0, gt=0, le=10000, title="Intra-cloud bandwidth (GB/s)", description="b inside a data centre"
+        default=4.0, gt=0, le=10000, title="Intra-cloud bandwidth (GB/s)",
+        description="b inside a data centre, in gigabytes per second as the paper gives it (1 GB/s = 8 Gbit/s)"
     )
     etm: list[list[float]] | None = Field(
         default=None,

@@ -230,7 +230,7 @@ def _trace(wl: TraceWorkload, n_clouds: int, rng: np.random.Generator, cap: int,
         if start_t.size == 0:
             raise ScenarioError.single("workload.wider_jobs", f"every one of the {dropped} jobs is wider than "
                                        f"the largest cloud's {cap} VMs", "a cloud as wide as the trace's jobs")  # fmt: skip
-    info.update({"jobs": int(start_t.size), "dropped_too_large": dropped, "processors": cap,
+    info.update({"jobs": int(start_t.size), "dropped_too_large": dropped, "processors": cap, "unit": "VMs",
                  "wider_jobs": wl.wider_jobs})  # fmt: skip
     n = start_t.size
     sizes_list = []

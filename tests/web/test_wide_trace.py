@@ -105,9 +105,9 @@ def test_federated_follows_the_same_rule_on_the_api_and_the_run_page(
     assert run.status == Run.Status.SUCCEEDED, run.error
     html = alice_client.get(f"/runs/{run.pk}/").content.decode()
     header = re.search(r'id="run-dropped">(.*?)</p>', html, re.S)[1]
-    assert "1 job of the trace needed more than the machine of 64 processors" in header and "it ran 2" in header
+    assert "1 job of the trace needed more than the machine of 64 VMs" in header and "it ran 2" in header
     assert 'id="validity-badge">checks passed, with a warning<' in html
-    assert '<li class="warn">! every trace job fits the machine: 1 job needed more than 64' in html
+    assert '<li class="warn">! every trace job fits the machine: 1 job needed more than 64 VMs' in html
 
 
 def test_a_preset_whose_log_has_jobs_wider_than_every_cloud_is_refused_naming_them(alice_client):

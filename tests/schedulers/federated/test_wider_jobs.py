@@ -47,7 +47,7 @@ def test_dropping_is_a_choice_and_every_run_counts_what_it_dropped():
     result = schedulers.run(_with(wider_jobs="drop"))
     for run in result["runs"]:
         measured = run["extra"]["workload"]
-        assert measured == {"jobs": 2, "dropped_too_large": 1, "processors": 64, "wider_jobs": "drop"}
+        assert measured == {"jobs": 2, "dropped_too_large": 1, "processors": 64, "unit": "VMs", "wider_jobs": "drop"}
         assert run["metrics"]["rejected_apps"] == 0  # left out, not counted as a rejection
 
 
