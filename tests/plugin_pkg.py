@@ -22,6 +22,7 @@ import time
 import numpy as np
 
 from schedulers.backfill.policy import queue_order
+from schedulers.vm_reservations.policy import NEW, pm_choice
 
 
 @queue_order("widest job first")
@@ -52,6 +53,11 @@ def sleepy(now, jobs):
 
 
 not_an_order = 42
+
+
+@pm_choice("every request on PM 0")
+def pm_zero(fit):
+    return 0 if fit.peak.size else NEW
 '''
 
 ENTRY_POINTS = {
@@ -60,6 +66,7 @@ ENTRY_POINTS = {
     "backfill.short": "short",
     "backfill.undeclared": "undeclared",
     "backfill.sleepy": "sleepy",
+    "vm_reservations.pm-zero": "pm_zero",  # over-fills PM 0: an invalid decision in another family
 }
 
 

@@ -396,7 +396,7 @@
       const box = el("input", { type: "checkbox", id, value: v, name: path });
       box.checked = chosen.has(v);
       const desc = path === "algorithms" ? algorithms[v] : "";
-      const inline = desc && items.enum.length <= 12; // long registries: descriptions as tooltips only
+      const inline = desc && (items.enum.length <= 12 || !v.includes(":")); // long registries: composed names (a:b) as tooltips only
       return [box, el("label", { class: "check", for: id, title: desc || "" }, box, " ", el("code", { text: v }), inline ? el("span", { class: "help", text: " " + desc }) : null)];
     });
     const grid = path === "algorithms" ? composedGrid(items.enum, boxes) : null;
