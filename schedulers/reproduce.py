@@ -7,17 +7,31 @@ run once: results are keyed by the validated scenario without its name.
 
 from __future__ import annotations
 
+import hashlib
 import importlib
+import json
+import os
 import time
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
+from pathlib import Path
 from typing import Any
 
 import schedulers
 from schedulers.core.claims import NOT_EVALUATED, NOT_REPRODUCED, REPRODUCED, Table, evaluate
 from schedulers.result import digest
 
-__all__ = ["check_study", "markdown", "readings", "run_claims", "run_units", "study_table", "verdict_counts"]
+__all__ = [
+    "UnitCache",
+    "check_study",
+    "code_digest",
+    "markdown",
+    "readings",
+    "run_claims",
+    "run_units",
+    "study_table",
+    "verdict_counts",
+]
 
 Point = tuple[str, Mapping[str, Any] | None, Mapping[str, Any]]  # (label, summary or None if the run failed, config)
 
@@ -85,23 +99,89 @@ def _expected_cpu(scenario: dict[str, Any], algorithm: str) -> float:
 Unit = tuple[str, str, int]  # (scenario key, algorithm, repetition)
 
 
+def code_digest(family: str) -> str:
+    """SHA-256 of the library code a family's results depend on: its package, ``core``, and the front door."""
+    root = Path(schedulers.__file__).resolve().parent
+    files = sorted([*(root / family).rglob("*.py"), *(root / "core").rglob("*.py"),
+                    root / "result.py", root / "registry.py", root / "__init__.py"])  # fmt: skip
+    h = hashlib.sha256()
+    for f in files:
+        h.update(str(f.relative_to(root)).encode() + b"\0" + f.read_bytes() + b"\0")
+    return h.hexdigest()
+
+
+class UnitCache:
+    """Finished units on disk, so an interrupted ``claims`` run resumes where it stopped (``--cache DIR``).
+
+    A unit is stored under the digest of its scenario (name aside) *and* of the code its family runs
+    (:func:`code_digest`): any change to the family, ``core`` or the front door misses the cache, so a
+    stored unit is only reused by the code that computed it. Its record's metrics and its CPU seconds
+    are kept (the CPU seconds reported are those of the run that computed it); failed units are not.
+    """
+
+    def __init__(self, root: str | os.PathLike[str]):
+        self.root = Path(root)
+        self._code: dict[str, str] = {}
+
+    def _path(self, scenario: dict[str, Any], key: str, algorithm: str, repetition: int) -> Path:
+        family = str(scenario.get("family"))
+        if family not in self._code:
+            self._code[family] = code_digest(family)
+        name = hashlib.sha256(f"{key}|{self._code[family]}|{algorithm}|{repetition}".encode()).hexdigest()[:32]
+        return self.root / family / f"{name}.json"
+
+    def get(self, scenario: dict[str, Any], key: str, algorithm: str, repetition: int) -> tuple[Any, float, str] | None:
+        path = self._path(scenario, key, algorithm, repetition)
+        try:
+            doc = json.loads(path.read_text())
+        except (OSError, ValueError):
+            return None
+        return doc["record"], float(doc["cpu_s"]), ""
+
+    def put(
+        self, scenario: dict[str, Any], key: str, algorithm: str, repetition: int, done: tuple[Any, float, str]
+    ) -> None:
+        record, cpu_s, error = done
+        if error:
+            return
+        path = self._path(scenario, key, algorithm, repetition)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(json.dumps({"record": record, "cpu_s": cpu_s}))
+        os.replace(tmp, path)
+
+
 def run_units(
-    todo: Mapping[str, dict[str, Any]], workers: int, log: Callable[[str], None]
+    todo: Mapping[str, dict[str, Any]],
+    workers: int,
+    log: Callable[[str], None],
+    cache: UnitCache | None = None,
 ) -> tuple[dict[Unit, tuple[dict[str, Any] | None, float, str]], dict[str, tuple[dict[str, Any] | None, str]]]:
     """Run every unit of the scenarios ``todo`` (key → scenario), ``workers`` at a time, the longest expected first.
 
     Returns each unit's ``(record, CPU s, error)`` and each scenario's merged ``(summary or None, error)``.
+    Units found in ``cache`` are not run again; the others are stored there as they finish.
     """
     units: list[Unit] = [(k, alg, rep) for k, s in todo.items() for alg, rep in schedulers.units(s)]
+    done: dict[Unit, tuple[dict[str, Any] | None, float, str]] = {}
+    if cache is not None:
+        for u in units:
+            hit = cache.get(todo[u[0]], *u)
+            if hit is not None:
+                done[u] = hit
+        if done:
+            log(f"{len(done)} of {len(units)} units found in {cache.root}")
+        units = [u for u in units if u not in done]
     expected = {(k, alg): _expected_cpu(todo[k], alg) for k, alg, _ in units}
     units.sort(key=lambda u: -expected[u[:2]])  # stable: equal estimates keep the preset order
-    done: dict[Unit, tuple[dict[str, Any] | None, float, str]] = {}
     log(
         f"{len(units)} units ((scenario, algorithm, repetition)) of {len(todo)} distinct scenarios, {workers} worker(s)"
     )
 
     def note(i: int, u: Unit) -> None:
         s = todo[u[0]]
+        if cache is not None:
+            cache.put(s, *u, done[u])
         log(f"[{i}/{len(units)}] {s.get('family')} {s.get('name')} {u[1]} rep {u[2]}: {done[u][1]:.1f} CPU s")
 
     if workers <= 1:
@@ -126,6 +206,7 @@ def run_claims(
     scale: str = "small",
     workers: int = 2,
     log: Callable[[str], None] = lambda line: None,
+    cache: UnitCache | None = None,
 ) -> list[dict[str, Any]]:
     """Run every ``(family, preset)`` at ``scale`` and check its claims.
 
@@ -144,7 +225,7 @@ def run_claims(
     for t, doc in docs.items():
         for k, s in zip(keys[t], doc["scenarios"], strict=True):
             todo.setdefault(k, s)
-    done, merged = run_units(todo, workers, log)
+    done, merged = run_units(todo, workers, log, cache)
     cpu = {k: sum(v[1] for u, v in done.items() if u[0] == k) for k in todo}
     total_cpu = sum(cpu.values())
     reports = []

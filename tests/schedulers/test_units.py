@@ -73,3 +73,19 @@ def test_claims_units_merge_to_the_whole_runs_summary():
     assert error == ""
     whole = {alg: {k: v["mean"] for k, v in m.items()} for alg, m in schedulers.run(scenario)["summary"].items()}
     assert without_timing(summary) == without_timing(whole)
+
+
+def test_a_cached_unit_is_reused_only_by_the_code_that_computed_it(tmp_path, monkeypatch):
+    """``claims --cache``: a second run finds every unit; a change to the family's code finds none."""
+    scenario = _scenario("vm_reservations", "fig5_4")
+    cache = reproduce.UnitCache(tmp_path)
+    first, merged = reproduce.run_units({"k": scenario}, workers=1, log=lambda line: None, cache=cache)
+    calls = []
+    monkeypatch.setattr(reproduce, "_unit", lambda *a: calls.append(a) or pytest.fail("ran a cached unit"))
+    again, merged_again = reproduce.run_units({"k": scenario}, 1, lambda line: None, reproduce.UnitCache(tmp_path))
+    assert not calls and merged_again == merged
+    assert {u: v[1] for u, v in again.items()} == {u: v[1] for u, v in first.items()}  # the CPU s it took then
+    monkeypatch.setattr(reproduce, "code_digest", lambda family: "edited")
+    monkeypatch.setattr(reproduce, "_unit", lambda *a: calls.append(a) or (None, 0.0, "ran"))
+    reproduce.run_units({"k": scenario}, 1, lambda line: None, reproduce.UnitCache(tmp_path))
+    assert len(calls) == len(schedulers.units(scenario))
