@@ -15,7 +15,11 @@ execution time) are counted as ``missing``, never as zero.
   probabilities ``k / (CDF_POINTS − 1)``: the first point is the minimum, the middle one the median, the last
   the maximum at probability 1;
 - a box: min, q1, median, q3, max, mean and n; whiskers at the most extreme values within 1.5 IQR of the
-  quartiles (Tukey), and how many values lie beyond them on each side (outliers, counted, not sent).
+  quartiles (Tukey), and how many values lie beyond them on each side (``outliers_lo``, ``outliers_hi``).
+  Each run's box (the ones the page draws) also carries its outliers as the chart draws them
+  (:func:`drawn_outliers`): every value, when there are no more of them than the chart has pixel rows
+  (``pixels``); else, per pixel row of the chart's value range (``box_range``: the lowest and highest value
+  of any drawn box; log10 if the chart is logarithmic) holding any, their count, lowest and highest value.
 """
 
 from __future__ import annotations
@@ -31,7 +35,16 @@ import pyarrow.parquet as pq
 
 from cloudsched_web.results.queries import MAX_JOBS_PAGE, QueryError, bounded
 
-__all__ = ["CDF_POINTS", "MEASURES", "WHISKERS", "distributions", "measures_of", "table_page"]
+__all__ = [
+    "CDF_POINTS",
+    "MEASURES",
+    "OUTLIER_PIXELS",
+    "WHISKERS",
+    "distributions",
+    "drawn_outliers",
+    "measures_of",
+    "table_page",
+]
 
 # key, label, unit, drawn on a log axis first, then how to get it: a stored column or (a, b) for a − b.
 MEASURES = (
@@ -47,6 +60,7 @@ MEASURES = (
 )
 CDF_POINTS = 201  # odd: the middle quantile is the median
 WHISKERS = 1.5  # × IQR (Tukey)
+OUTLIER_PIXELS = 320  # the box chart's height when the page does not say (static/css/site.css: .chart)
 ORDERS_KEPT = 4  # sort orders kept per result (an order of 800,000 jobs: 3.2 MB)
 
 
@@ -110,16 +124,39 @@ def _runs(parsed, algorithm=None, repetition=None):
 
 
 def _box(values):
+    return _box_and_outliers(values)[0]
+
+
+def _box_and_outliers(values):
+    """A box of ``values`` and its outliers (the values beyond the whiskers' fences, sorted)."""
     n = int(values.size)
     if not n:
-        return {"n": 0}
+        return {"n": 0}, np.zeros(0)
     q1, med, q3 = (float(v) for v in np.quantile(values, [0.25, 0.5, 0.75]))
     iqr = q3 - q1
     lo_fence, hi_fence = q1 - WHISKERS * iqr, q3 + WHISKERS * iqr
     inside = values[(values >= lo_fence) & (values <= hi_fence)]
-    return {"n": n, "min": float(values.min()), "q1": q1, "median": med, "q3": q3, "max": float(values.max()),
-            "mean": float(values.mean()), "whisker_lo": float(inside.min()), "whisker_hi": float(inside.max()),
-            "outliers_lo": int((values < lo_fence).sum()), "outliers_hi": int((values > hi_fence).sum())}  # fmt: skip
+    out = np.sort(values[(values < lo_fence) | (values > hi_fence)])
+    box = {"n": n, "min": float(values.min()), "q1": q1, "median": med, "q3": q3, "max": float(values.max()),
+           "mean": float(values.mean()), "whisker_lo": float(inside.min()), "whisker_hi": float(inside.max()),
+           "outliers_lo": int((values < lo_fence).sum()), "outliers_hi": int((values > hi_fence).sum())}  # fmt: skip
+    return box, out
+
+
+def drawn_outliers(outliers, lo, hi, pixels, log=False):
+    """A box's outliers (sorted) as a chart of ``pixels`` rows over ``[lo, hi]`` draws them: ``{"values": [...]}``,
+    every one, when there are at most ``pixels``; else ``{"rows": pixels, "n", "lo", "hi"}``: for each pixel row
+    holding any (in value order), how many and the lowest and highest of them (rows cut in log10 when ``log`` and
+    ``lo`` > 0). Nothing is left out: the counts add up to the outliers."""
+    if outliers.size <= pixels:
+        return {"values": outliers.tolist()}
+    f = np.log10 if log and lo > 0 else (lambda x: x)
+    span = float(f(hi) - f(lo)) if hi > lo else 1.0
+    row = np.clip(np.floor((f(outliers) - f(lo)) / span * pixels), 0, pixels - 1).astype(np.int64)
+    first = np.flatnonzero(np.concatenate([[True], row[1:] != row[:-1]]))  # sorted values: rows never go back
+    count = np.diff(np.append(first, outliers.size))
+    return {"rows": int(pixels), "n": count.tolist(), "lo": outliers[first].tolist(),
+            "hi": outliers[first + count - 1].tolist()}  # fmt: skip
 
 
 def _cdf(values):
@@ -129,23 +166,34 @@ def _cdf(values):
     return {"x": np.quantile(values, p).tolist(), "p": p.tolist()}
 
 
-def distributions(parsed, measure, repetition=None):
-    """CDF and box per algorithm (the repetition, or all pooled) and a box per run, of per-job ``measure``."""
-    return parsed.memo(("job_dist", measure, str(repetition)), lambda: _distributions(parsed, measure, repetition))
+def distributions(parsed, measure, repetition=None, pixels=OUTLIER_PIXELS, log=False):
+    """CDF and box per algorithm (the repetition, or all pooled) and a box per run, of per-job ``measure``; each
+    run's box with its outliers as a chart ``pixels`` high (linear, or ``log``) draws them (:func:`drawn_outliers`)."""
+    pixels = bounded(pixels, "pixels", 10, 4000)
+    doc, outliers = parsed.memo(
+        ("job_dist", measure, str(repetition)), lambda: _distributions(parsed, measure, repetition)
+    )
+    boxes = [r["box"] for r in doc["runs"] if r["box"]["n"]]
+    lo, hi = (min(b["min"] for b in boxes), max(b["max"] for b in boxes)) if boxes else (0.0, 0.0)
+    runs = [{**r, "box": {**r["box"], "outliers": drawn_outliers(out, lo, hi, pixels, log)} if r["box"]["n"] else r["box"]}
+            for r, out in zip(doc["runs"], outliers, strict=True)]  # fmt: skip
+    return {**doc, "runs": runs, "box_range": [lo, hi], "pixels": pixels, "log": bool(log and lo > 0)}
 
 
 def _distributions(parsed, key, repetition):
     runs = parsed.doc.get("runs", [])
     measure = _measure(parsed, key)
     chosen = _runs(parsed, None, repetition)
-    per_alg, per_run = OrderedDict(), []
+    per_alg, per_run, outliers = OrderedDict(), [], []
     for i in chosen:
         values = _read(parsed, i, measure)
         ok = values[~np.isnan(values)]
         alg = runs[i].get("algorithm", "")
         per_alg.setdefault(alg, []).append((ok, values.size - ok.size))
+        box, out = _box_and_outliers(ok)
+        outliers.append(out)
         per_run.append({"i": i, "algorithm": alg, "repetition": runs[i].get("repetition", 0),
-                        "missing": int(values.size - ok.size), "box": _box(ok)})  # fmt: skip
+                        "missing": int(values.size - ok.size), "box": box})  # fmt: skip
     algorithms = []
     for alg, parts in per_alg.items():
         values = np.concatenate([v for v, _ in parts]) if parts else np.zeros(0)
@@ -160,7 +208,7 @@ def _distributions(parsed, key, repetition):
         "whiskers": f"{WHISKERS:g} × IQR (Tukey): the most extreme values within {WHISKERS:g} IQR of the quartiles",
         "algorithms": algorithms,
         "runs": per_run,
-    }
+    }, outliers
 
 
 _orders_lock = threading.Lock()

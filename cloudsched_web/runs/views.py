@@ -177,7 +177,8 @@ def _data(request, run, other=None):
 
 def _job_data(request, parsed, kind):
     """``kind=jobs``: a page of the per-job table (``alg``, ``rep``, ``order``, ``offset``, ``limit``);
-    ``kind=dist``: the distributions of one per-job ``measure`` (``rep``: one repetition, default all pooled)."""
+    ``kind=dist``: the distributions of one per-job ``measure`` (``rep``: one repetition, default all pooled;
+    ``pixels``, ``log``: the box chart's height and scale, which its outliers are drawn for)."""
     get = request.GET.get
     if kind == "jobs":
         return jobstats.table_page(parsed, get("alg") or None, get("rep") or None, get("order") or None,
@@ -186,7 +187,8 @@ def _job_data(request, parsed, kind):
     measure = get("measure") or (measures[0]["key"] if measures else "")
     if not measures:
         return {"measure": None, "measures": [], "algorithms": [], "runs": []}
-    return jobstats.distributions(parsed, measure, get("rep") or None)
+    return jobstats.distributions(parsed, measure, get("rep") or None, get("pixels") or jobstats.OUTLIER_PIXELS,
+                                  get("log") in ("1", "true"))  # fmt: skip
 
 
 def _same_workload(request, run):

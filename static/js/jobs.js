@@ -1,7 +1,7 @@
 // Per-job views (cloudsched_web/results/jobstats.py), on the run page and the study page: the
 // distributions of one per-job measure — a CDF per algorithm drawn from the server's quantiles and a
-// box plot per algorithm × repetition (floating q1–q3 bars; whiskers, medians and means drawn by a
-// plugin) — and, on the run page, the job table, paged, sorted and filtered on the server.
+// box plot per algorithm × repetition (floating q1–q3 bars; whiskers, medians, means and every outlier
+// drawn by a plugin) — and, on the run page, the job table, paged, sorted and filtered on the server.
 // Each view lives in an element with data-jobs="dist" or data-jobs="table"; its controls are found
 // by data-role, so the run page and the study page share the code.
 (function () {
@@ -13,7 +13,10 @@
   const unitOf = (m) => (m && m.unit ? ` (${m.unit})` : "");
   const count = (n) => Number(n).toLocaleString("en");
 
-  // Whiskers, median lines and mean markers over the floating q1–q3 bars of a box chart.
+  // Whiskers, median lines, mean markers and outliers over the floating q1–q3 bars of a box chart. Outliers
+  // come from the server as every value (a hollow circle each) or, where a box has more of them than the
+  // chart has pixel rows, as counts per pixel row (a bar across the row's values, darker with more).
+  // chart.$outliersDrawn: what was drawn, per box.
   const boxPlugin = {
     id: "jobBoxes",
     afterDatasetsDraw(chart) {
@@ -22,6 +25,24 @@
       const y = chart.scales.y;
       const { ctx } = chart;
       ctx.save();
+      chart.$outliersDrawn = boxes.map((b, k) => {
+        const bar = meta.data[k], o = b.outliers;
+        if (!bar || !o) return null;
+        const x = bar.x, half = bar.width / 2, py = (v) => y.getPixelForValue(v);
+        ctx.strokeStyle = algorithmColor(b.algorithm); ctx.fillStyle = algorithmColor(b.algorithm); ctx.lineWidth = 1.2;
+        if (o.values) {
+          o.values.forEach((v) => { ctx.beginPath(); ctx.arc(x, py(v), 2.5, 0, 2 * Math.PI); ctx.stroke(); });
+          return { values: o.values.filter((v) => v >= y.min && v <= y.max) };
+        }
+        const most = Math.max(...o.n);
+        o.n.forEach((n, i) => {
+          const top = py(o.hi[i]), bottom = py(o.lo[i]);
+          ctx.globalAlpha = 0.25 + 0.75 * (Math.log(1 + n) / Math.log(1 + most));
+          ctx.fillRect(x - half / 2, Math.min(top, bottom) - 0.5, half, Math.max(1, Math.abs(bottom - top) + 1));
+        });
+        ctx.globalAlpha = 1;
+        return { rows: o.rows, n: o.n, lo: o.lo, hi: o.hi };
+      });
       boxes.forEach((b, k) => {
         const bar = meta.data[k];
         if (!bar || !b.n) return;
@@ -44,7 +65,8 @@
   function boxTooltip(b, m) {
     const v = (x) => fmt(x) + (m.unit ? " " + m.unit : "");
     return [`n ${count(b.n)}`, `min ${v(b.min)} · max ${v(b.max)}`, `q1 ${v(b.q1)} · median ${v(b.median)} · q3 ${v(b.q3)}`,
-      `mean ${v(b.mean)}`, `whiskers ${v(b.whisker_lo)} – ${v(b.whisker_hi)}`, `outliers: ${count(b.outliers_lo)} below, ${count(b.outliers_hi)} above`];
+      `mean ${v(b.mean)}`, `whiskers ${v(b.whisker_lo)} – ${v(b.whisker_hi)}`, `outliers: ${count(b.outliers_lo)} below, ${count(b.outliers_hi)} above` +
+      (b.outliers && b.outliers.n ? ` (drawn in ${count(b.outliers.n.length)} pixel rows, up to ${count(Math.max(...b.outliers.n))} in one)` : b.outliers_lo + b.outliers_hi ? " (each drawn as ○)" : "")];
   }
 
   function distView(root) {
@@ -66,6 +88,9 @@
       state.data = data;
       const m = data.measure;
       const type = scaleType(data);
+      const perRow = data.runs.some((r) => r.box.outliers && r.box.outliers.n);
+      if (perRow && data.log !== (type === "logarithmic") && !state.again) { state.again = true; load(); return; } // rows cut for the other scale
+      state.again = false;
       const cdfSets = data.algorithms.map((a) => ({
         label: a.algorithm, data: a.cdf.x.map((x, k) => ({ x, y: a.cdf.p[k] })), borderColor: algorithmColor(a.algorithm),
         backgroundColor: algorithmColor(a.algorithm), pointRadius: 0, borderWidth: 2, tension: 0,
@@ -89,7 +114,7 @@
           borderWidth: 1, borderSkipped: false, minBarLength: 2 }] },
         options: { animation: false, maintainAspectRatio: false,
           scales: { y: { type, title: { display: true, text: m.label + unitOf(m) }, ticks: { callback: (v) => fmt(v) },
-            min: boxes.length ? Math.min(...boxes.map((b) => b.whisker_lo)) : undefined, max: boxes.length ? Math.max(...boxes.map((b) => b.whisker_hi)) : undefined, grace: "3%" } },
+            min: boxes.length ? data.box_range[0] : undefined, max: boxes.length ? data.box_range[1] : undefined, grace: "3%" } }, // every outlier inside
           plugins: { legend: { display: false }, title: { display: true, text: `${m.label} per algorithm × repetition` },
             tooltip: { callbacks: { label: (c) => boxTooltip(boxes[c.dataIndex], m) } } } },
       });
@@ -98,14 +123,22 @@
       const jobs = data.algorithms.reduce((s, a) => s + a.jobs, 0), missing = data.algorithms.reduce((s, a) => s + a.missing, 0);
       const reps = data.repetition === "all" ? (data.repetitions.length > 1 ? "repetitions pooled" : "") : `repetition ${data.repetition}`;
       const outliers = boxes.reduce((s, b) => s + b.outliers_lo + b.outliers_hi, 0);
+      const dense = boxes.filter((b) => b.outliers && b.outliers.n);
+      const few = boxes.filter((b) => b.outliers && b.outliers.values && b.outliers.values.length);
+      const drawnAs = !outliers ? "no values beyond them" : `${count(outliers)} values beyond them (outliers)` +
+        (few.length ? (dense.length ? `, in ${few.map((b) => b.label).join(", ")} each drawn as ○` : ", each drawn as ○") : "") +
+        (dense.length ? `; in ${dense.map((b) => `${b.label} (${count(b.outliers_lo + b.outliers_hi)} outliers)`).join(", ")} more than the chart's ` +
+          `${count(data.pixels)} pixel rows, so drawn per pixel row holding any (▮, darker = more of them; the box's tooltip gives the most in one row)` : "");
       caption.textContent = `CDF: each algorithm's curve is drawn from ${data.cdf_points} quantiles of all its jobs (${data.algorithms.map((a) => `${a.algorithm} ${count(a.jobs)}`).join(", ")}${reps ? "; " + reps : ""}). ` +
-        `Boxes: q1–q3, the median (line) and the mean (◆); whiskers: ${data.whiskers}; ${count(outliers)} values beyond them, counted in each box's tooltip, not drawn.` +
+        `Boxes: q1–q3, the median (line) and the mean (◆); whiskers: ${data.whiskers}; ${drawnAs}.` +
         (missing ? ` ${count(missing)} of ${count(jobs + missing)} jobs have no ${m.label} and are left out.` : "");
       root.dataset.drawn = String(Number(root.dataset.drawn || 0) + 1);
     }
 
     async function load() {
-      const params = new URLSearchParams({ kind: "dist" });
+      // outliers are drawn for the box chart's height (pixel rows) and scale
+      const params = new URLSearchParams({ kind: "dist", pixels: Math.max(10, Math.round(role(root, "box").parentElement.clientHeight || 320)) });
+      if (logBox.checked) params.set("log", "1");
       if (measureSelect.value) params.set("measure", measureSelect.value);
       if (repSelect.value) params.set("rep", repSelect.value);
       if (root.dataset.point !== undefined) params.set("point", role(root, "point").value);
@@ -130,7 +163,8 @@
     }
     measureSelect.addEventListener("change", () => { logBox.dataset.touched = ""; load(); });
     repSelect.addEventListener("change", load);
-    logBox.addEventListener("change", () => state.data && draw(state.data));
+    // Counts per pixel row were cut for the other scale: those come again.
+    logBox.addEventListener("change", () => state.data && (state.data.runs.some((r) => r.box.outliers && r.box.outliers.n) ? load() : draw(state.data)));
     const point = role(root, "point");
     if (point) point.addEventListener("change", () => { measureSelect.innerHTML = ""; repSelect.innerHTML = ""; load(); });
     load();

@@ -21,6 +21,10 @@ CDF = """(id) => Chart.getChart(document.getElementById(id)).data.datasets.map((
   label: d.label, x: d.data.map((p) => p.x), y: d.data.map((p) => p.y) }))"""
 BOXES = """(id) => { const c = Chart.getChart(document.getElementById(id));
   return { labels: c.data.labels, bars: c.data.datasets[0].data, boxes: c.$boxes }; }"""
+# The outliers each box drew (jobs.js: every value, or per pixel row with the rows' height on screen in pixels).
+OUTLIERS = """(id) => { const c = Chart.getChart(document.getElementById(id)), y = c.scales.y;
+  return { plot: [y.min, y.max, y.height], drawn: c.$outliersDrawn.map((d) => d && d.n
+    ? { ...d, px: d.n.map((_, i) => Math.abs(y.getPixelForValue(d.hi[i]) - y.getPixelForValue(d.lo[i]))) } : d) }; }"""
 
 
 def _shot(page, tmp_path, selector, name):
@@ -42,6 +46,13 @@ def _stored(run, name):
         values = parsed.stored(i).table("jobs")[name].to_numpy(zero_copy_only=False).astype(float)
         out.setdefault(r["algorithm"], []).append(values[~np.isnan(values)])
     return {alg: np.concatenate(parts) for alg, parts in out.items()}
+
+
+def _tukey(values):
+    """numpy's Tukey outliers (beyond 1.5 IQR of the quartiles), sorted."""
+    q1, q3 = np.quantile(values, [0.25, 0.75])
+    iqr = q3 - q1
+    return np.sort(values[(values < q1 - 1.5 * iqr) | (values > q3 + 1.5 * iqr)])
 
 
 def _drawn(page, selector, key="drawn", at_least=1):
@@ -69,6 +80,14 @@ def test_the_run_page_draws_each_algorithms_cdf_and_boxes_from_the_stored_jobs(p
         assert box["mean"] == pytest.approx(values.mean()) and box["n"] == values.size
     caption = page.text_content("#jobs-dist-caption")
     assert "201 quantiles of all its jobs" in caption and "1.5 × IQR" in caption
+    # Every outlier is drawn, as a point: numpy's Tukey outliers of the stored jobs, value for value.
+    outliers = page.evaluate(OUTLIERS, "jobs-box")
+    total = 0
+    for label, drawn in zip(boxes["labels"], outliers["drawn"], strict=True):
+        want = _tukey(stored[label.split(" #")[0]])
+        assert drawn == {"values": want.tolist()}, f"{label}: drawn outliers differ from numpy's"
+        total += want.size
+    assert total and f"{total} values beyond them (outliers), each drawn as ○" in caption
     _shot(page, tmp_path, "#jobs-dist", "jobs-dist-backfill")
 
     page.select_option("#jobs-measure", "bounded_slowdown")
@@ -142,3 +161,38 @@ def test_the_study_page_draws_the_distributions_of_the_chosen_point(page, live_s
     assert second[0]["y"][-1] == 1.0
     assert second[0]["x"][100] == pytest.approx(np.median(_stored(points[1], "response_s")["easy"]), rel=1e-12)
     _shot(page, tmp_path, "#study-jobs", "jobs-study")
+
+
+def test_more_outliers_than_pixel_rows_are_drawn_per_row_and_the_chart_says_so(page, live_server, alice, tmp_path):
+    base = schedulers.example("backfill")
+    run = _run(alice, "backfill", algorithms=["easy", "fcfs"], workload={**base["workload"], "n_jobs": 5000})
+    _login(page, live_server.url)
+    page.set_viewport_size({"width": 1400, "height": 1000})
+    page.goto(f"{live_server.url}/runs/{run.pk}/")
+    _drawn(page, "#jobs-dist")
+    page.uncheck("#jobs-log")  # linear, then logarithmic: the rows are cut for each scale
+    _drawn(page, "#jobs-dist", at_least=2)
+    stored = _stored(run, "response_s")
+    for scale in ("linear", "log"):
+        outliers = page.evaluate(OUTLIERS, "jobs-box")
+        boxes = page.evaluate(BOXES, "jobs-box")
+        caption = page.text_content("#jobs-dist-caption")
+        dense = 0
+        for label, drawn in zip(boxes["labels"], outliers["drawn"], strict=True):
+            want = _tukey(stored[label.split(" #")[0]])
+            if "values" in drawn:
+                assert drawn["values"] == want.tolist()
+                continue
+            dense += 1
+            assert want.size > drawn["rows"] and sum(drawn["n"]) == want.size, f"{label}: outliers left out"
+            for n, a, b, px in zip(drawn["n"], drawn["lo"], drawn["hi"], drawn["px"], strict=True):
+                assert n == int(((want >= a) & (want <= b)).sum())  # each row's count is the outliers in it
+                assert px <= 1.0 + 1e-6, f"{label}: a row of outliers {px} px tall"
+            assert f"{label} ({want.size:,} outliers) more than the chart's" in caption
+        assert dense and "drawn per pixel row holding any" in caption, caption
+        _shot(page, tmp_path, "#jobs-dist", f"jobs-dist-dense-{scale}")
+        if scale == "linear":
+            page.check("#jobs-log")
+            _drawn(page, "#jobs-dist", at_least=3)  # asked again: rows cut in log
+            scale_type = "() => Chart.getChart(document.getElementById('jobs-box')).scales.y.type"
+            assert page.evaluate(scale_type) == "logarithmic"

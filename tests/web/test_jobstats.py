@@ -104,3 +104,51 @@ def test_a_family_without_known_measures_offers_its_numeric_columns():
     assert [m["key"] for m in jobstats.measures_of(parsed)] == ["cost", "tasks"]
     assert jobstats.distributions(parsed, "cost")["algorithms"][0]["box"]["median"] == 4.0
     assert pa.types.is_string(parsed.stored(0).schema("jobs").field("tag").type)
+
+
+def _tukey(values):
+    q1, q3 = np.quantile(values, [0.25, 0.75])
+    iqr = q3 - q1
+    return np.sort(values[(values < q1 - 1.5 * iqr) | (values > q3 + 1.5 * iqr)])
+
+
+def test_every_run_box_carries_numpys_tukey_outliers_of_the_stored_jobs(backfill):
+    parsed = backfill[1]
+    data = jobstats.distributions(parsed, "response_s", pixels=4000)
+    lo = min(r["box"]["min"] for r in data["runs"])
+    hi = max(r["box"]["max"] for r in data["runs"])
+    assert data["box_range"] == [lo, hi] and data["pixels"] == 4000
+    found = 0
+    for run in data["runs"]:
+        want = _tukey(_stored(parsed, run["i"], "response_s"))
+        assert run["box"]["outliers"] == {"values": want.tolist()}
+        assert run["box"]["outliers_lo"] + run["box"]["outliers_hi"] == want.size
+        found += want.size
+    assert found, "the demo has outliers: the check would see none"
+
+
+@pytest.mark.parametrize("log", [False, True])
+def test_more_outliers_than_pixel_rows_come_per_pixel_row_every_one_counted(backfill, log):
+    parsed = backfill[1]
+    data = jobstats.distributions(parsed, "response_s", pixels=10, log=log)
+    lo, hi = data["box_range"]
+    f = np.log10 if log else (lambda x: x)
+    dense = 0
+    for run in data["runs"]:
+        want, drawn = _tukey(_stored(parsed, run["i"], "response_s")), run["box"]["outliers"]
+        if want.size <= 10:
+            assert drawn == {"values": want.tolist()}
+            continue
+        dense += 1
+        assert drawn["rows"] == 10 and sum(drawn["n"]) == want.size  # every outlier counted
+        assert drawn["lo"] == sorted(drawn["lo"]) and all(a <= b for a, b in zip(drawn["lo"], drawn["hi"], strict=True))
+        for n, a, b in zip(drawn["n"], drawn["lo"], drawn["hi"], strict=True):
+            assert n == int(((want >= a) & (want <= b)).sum())  # the row's values, and none of another row
+            assert f(b) - f(a) <= (f(hi) - f(lo)) / 10 * (1 + 1e-9)  # no taller than a pixel row
+    assert dense and data["log"] == log
+
+
+def test_outlier_rows_need_a_sane_height(backfill):
+    with pytest.raises(QueryError) as info:
+        jobstats.distributions(backfill[1], "response_s", pixels=3)
+    assert info.value.field == "pixels"

@@ -123,7 +123,8 @@ def get_jobs(request, run_id: DbId, q: Query[JobQuery]):
     response=JobDistributions,
     summary="Per-job distributions: CDF and box plot per algorithm, a box per run",
     description="The CDF is `cdf_points` quantiles of all the jobs' values of `measure` (linear interpolation); "
-    "a box holds min, q1, median, q3, max, mean, n, Tukey whiskers (1.5 IQR) and the outliers beyond them, counted.",
+    "a box holds min, q1, median, q3, max, mean, n, Tukey whiskers (1.5 IQR) and the outliers beyond them, counted; "
+    "a run's box also lists them (`outliers.values`), or per row of a 320-row chart over `box_range` where there are more.",
 )
 def get_distributions(request, run_id: DbId, q: Query[DistributionQuery]):
     parsed = _parsed(get_run_for_user(request, run_id))
