@@ -45,7 +45,12 @@ class FirstFit:
             first = int(ok.argmax())
             if ok[first]:
                 m = first
-        return self.put(m, a, b, d)
+        if m == self.count:  # put(), inline: the hot path of every first-fit heuristic
+            if self.count == self.occ.shape[0]:
+                self._grow()
+            self.count += 1
+        self.occ[m, a:b] += d
+        return m
 
     def peaks(self, a: int, b: int) -> np.ndarray:
         """Each open PM's highest occupancy over segments ``a..b-1`` (opening order)."""
