@@ -34,8 +34,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from schedulers.backfill import prepare
 from schedulers.backfill.easy import simulate_one_tier
 from schedulers.backfill.model import BackfillScenario
-from schedulers.backfill.ordered import checked, simulate_ordered
-from schedulers.backfill.policy import ORDERS, queue_order
+from schedulers.backfill.ordered import checked, checked_admit, simulate_ordered
+from schedulers.backfill.policy import ORDERS, Backfill, easy_admit, queue_order
 from schedulers.core import rng as rngmod
 from schedulers.plugins import Plugin
 
@@ -99,6 +99,15 @@ def main() -> None:
         if name == "fcfs":
             assert b.start.tolist() == easy.start.tolist()
             print(f"{'  generic loop with fcfs / easy.py':<44} {bt / easy_t:6.2f}× (same schedule)")
+    # the backfill decision: EASY's test as a plug-in rule (called per candidate, every pass) against the loop's own
+    fcfs = ORDERS["fcfs"]
+    rule = _plugin("fcfs")
+    admit = checked_admit(rule, Backfill(easy_admit, "EASY's test, as a plug-in"))
+    bt, b = _cpu(lambda: simulate_ordered(inst, fcfs.key, False, processors=False), reps)
+    pt, p = _cpu(lambda: simulate_ordered(inst, fcfs.key, False, processors=False, admit=admit), reps)
+    assert p.start.tolist() == b.start.tolist(), "the backfill rule's schedule differs"
+    ratio = pt / bt
+    print(f"{'admit':<10} {bt:9.2f} {pt:9.2f} {ratio:6.2f}× {'yes' if ratio <= 2 else 'NO':>7}   (backfill rule)")
 
 
 if __name__ == "__main__":

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from schedulers.core.estimate import Estimate, estimate
 from schedulers.core.validation import ScenarioError
 from schedulers.registry import Family, RunOutput, all_families, get_family, register
-from schedulers.result import digest, run, validate, workload_digest
+from schedulers.result import digest, merge, run, run_unit, units, validate, workload_digest
 
 if TYPE_CHECKING:  # imported where used: start-up time (bench/startup.py)
     from schedulers.core.claims import Claim
@@ -30,11 +30,14 @@ __all__ = [
     "estimate",
     "example",
     "get_family",
+    "merge",
     "preset",
     "preset_claims",
     "register",
     "run",
+    "run_unit",
     "schema",
+    "units",
     "validate",
     "workload_digest",
 ]

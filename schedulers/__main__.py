@@ -124,6 +124,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--scale", default="small", help="small (a documented reduction, the default) or paper")
     p.add_argument("--workers", type=int, default=2, help="processes running scenarios in parallel")
     p.add_argument("--markdown", metavar="FILE", help="also write the verdicts as docs/reproduction.md-style markdown")
+    p.add_argument("--cache", metavar="DIR", help="keep finished units here and reuse them (same scenario and code)")
     p.set_defaults(func=cmd_claims)
     args = parser.parse_args(argv)
     try:
@@ -160,7 +161,10 @@ def cmd_claims(args: argparse.Namespace) -> int:
         raise ScenarioError.single("--workers", f"{args.workers} workers", "1..64")
     targets = _targets(args.family, args.preset)
     t0 = time.monotonic()
-    reports = reproduce.run_claims(targets, args.scale, args.workers, log=lambda line: print(line, file=sys.stderr))
+    cache = reproduce.UnitCache(args.cache) if args.cache else None
+    reports = reproduce.run_claims(
+        targets, args.scale, args.workers, log=lambda line: print(line, file=sys.stderr, flush=True), cache=cache
+    )
     wall = time.monotonic() - t0
     for r in reports:
         print(f"\n{r['family']} {r['preset']} ({r['scale']}, {r['scenarios']} scenarios, {r['seconds']:.0f} s CPU)")

@@ -7,17 +7,31 @@ run once: results are keyed by the validated scenario without its name.
 
 from __future__ import annotations
 
+import hashlib
 import importlib
+import json
+import os
 import time
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
+from pathlib import Path
 from typing import Any
 
 import schedulers
 from schedulers.core.claims import NOT_EVALUATED, NOT_REPRODUCED, REPRODUCED, Table, evaluate
 from schedulers.result import digest
 
-__all__ = ["check_study", "markdown", "readings", "run_claims", "study_table", "verdict_counts"]
+__all__ = [
+    "UnitCache",
+    "check_study",
+    "code_digest",
+    "markdown",
+    "readings",
+    "run_claims",
+    "run_units",
+    "study_table",
+    "verdict_counts",
+]
 
 Point = tuple[str, Mapping[str, Any] | None, Mapping[str, Any]]  # (label, summary or None if the run failed, config)
 
@@ -49,15 +63,142 @@ def _key(scenario: dict[str, Any]) -> str:
     return digest(normalised)
 
 
-def _summary(scenario: dict[str, Any]) -> tuple[dict[str, Any] | None, float, str]:
-    """Run one scenario; its mean metrics, the CPU seconds it took (stable on a shared machine) and any error."""
+def _unit(scenario: dict[str, Any], algorithm: str, repetition: int) -> tuple[dict[str, Any] | None, float, str]:
+    """Run one ``(algorithm, repetition)`` of a scenario: its run record's metrics, the CPU seconds it took
+    (stable on a shared machine, unlike wall time) and any error. Only the metrics travel back."""
     t0 = time.process_time()
     try:
-        result = schedulers.run(scenario)
+        record = schedulers.run_unit(scenario, algorithm, repetition)
     except Exception as exc:  # one failed point leaves its claims "not evaluated", not the whole report
         return None, time.process_time() - t0, f"{type(exc).__name__}: {exc}"
-    summary = {alg: {k: v["mean"] for k, v in m.items()} for alg, m in result["summary"].items()}
-    return summary, time.process_time() - t0, ""
+    slim = {"algorithm": algorithm, "repetition": repetition, "metrics": record["metrics"]}
+    return slim, time.process_time() - t0, ""
+
+
+def _merged(scenario: dict[str, Any], records: list[dict[str, Any] | None], errors: list[str]) -> tuple[
+        dict[str, Any] | None, str]:  # fmt: skip
+    """A scenario's mean metrics from its units' records (``schedulers.merge``: :func:`schedulers.run`'s summary)."""
+    if errors:
+        return None, errors[0]
+    try:
+        doc = schedulers.merge(scenario, [r for r in records if r is not None])
+    except Exception as exc:  # e.g. a NaN metric (InvalidResult), as schedulers.run would have raised
+        return None, f"{type(exc).__name__}: {exc}"
+    return {alg: {k: v["mean"] for k, v in m.items()} for alg, m in doc["summary"].items()}, ""
+
+
+def _expected_cpu(scenario: dict[str, Any], algorithm: str) -> float:
+    """The family's estimate of one unit's CPU seconds (``schedulers.estimate``), to start the longest first."""
+    try:
+        est = schedulers.estimate(scenario)
+        return float(est.detail["runs"][algorithm]["cpu_s"])
+    except Exception:  # no footprint for this family or algorithm: order unknown, run it last
+        return 0.0
+
+
+Unit = tuple[str, str, int]  # (scenario key, algorithm, repetition)
+
+
+def code_digest(family: str) -> str:
+    """SHA-256 of the library code a family's results depend on: its package, ``core``, and the front door."""
+    root = Path(schedulers.__file__).resolve().parent
+    files = sorted([*(root / family).rglob("*.py"), *(root / "core").rglob("*.py"),
+                    root / "result.py", root / "registry.py", root / "__init__.py"])  # fmt: skip
+    h = hashlib.sha256()
+    for f in files:
+        h.update(str(f.relative_to(root)).encode() + b"\0" + f.read_bytes() + b"\0")
+    return h.hexdigest()
+
+
+class UnitCache:
+    """Finished units on disk, so an interrupted ``claims`` run resumes where it stopped (``--cache DIR``).
+
+    A unit is stored under the digest of its scenario (name aside) *and* of the code its family runs
+    (:func:`code_digest`): any change to the family, ``core`` or the front door misses the cache, so a
+    stored unit is only reused by the code that computed it. Its record's metrics and its CPU seconds
+    are kept (the CPU seconds reported are those of the run that computed it); failed units are not.
+    """
+
+    def __init__(self, root: str | os.PathLike[str]):
+        self.root = Path(root)
+        self._code: dict[str, str] = {}
+
+    def _path(self, scenario: dict[str, Any], key: str, algorithm: str, repetition: int) -> Path:
+        family = str(scenario.get("family"))
+        if family not in self._code:
+            self._code[family] = code_digest(family)
+        name = hashlib.sha256(f"{key}|{self._code[family]}|{algorithm}|{repetition}".encode()).hexdigest()[:32]
+        return self.root / family / f"{name}.json"
+
+    def get(self, scenario: dict[str, Any], key: str, algorithm: str, repetition: int) -> tuple[Any, float, str] | None:
+        path = self._path(scenario, key, algorithm, repetition)
+        try:
+            doc = json.loads(path.read_text())
+        except (OSError, ValueError):
+            return None
+        return doc["record"], float(doc["cpu_s"]), ""
+
+    def put(
+        self, scenario: dict[str, Any], key: str, algorithm: str, repetition: int, done: tuple[Any, float, str]
+    ) -> None:
+        record, cpu_s, error = done
+        if error:
+            return
+        path = self._path(scenario, key, algorithm, repetition)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(json.dumps({"record": record, "cpu_s": cpu_s}))
+        os.replace(tmp, path)
+
+
+def run_units(
+    todo: Mapping[str, dict[str, Any]],
+    workers: int,
+    log: Callable[[str], None],
+    cache: UnitCache | None = None,
+) -> tuple[dict[Unit, tuple[dict[str, Any] | None, float, str]], dict[str, tuple[dict[str, Any] | None, str]]]:
+    """Run every unit of the scenarios ``todo`` (key → scenario), ``workers`` at a time, the longest expected first.
+
+    Returns each unit's ``(record, CPU s, error)`` and each scenario's merged ``(summary or None, error)``.
+    Units found in ``cache`` are not run again; the others are stored there as they finish.
+    """
+    units: list[Unit] = [(k, alg, rep) for k, s in todo.items() for alg, rep in schedulers.units(s)]
+    done: dict[Unit, tuple[dict[str, Any] | None, float, str]] = {}
+    if cache is not None:
+        for u in units:
+            hit = cache.get(todo[u[0]], *u)
+            if hit is not None:
+                done[u] = hit
+        if done:
+            log(f"{len(done)} of {len(units)} units found in {cache.root}")
+        units = [u for u in units if u not in done]
+    expected = {(k, alg): _expected_cpu(todo[k], alg) for k, alg, _ in units}
+    units.sort(key=lambda u: -expected[u[:2]])  # stable: equal estimates keep the preset order
+    log(
+        f"{len(units)} units ((scenario, algorithm, repetition)) of {len(todo)} distinct scenarios, {workers} worker(s)"
+    )
+
+    def note(i: int, u: Unit) -> None:
+        s = todo[u[0]]
+        if cache is not None:
+            cache.put(s, *u, done[u])
+        log(f"[{i}/{len(units)}] {s.get('family')} {s.get('name')} {u[1]} rep {u[2]}: {done[u][1]:.1f} CPU s")
+
+    if workers <= 1:
+        for i, u in enumerate(units, 1):
+            done[u] = _unit(todo[u[0]], u[1], u[2])
+            note(i, u)
+    else:
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            futures = {pool.submit(_unit, todo[u[0]], u[1], u[2]): u for u in units}
+            for i, fut in enumerate(as_completed(futures), 1):
+                done[futures[fut]] = fut.result()
+                note(i, futures[fut])
+    merged = {}
+    for k, s in todo.items():
+        mine = [done[(k, alg, rep)] for alg, rep in schedulers.units(s)]
+        merged[k] = _merged(s, [m[0] for m in mine], [m[2] for m in mine if m[2]])
+    return done, merged
 
 
 def run_claims(
@@ -65,12 +206,18 @@ def run_claims(
     scale: str = "small",
     workers: int = 2,
     log: Callable[[str], None] = lambda line: None,
+    cache: UnitCache | None = None,
 ) -> list[dict[str, Any]]:
     """Run every ``(family, preset)`` at ``scale`` and check its claims.
 
+    The unit of work is one ``(scenario, algorithm, repetition)`` (:func:`schedulers.run_unit`);
+    a scenario's units are merged as :func:`schedulers.run` would have (:func:`schedulers.merge`),
+    so one heavy scenario spreads over every worker and the verdicts are those of whole runs.
+
     Returns one report per preset: its name, description, verdicts, the number of
     scenarios, the CPU seconds its scenarios took (``seconds``; ``total_cpu_s`` is the
-    whole run's, shared scenarios counted once) and any scenario errors.
+    whole run's, shared scenarios counted once), its units' CPU seconds
+    (``units``: ``[scenario name, algorithm, repetition, CPU s]``) and any scenario errors.
     """
     docs = {t: schedulers.preset(*t, scale=scale) for t in targets}
     keys = {t: [_key(s) for s in doc["scenarios"]] for t, doc in docs.items()}
@@ -78,25 +225,14 @@ def run_claims(
     for t, doc in docs.items():
         for k, s in zip(keys[t], doc["scenarios"], strict=True):
             todo.setdefault(k, s)
-    done: dict[str, tuple[dict[str, Any] | None, float, str]] = {}
-    log(f"{len(todo)} distinct scenarios for {len(targets)} presets, {workers} worker(s)")
-    if workers <= 1:
-        for i, (k, s) in enumerate(todo.items(), 1):
-            done[k] = _summary(s)
-            log(f"[{i}/{len(todo)}] {s.get('family')} {s.get('name')}: {done[k][1]:.1f} s")
-    else:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            futures = {pool.submit(_summary, s): k for k, s in todo.items()}
-            for i, fut in enumerate(as_completed(futures), 1):
-                k = futures[fut]
-                done[k] = fut.result()
-                log(f"[{i}/{len(todo)}] {todo[k].get('family')} {todo[k].get('name')}: {done[k][1]:.1f} s")
-    total_cpu = sum(d[1] for d in done.values())
+    done, merged = run_units(todo, workers, log, cache)
+    cpu = {k: sum(v[1] for u, v in done.items() if u[0] == k) for k in todo}
+    total_cpu = sum(cpu.values())
     reports = []
     for (family, name), doc in docs.items():
-        points = [(s["name"], done[k][0], s) for k, s in zip(keys[(family, name)], doc["scenarios"], strict=True)]
-        errors = sorted({f"{s['name']}: {done[k][2]}" for k, s in zip(keys[(family, name)], doc["scenarios"],
-                                                                       strict=True) if done[k][2]})  # fmt: skip
+        pairs = list(zip(keys[(family, name)], doc["scenarios"], strict=True))
+        points = [(s["name"], merged[k][0], s) for k, s in pairs]
+        errors = sorted({f"{s['name']}: {merged[k][1]}" for k, s in pairs if merged[k][1]})
         reports.append(
             {
                 "family": family,
@@ -105,7 +241,8 @@ def run_claims(
                 "description": doc.get("description", ""),
                 "scale": scale,
                 "scenarios": len(doc["scenarios"]),
-                "seconds": sum(done[k][1] for k in keys[(family, name)]),
+                "seconds": sum(cpu[k] for k in dict.fromkeys(keys[(family, name)])),
+                "units": [[s["name"], u[1], u[2], done[u][1]] for k, s in pairs for u in done if u[0] == k],
                 "total_cpu_s": total_cpu,
                 "errors": errors,
                 "verdicts": check_study(family, name, points),
@@ -121,6 +258,15 @@ def readings(family: str) -> list[str]:
     except ImportError:
         return []
     return list(getattr(module, "READINGS", []))
+
+
+def _longest(report: Mapping[str, Any]) -> str:
+    """``, N units, the longest …``: a preset's units and its most expensive one, in CPU seconds."""
+    units = report.get("units") or []
+    if not units:
+        return ""
+    name, alg, rep, cpu = max(units, key=lambda u: u[3])
+    return f", {len(units)} units (scenario, algorithm, repetition); the longest {name} {alg} rep {rep}: {cpu:.1f} s"
 
 
 def _cell(text: str) -> str:
@@ -150,7 +296,7 @@ def markdown(reports: Sequence[Mapping[str, Any]], wall_s: float, command: str) 
         lines += ["", f"## {family}", ""]
         for r in (r for r in reports if r["family"] == family):
             lines += [f"### {r['title']} (`{r['preset']}`)", "", r["description"], ""]
-            lines.append(f"{r['scenarios']} scenarios, {r['seconds']:.0f} s of CPU.")
+            lines.append(f"{r['scenarios']} scenarios, {r['seconds']:.0f} s of CPU{_longest(r)}.")
             for e in r["errors"]:
                 lines.append(f"- failed: {e}")
             lines += ["", "| Claim | Paper | Measured | Verdict |", "|---|---|---|---|"]

@@ -15,7 +15,18 @@ from schedulers.core.metrics import mean_ci
 from schedulers.core.validation import ScenarioError, validate_model
 from schedulers.registry import Family, RunOutput, get_family
 
-__all__ = ["WORKLOAD_PARTS", "InvalidResult", "digest", "run", "validate", "workload_digest"]
+__all__ = [
+    "WORKLOAD_PARTS",
+    "InvalidResult",
+    "digest",
+    "merge",
+    "run",
+    "run_unit",
+    "summarize",
+    "units",
+    "validate",
+    "workload_digest",
+]
 
 
 class InvalidResult(RuntimeError):
@@ -81,7 +92,8 @@ def _plugins(family: Family, algorithms: list[str]) -> dict[str, dict[str, str]]
     return out
 
 
-def _summary(runs: list[dict[str, Any]]) -> dict[str, dict[str, dict[str, float]]]:
+def summarize(runs: list[dict[str, Any]]) -> dict[str, dict[str, dict[str, float]]]:
+    """Each algorithm's metrics over its repetitions (mean and 95 % CI), from run records in :func:`run`'s order."""
     by_alg: dict[str, dict[str, list[float]]] = {}
     for r in runs:
         metrics = by_alg.setdefault(r["algorithm"], {})
@@ -91,6 +103,82 @@ def _summary(runs: list[dict[str, Any]]) -> dict[str, dict[str, dict[str, float]
     return {alg: {k: mean_ci(v) for k, v in m.items()} for alg, m in by_alg.items()}
 
 
+def _one(family: Family, cfg: Any, instance: Any, alg: str, rep: int, progress: Callable[..., None]) -> dict[str, Any]:
+    """One algorithm on one repetition's instance: a run record of the result document.
+
+    Its random stream is ``stream(seed, rep, "algorithm:" + alg)`` and the instance comes from
+    ``stream(seed, rep, "workload")`` (:mod:`schedulers.core.rng`): neither depends on the other
+    algorithms or repetitions, so a unit run alone (:func:`run_unit`) gives the record :func:`run` gives.
+    """
+    t0 = time.perf_counter()
+    out: RunOutput = family.simulate(cfg, instance, alg, rngmod.stream(cfg.seed, rep, "algorithm:" + alg), progress)
+    return {
+        "algorithm": alg,
+        "repetition": rep,
+        "wall_time_s": time.perf_counter() - t0,
+        "metrics": out.metrics,
+        "schedule": as_columns(out.schedule),  # columns all the way (docs/formats.md)
+        "series": out.series,
+        "jobs": as_columns(out.jobs),
+        **({"extra": out.extra} if out.extra else {}),
+    }
+
+
+def units(scenario: dict[str, Any]) -> list[tuple[str, int]]:
+    """The independent pieces of a scenario's work, ``(algorithm, repetition)``, in :func:`run`'s order."""
+    _, cfg = validate(scenario)
+    return [(alg, rep) for rep in range(cfg.repetitions) for alg in cfg.algorithms]
+
+
+def run_unit(
+    scenario: dict[str, Any], algorithm: str, repetition: int, progress: Callable[[float, str], None] | None = None
+) -> dict[str, Any]:
+    """The run record of one ``(algorithm, repetition)`` of ``scenario``, as :func:`run` would put it in its ``runs``.
+
+    :func:`merge` turns the records of every unit (run anywhere, in any order) into :func:`run`'s document.
+    """
+    family, cfg = validate(scenario)
+    if algorithm not in cfg.algorithms or not 0 <= repetition < cfg.repetitions:
+        raise ScenarioError.single("(unit)", f"no unit ({algorithm!r}, {repetition}) in this scenario")
+    report = progress or (lambda fraction, message="": None)
+    instance = family.prepare(cfg, rngmod.stream(cfg.seed, repetition, "workload"))
+    return _one(family, cfg, instance, algorithm, repetition, report)
+
+
+def merge(scenario: dict[str, Any], runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """:func:`run`'s document from the run records of every unit of ``scenario`` (:func:`run_unit`), in any order.
+
+    Records are put back in :func:`run`'s order (repetition, then the scenario's algorithm order)
+    before the summary is computed, so its means add the same floats in the same order.
+    """
+    family, cfg = validate(scenario)
+    order = {u: i for i, u in enumerate(units(scenario))}
+    got = sorted(runs, key=lambda r: order.get((r["algorithm"], r["repetition"]), len(order)))
+    have = [(r["algorithm"], r["repetition"]) for r in got]
+    if have != list(order):
+        raise ValueError(f"units to merge {have} are not the scenario's {list(order)}")
+    return _document(family, cfg, got)
+
+
+def _document(family: Family, cfg: Any, runs: list[dict[str, Any]]) -> dict[str, Any]:
+    normalised = cfg.model_dump(mode="json")
+    doc = {
+        "family": family.name,
+        "scenario_digest": digest(normalised),
+        "seed": cfg.seed,
+        "scenario": normalised,
+        "runs": runs,
+        "summary": summarize(runs),
+    }
+    plugins = _plugins(family, cfg.algorithms)
+    if plugins:
+        doc["plugins"] = plugins
+    bad = jsonio.nonfinite_paths(doc)
+    if bad:
+        raise InvalidResult(f"{family.name} produced a result that is not valid JSON: NaN or inf at {', '.join(bad)}")
+    return doc
+
+
 def run(
     scenario: dict[str, Any],
     progress: Callable[[float, str], None] | None = None,
@@ -98,10 +186,11 @@ def run(
     """Validate and run every algorithm × repetition of ``scenario``.
 
     ``progress(fraction, message)`` is called as work advances. Nothing runs if
-    the scenario is invalid (:class:`ScenarioError` lists every bad field).
+    the scenario is invalid (:class:`ScenarioError` lists every bad field). The same
+    document comes from :func:`merge` over :func:`run_unit` of every :func:`units` entry
+    (timings aside), which is how the CLI's ``claims`` and web studies spread one scenario.
     """
     family, cfg = validate(scenario)
-    normalised = cfg.model_dump(mode="json")
     total = cfg.repetitions * len(cfg.algorithms)
     report = progress or (lambda fraction, message="": None)
     runs: list[dict[str, Any]] = []
@@ -114,33 +203,7 @@ def run(
                 report((_done + min(max(fraction, 0.0), 1.0)) / total, message or f"{_alg} repetition {_rep}")
 
             sub(0.0)
-            t0 = time.perf_counter()
-            out: RunOutput = family.simulate(cfg, instance, alg, rngmod.stream(cfg.seed, rep, "algorithm:" + alg), sub)
-            runs.append(
-                {
-                    "algorithm": alg,
-                    "repetition": rep,
-                    "wall_time_s": time.perf_counter() - t0,
-                    "metrics": out.metrics,
-                    "schedule": as_columns(out.schedule),  # columns all the way (docs/formats.md)
-                    "series": out.series,
-                    "jobs": as_columns(out.jobs),
-                    **({"extra": out.extra} if out.extra else {}),
-                }
-            )
-    doc = {
-        "family": family.name,
-        "scenario_digest": digest(normalised),
-        "seed": cfg.seed,
-        "scenario": normalised,
-        "runs": runs,
-        "summary": _summary(runs),
-    }
-    plugins = _plugins(family, cfg.algorithms)
-    if plugins:
-        doc["plugins"] = plugins
-    bad = jsonio.nonfinite_paths(doc)
-    if bad:
-        raise InvalidResult(f"{family.name} produced a result that is not valid JSON: NaN or inf at {', '.join(bad)}")
+            runs.append(_one(family, cfg, instance, alg, rep, sub))
+    doc = _document(family, cfg, runs)
     report(1.0, "done")
     return doc

@@ -5,9 +5,13 @@ goes through ``importlib.metadata`` exactly as for a pip-installed package."""
 from __future__ import annotations
 
 import importlib
+import shutil
+import subprocess
 import sys
 from contextlib import contextmanager
 from pathlib import Path
+
+import pytest
 
 from schedulers import plugins
 
@@ -18,6 +22,7 @@ import time
 import numpy as np
 
 from schedulers.backfill.policy import queue_order
+from schedulers.vm_reservations.policy import NEW, pm_choice
 
 
 @queue_order("widest job first")
@@ -48,6 +53,11 @@ def sleepy(now, jobs):
 
 
 not_an_order = 42
+
+
+@pm_choice("every request on PM 0")
+def pm_zero(fit):
+    return 0 if fit.peak.size else NEW
 '''
 
 ENTRY_POINTS = {
@@ -56,6 +66,7 @@ ENTRY_POINTS = {
     "backfill.short": "short",
     "backfill.undeclared": "undeclared",
     "backfill.sleepy": "sleepy",
+    "vm_reservations.pm-zero": "pm_zero",  # over-fills PM 0: an invalid decision in another family
 }
 
 
@@ -80,13 +91,54 @@ def write(target: Path, entry_points: dict[str, str] | None = None, version: str
 def installed(target: Path, **kwargs):
     """The package on ``sys.path`` for the block (discovery refreshed on the way in and out)."""
     module = write(target, **kwargs)
-    sys.path.insert(0, str(target))
+    with on_path(target, MODULE):
+        yield module
+
+
+def package_fixture(entry_points: dict[str, str], source: str):
+    """A module-scoped pytest fixture: the package with ``source`` and ``entry_points`` installed."""
+
+    @pytest.fixture(scope="module")
+    def package(tmp_path_factory):
+        with installed(tmp_path_factory.mktemp("site"), entry_points=entry_points, source=source) as module:
+            yield module
+
+    return package
+
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "cloudsched-example-plugins"
+
+
+def pip_install_example(target: Path, work: Path) -> str | None:
+    """``pip install --target target`` of the example package (a real build: its wheel's dist-info and entry
+    points), built from a copy in ``work`` (pip builds in the source tree: never in the checkout). Returns
+    None, or why pip could not build it here (offline without ``wheel``), for the caller to skip."""
+    source = work / EXAMPLE.name
+    shutil.copytree(EXAMPLE, source, ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__"))
+    try:
+        import wheel  # noqa: F401
+
+        isolation = ["--no-build-isolation", "--no-index"]  # builds offline with the venv's setuptools
+    except ImportError:
+        isolation = []  # pip fetches setuptools and wheel into an isolated build environment
+    cmd = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", *isolation, "--target", str(target),
+           str(source)]  # fmt: skip
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    return f"pip could not build the example here: {done.stderr[-300:]}" if done.returncode else None
+
+
+@contextmanager
+def on_path(site: Path, module: str = "cloudsched_example_plugins"):
+    """An installed site (``pip install --target``) on ``sys.path`` for the block, discovery refreshed; ``module``
+    and its submodules are forgotten afterwards."""
+    sys.path.insert(0, str(site))
     importlib.invalidate_caches()
     plugins.refresh()
     try:
-        yield module
+        yield site
     finally:
-        sys.path.remove(str(target))
-        sys.modules.pop(MODULE, None)
+        sys.path.remove(str(site))
+        for name in [m for m in sys.modules if m == module or m.startswith(module + ".")]:
+            sys.modules.pop(name)
         importlib.invalidate_caches()
         plugins.refresh()

@@ -34,6 +34,9 @@ class FamilyOut(Schema):
     name: str
     description: str
     algorithms: dict[str, str]
+    # algorithm -> {"package": "cloudsched", "version": "built-in"} or a plug-in's package, version,
+    # entry_point and sha256 (issue #27)
+    origins: dict[str, dict[str, str]]
     presets: list[str]
     summary_metrics: list[str]
 
@@ -244,7 +247,9 @@ class TraceOut(Schema):
     name: str
     jobs: int = Field(description="Records in the trace")
     usable_jobs: int = Field(description="Records with a known submit time, runtime ≥ 0 and size > 0")
-    processors: int = Field(description="The header's MaxProcs, else the largest job")
+    processors: int = Field(description="The logged machine: header MaxProcs, else MaxNodes, else the largest job")
+    processors_from: str = Field(description="Which of those `processors` is: MaxProcs, MaxNodes or largest job")
+    largest_job: int | None = Field(description="Processors of the widest usable job")
     span_s: float = Field(description="Last minus first submit time of the usable jobs (s)")
     natural_load: float | None = Field(description="Σ size·runtime / (processors × span); null if the span is 0")
     text_bytes: int

@@ -10,7 +10,7 @@ import pyarrow.parquet as pq
 from cloudsched_web.results import indexfiles, store
 from cloudsched_web.results.arrays import float_column
 
-__all__ = ["by_row_groups", "by_row_is_cheaper", "by_row_rows", "by_row_times", "group_stats"]
+__all__ = ["by_row_columns", "by_row_groups", "by_row_is_cheaper", "by_row_rows", "by_row_times", "group_stats"]
 
 
 def group_stats(parsed, index, by_row):
@@ -46,6 +46,12 @@ def _stats(source, names):
     return out
 
 
+def by_row_columns(parsed, index, by_row):
+    """The column names of the by-row index (its footer's schema; read once per run): an index written before
+    ``job`` was in it serves every view but the diff's occupancy colours (``results.gantt`` reads the segments)."""
+    return parsed.memo(("byrow_columns", index), lambda: frozenset(pq.read_schema(store.source(by_row)).names))
+
+
 def by_row_is_cheaper(parsed, index, by_row, lo, hi, row0, rows):
     """Whether the page's rows in the by-row index are fewer rows to read than the window's row groups of
     the time-sorted segments file (both give the same segments)."""
@@ -61,14 +67,16 @@ def by_row_groups(parsed, index, by_row, row0, rows):
     return np.flatnonzero((by_rows[:, 1] < row0 + rows) & (by_rows[:, 2] >= row0)).tolist()
 
 
-def by_row_rows(name, groups, lo, hi, row0, rows, modes, has_share):
+def by_row_rows(name, groups, lo, hi, row0, rows, modes, has_share, status=None):
     """The page's rows' segments in the window from the run's by-row index (``results.indexes``), one row
     at a time: ``(row on the page, arrays)`` as :func:`page_rows` gives them from :func:`segment_arrays`
     (the same segments, each row's in the same (start) order; ``share`` None where the index left it
-    out: every share 1). Only the page's row groups (``groups``, from the footer) are read, a batch at a
+    out: every share 1). ``status`` (the diff: each line of the run's job index its status code) gives each
+    segment's ``status`` from the index's ``job`` column. Only the page's row groups (``groups``, from the footer) are read, a batch at a
     time (:func:`indexfiles.iter_by_row`), so no column of the whole page is ever held."""
     keys = [m for m in modes if m["type"] != "job"]
-    columns = ["start", "end", *(["share"] if has_share else []), *(f"c_{m['key']}" for m in keys)]
+    columns = ["start", "end", *(["share"] if has_share else []), *(["job"] if status is not None else []),
+               *(f"c_{m['key']}" for m in keys)]  # fmt: skip
     for row, table in indexfiles.iter_by_row(name, groups, row0, rows, columns):
         starts, ends = float_column(table, "start"), float_column(table, "end")
         keep = (starts < hi) & (ends > lo) if hi > lo else (starts <= lo) & (ends >= lo)  # as StoredRun.window
@@ -80,4 +88,7 @@ def by_row_rows(name, groups, lo, hi, row0, rows, modes, has_share):
 
         share = np.nan_to_num(np.asarray(column("share"), float), nan=1.0) if "share" in table.column_names else None
         values = {m["key"]: column(f"c_{m['key']}") for m in keys}
-        yield row - row0, {"start": starts[keep], "end": ends[keep], "share": share, "values": values}
+        arrays = {"start": starts[keep], "end": ends[keep], "share": share, "values": values}
+        if status is not None:
+            arrays["status"] = status[column("job")]
+        yield row - row0, arrays

@@ -208,12 +208,12 @@ def trace_jobs_kept(run):
     count = measured.get("dropped_too_large")
     if not isinstance(count, int) or isinstance(count, bool):
         return []
-    machine = measured.get("processors", "?")
+    machine = f"{measured.get('processors', '?')} {measured.get('unit') or 'processors'}"  # federated: VMs
     if count == 0:
-        return [_check("every trace job fits the machine", True, f"no job needs more than {machine} processors")]
+        return [_check("every trace job fits the machine", True, f"no job needs more than {machine}")]
     chosen = measured.get("wider_jobs") == "drop"
     jobs = "1 job needed" if count == 1 else f"{count:,} jobs needed"
-    detail = f"{jobs} more than {machine} processors and {'was' if count == 1 else 'were'} left out" + (
+    detail = f"{jobs} more than {machine} and {'was' if count == 1 else 'were'} left out" + (
         " (the scenario drops them)" if chosen else "")  # fmt: skip
     check = _check("every trace job fits the machine", False, detail)
     return [{**check, "status": "warn"} if chosen else check]

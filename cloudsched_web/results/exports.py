@@ -24,7 +24,7 @@ from cloudsched_web.runs import formatting
 from schedulers.core.swf import SwfTrace, write_swf
 
 __all__ = ["AS_STORED", "SWF_ALIASES", "download_sizes", "filename", "header", "metrics_csv", "parquet_file",
-           "points_csv", "schedule_csv", "summary_csv", "table_csv", "table_parquet", "workload_swf"]
+           "points_csv", "schedule_csv", "sizes_of", "summary_csv", "table_csv", "table_parquet", "workload_swf"]
 
 SEGMENT_COLUMNS = ("job", "task", "resource", "start", "end", "share", "kind")
 
@@ -254,12 +254,16 @@ def download_sizes(parsed):
     A stored Parquet file served as it is (:func:`parquet_file`) has its exact size; a re-encoded one (segments)
     and every CSV are estimates: the bytes per row of rows from the middle row group of the stored file
     (``SAMPLE_ROWS`` for a CSV, a whole exported row group for Parquet), times the rows. Pages write them
-    as "about". ``all_csv`` is the estimate of every run in one CSV per table.
+    as "about". ``all_csv`` is the estimate of every run in one CSV per table. Read from the result's index
+    where the worker wrote them (:func:`sizes_of`), else computed here once.
     """
-    return parsed.memo(("download_sizes",), lambda: _sizes(parsed))
+    stored = (parsed.manifest.get("index") or {}).get("download_sizes")
+    return stored or parsed.memo(("download_sizes",), lambda: sizes_of(parsed))
 
 
-def _sizes(parsed):
+def sizes_of(parsed):
+    """:func:`download_sizes` computed from the stored files (the worker writes them into the result's index,
+    ``results.indexes``, so a page never reads the schedule to print them)."""
     runs = []
     for i, r in enumerate(parsed.doc.get("runs", [])):
         stored, info, files = parsed.stored(i), parsed.info(i), {}

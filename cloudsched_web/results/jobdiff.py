@@ -12,7 +12,7 @@ import pyarrow.compute as pc
 from cloudsched_web.results import indexfiles, jobindex
 from cloudsched_web.results.cuts import cut_at
 
-__all__ = ["STATUSES", "STATUS_MAX", "diff", "status_of"]
+__all__ = ["STATUSES", "STATUS_MAX", "diff", "status_lines", "status_of"]
 
 
 def _job_table(parsed, index):
@@ -92,6 +92,12 @@ def status_of(parsed, a, other, b):
         return out
 
     return codes
+
+
+def status_lines(side, index, status):
+    """The status code (``status``: :func:`status_of`) of every line of run ``index``'s job index (of ``side``),
+    in the index's order: what the by-row index's ``job`` column points into (``results.indexes``)."""
+    return np.asarray(status(_job_table(side, index)["job"]), np.int64)
 
 
 def diff(parsed, a, b, limit=100, other=None):

@@ -40,7 +40,7 @@ import pyarrow.parquet as pq
 
 from cloudsched_web.results import store, stretches
 
-__all__ = ["BITMAP_MAX", "files", "name_hash", "read", "table_of"]
+__all__ = ["BITMAP_MAX", "files", "name_hash", "positions", "read", "table_of"]
 
 SCHEMA = pa.schema([("job", pa.string()), ("first", pa.float64()), ("last", pa.float64()),
                     ("nres", pa.int32()), ("fp", pa.uint64())])  # fmt: skip
@@ -61,6 +61,22 @@ def _one(column) -> pa.Array:
     return column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
 
 
+def _job_names(column) -> pa.DictionaryArray:
+    """A segments ``job`` column as the job index names its jobs (a missing id is ``"None"``), dictionary-encoded."""
+    return pc.dictionary_encode(pc.fill_null(pc.cast(_one(column), pa.string()), "None"))
+
+
+def positions(column) -> np.ndarray:
+    """Each row's job (a segments file's ``job`` column) as its line in the job index :func:`table_of` writes
+    (int32): the rank of its id among the column's distinct ids in the index's order (``pc.sort_indices``).
+    The by-row index stores it (``results.indexes``), so a diff colours occupancy by each job's status."""
+    job = _job_names(column)
+    order = np.asarray(pc.sort_indices(job.dictionary))
+    rank = np.empty(order.size, np.int32)
+    rank[order] = np.arange(order.size, dtype=np.int32)
+    return rank[np.asarray(job.indices)]
+
+
 def table_of(stored) -> pa.Table:
     """The job index of a run (``stored``: its ``store.StoredRun``), sorted by job; empty without segments.
 
@@ -77,7 +93,7 @@ def table_of(stored) -> pa.Table:
     if any(c not in schema.names for c in COLUMNS) or not pf.metadata.num_rows:
         return SCHEMA.empty_table()
     head = pf.read(columns=["job", "start", "end"], use_threads=False)
-    job = pc.dictionary_encode(pc.fill_null(pc.cast(_one(head["job"]), pa.string()), "None"))
+    job = _job_names(head["job"])
     jcodes, n_jobs = np.asarray(job.indices).astype(np.int64), len(job.dictionary)
     first, last = np.full(n_jobs, np.nan), np.full(n_jobs, np.nan)
     np.fmin.at(first, jcodes, head["start"].to_numpy())  # fmin/fmax: a missing start or end is skipped

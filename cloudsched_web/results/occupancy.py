@@ -5,6 +5,8 @@ times (cumulative sums, no per-segment loop); nothing is dropped to keep it fast
 """
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from cloudsched_web.results.arrays import float_column, resource_codes
 from cloudsched_web.results.colours import SCALE_LEVELS, mode_array
@@ -12,17 +14,23 @@ from cloudsched_web.results.colours import SCALE_LEVELS, mode_array
 __all__ = ["EPS", "occupancy_and_zoom", "page_rows", "ramp_sum", "segment_arrays"]
 
 
-def segment_arrays(table, page, modes):
+def segment_arrays(table, page, modes, status=None):
     """The page's segments of a window (``table``) as the arrays :func:`_occupancy` reads: ``start``,
-    ``end``, ``share`` (1 where none), ``row`` (index into ``page``) and per colour mode its values."""
+    ``end``, ``share`` (1 where none), ``row`` (index into ``page``) and per colour mode its values;
+    with ``status`` (the diff: ``jobdiff.status_of``, from job ids to status codes) each one's job's ``status``."""
     share = (
         np.nan_to_num(np.asarray(table["share"].to_numpy(zero_copy_only=False), dtype=float), nan=1.0)
         if "share" in table.column_names
         else np.ones(table.num_rows)
     )
-    return {"start": float_column(table, "start"), "end": float_column(table, "end"), "share": share,
-            "row": resource_codes(table["resource"], page),
-            "values": {m["key"]: mode_array(table, m) for m in modes if m["type"] != "job"}}  # fmt: skip
+    out = {"start": float_column(table, "start"), "end": float_column(table, "end"), "share": share,
+           "row": resource_codes(table["resource"], page),
+           "values": {m["key"]: mode_array(table, m) for m in modes if m["type"] != "job"}}  # fmt: skip
+    if status is not None:
+        jobs = pc.dictionary_encode(pc.cast(table["job"], pa.string()).combine_chunks())  # each distinct job once
+        codes = np.asarray(status(jobs.dictionary), np.int64)
+        out["status"] = codes[np.asarray(pc.fill_null(jobs.indices, 0))] if len(jobs.dictionary) else np.zeros(0, int)
+    return out
 
 
 def _occupancy(arrays, page, capacities, lo, hi, pixels, modes=()):
@@ -54,8 +62,11 @@ def page_rows(arrays):
     share = arrays["share"]
     for r, a, b in zip(sorted_codes[heads].tolist(), heads.tolist(), [*heads[1:].tolist(), codes.size], strict=True):
         m = slice(a, b) if in_order else order[a:b]
-        yield r, {"start": arrays["start"][m], "end": arrays["end"][m], "share": None if share is None else share[m],
-                  "values": {k: v[m] for k, v in arrays["values"].items()}}  # fmt: skip
+        out = {"start": arrays["start"][m], "end": arrays["end"][m], "share": None if share is None else share[m],
+               "values": {k: v[m] for k, v in arrays["values"].items()}}  # fmt: skip
+        if "status" in arrays:
+            out["status"] = arrays["status"][m]
+        yield r, out
 
 
 def occupancy_and_zoom(rows, page, capacities, lo, hi, pixels, modes, max_bars, tiers=None):
@@ -69,7 +80,12 @@ def occupancy_and_zoom(rows, page, capacities, lo, hi, pixels, modes, max_bars, 
 
     ``tiers`` (``colours.tier_of``: per state category its tier): each row's busy fraction per tier too,
     ``occupancy["tiers"]`` (rows × 2 × columns, each ≤ 1 of the row's capacity): two tiers on one
-    processor (backfill's foreground and background) are two lanes, never one sum clipped at 1."""
+    processor (backfill's foreground and background) are two lanes, never one sum clipped at 1.
+
+    Rows whose arrays carry ``status`` (the diff: each segment's job's code in ``jobdiff.STATUSES``, 0 =
+    unchanged) get ``occupancy["c"]["status"]``, one character per column as for a category mode: the
+    change with the most busy time among the block's *changed* jobs, so a block is drawn "unchanged" only
+    when every job busy in it is (:func:`_status_line`)."""
     edges = np.linspace(lo, hi, pixels + 1)
     width = (hi - lo) / pixels
     grid = np.zeros((len(page), pixels))
@@ -98,6 +114,8 @@ def occupancy_and_zoom(rows, page, capacities, lo, hi, pixels, modes, max_bars, 
         else:  # an instant: the shares of what runs at it (busy time / zero width would be 0 / 0)
             at = (s_m <= lo) & ((e_m > lo) | (s_m == e_m))
             grid[r] = min(float(sh[at].sum() if sh is not None else np.count_nonzero(at)) / cap, 1.0)
+        if "status" in row:
+            strings.setdefault("status", {})[r] = _status_line(ramps, row["status"], sh, eps, pixels)
         if tier_grid is not None and "state" in values:
             _tier_rows(tier_grid[r], ramps, tiers, values["state"], sh, width * cap, (s_m, e_m, lo, cap))
         for mode in modes:
@@ -123,7 +141,8 @@ def occupancy_and_zoom(rows, page, capacities, lo, hi, pixels, modes, max_bars, 
                     chars = np.where(per.max(axis=0) > eps, 48 + cats[best], 46)
             strings[key][r] = bytes(chars.astype(np.uint8).tolist()).decode("ascii")
     idle = "." * pixels
-    c = {key: [strings.get(key, {}).get(r, idle) for r in range(len(page))] for key in keys}
+    c = {key: [strings.get(key, {}).get(r, idle) for r in range(len(page))]
+         for key in [*keys, *(["status"] if "status" in strings else [])]}  # fmt: skip
     occupancy = {"columns": pixels, "t": [lo, hi], "rows": np.round(grid, 3).tolist(), "c": c}
     if tier_grid is not None:
         occupancy["tiers"] = {"names": ["foreground", "background"], "rows": np.round(tier_grid, 3).tolist()}
@@ -135,6 +154,27 @@ def occupancy_and_zoom(rows, page, capacities, lo, hi, pixels, modes, max_bars, 
         zoom = _zoom_shows_bars(*(np.concatenate([k[i] for k in kept] or [np.zeros(0)]) for i in (0, 1)),
                                 lo, hi, pixels, max_bars)  # fmt: skip
     return {"occupancy": occupancy, "zoom_shows_bars": zoom, "count": count}
+
+
+def _status_line(ramps, codes, sh, eps, pixels):
+    """One character per column (``chr(48 + code)``, ``.`` idle): the changed status (code > 0) with the most busy
+    time in the column where any changed job is busy there, else unchanged (0) where anything is busy."""
+    cats, per = ramps.busy_by_category(np.asarray(codes, np.int64), sh)
+    chars = np.full(pixels, 46)
+    if per is None:
+        return chars.astype(np.uint8).tobytes().decode("ascii")
+    changed = cats > 0
+    if changed.any():
+        part = per[changed]
+        best = np.argmax(part, axis=0)
+        busy_changed = part.max(axis=0) > eps
+    else:
+        busy_changed = np.zeros(pixels, bool)
+    busy_any = per.max(axis=0) > eps
+    chars = np.where(busy_any, 48, 46)
+    if changed.any():
+        chars = np.where(busy_changed, 48 + cats[changed][best], chars)
+    return chars.astype(np.uint8).tobytes().decode("ascii")
 
 
 def _tier_rows(out, ramps, tiers, state, sh, capacity_time, instant):

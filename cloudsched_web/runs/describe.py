@@ -124,13 +124,15 @@ def workload(config, header=None):
 
 def dropped(header):
     """What the run left out of its trace, in words for the run header ("" when nothing was): jobs wider
-    than the machine, which a run drops only when its scenario says so (backfill ``workload.wider_jobs``)."""
+    than the machine (federated: VMs of its largest cloud), which a run drops only when its scenario says so
+    (``workload.wider_jobs``)."""
     measured = _measured(header)
     count = measured.get("dropped_too_large")
     if not isinstance(count, int) or isinstance(count, bool) or count <= 0:
         return ""
     jobs = "1 job" if count == 1 else f"{count:,} jobs"
-    machine = _p(" of {} processors", measured.get("processors")) or ""
+    unit = measured.get("unit") or "processors"  # federated: VMs of its largest cloud
+    machine = _p(" of {} " + unit, measured.get("processors")) or ""
     kept = _p(" (it ran {} of them)", measured.get("jobs")) or ""
     why = "as the scenario asks (Jobs wider than the machine: drop)" if measured.get("wider_jobs") == "drop" else (
         "(a run from before such traces were refused)")  # fmt: skip

@@ -146,8 +146,10 @@ def create_preset_study(owner, family, preset, scale="paper"):
     probe = Scenario(owner=owner, family=family)  # the owner whose traces the points may name
     configs, points, axes = _prepared(probe, doc["scenarios"], None)
     with transaction.atomic():
+        # Named after the figure and the preset it came from (the first point's own name says only the point).
+        saved = f"{name} · preset {family}/{preset}, {scale} scale"[:200]
         scenario = Scenario.objects.create(
-            owner=owner, family=family, name=name, description=description, config=configs[0]
+            owner=owner, family=family, name=saved, description=description, config={**configs[0], "name": saved}
         )
         study = _create_study(
             scenario, configs, points, axes, name=name, description=description, claims=list(doc.get("claims", [])),

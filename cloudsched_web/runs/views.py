@@ -1,5 +1,6 @@
 import hashlib
 import json
+import re
 
 import orjson
 from django.conf import settings
@@ -150,6 +151,8 @@ def _data(request, run, other=None):
                 request.GET.get("pixels", gantt.PIXELS), status=jobdiff.status_of(parsed, a, parsed_b, b),
             )
             data["bars"]["statuses"] = jobdiff.STATUSES
+            if data.get("occupancy"):
+                data["occupancy"]["statuses"] = jobdiff.STATUSES
         elif kind == "gantt":
             data = gantt.gantt(
                 parsed, _int(request, "run"), t0, t1, request.GET.get("row0", 0),
@@ -466,11 +469,53 @@ def study(request, pk):
     return _render_study(request, _get_study_for_user(request, pk))
 
 
+def _study_status(request, study):
+    """The study's run counts; with ``?payload=1`` also the chart's payload and each run's status, so the
+    page draws points as runs arrive (study.js) instead of an empty chart until the end."""
+    counts = study.status_counts()
+    out = {"counts": counts, "finished": Study.finished_from(counts)}
+    if request.GET.get("payload") == "1":
+        runs, payload = _study_payload(study)
+        out["payload"] = payload
+        out["runs"] = [[r.pk, r.status] for r in runs]
+    return JsonResponse(out)
+
+
 @login_required
 def study_status(request, pk):
-    st = _get_study_for_user(request, pk)
-    counts = st.status_counts()
-    return JsonResponse({"counts": counts, "finished": Study.finished_from(counts)})
+    return _study_status(request, _get_study_for_user(request, pk))
+
+
+def shared_study_status(request, token):
+    return _study_status(request, _shared_study(token))
+
+
+def _study_figure(request, study, fmt):
+    """One metric of the study's chart as an SVG or PDF file, drawn from the page's own payload."""
+    from cloudsched_web.results import figures
+
+    if fmt not in figures.FORMATS:
+        raise Http404("no such figure format")
+    _, payload = _study_payload(study)
+    metric = request.GET.get("metric", "")
+    if metric not in payload["metrics"]:
+        allowed = ", ".join(sorted(payload["metrics"])) or "none yet: no run of the study has finished"
+        return JsonResponse({"error": f"metric: no metric {metric[:80]!r} in this study's results", "field": "metric",
+                             "allowed": allowed}, status=400)  # fmt: skip
+    spec = payload["specs"].get(metric) or {}
+    title = f"{study.name}: {spec.get('label') or metric}"
+    body = figures.figure_bytes(payload, metric, fmt, title)
+    response = HttpResponse(body, content_type=figures.FORMATS[fmt])
+    return _attachment(response, f"study-{study.pk}-{re.sub(r'[^A-Za-z0-9_.-]', '_', metric)}.{fmt}")
+
+
+@login_required
+def study_figure(request, pk, fmt):
+    return _study_figure(request, _get_study_for_user(request, pk), fmt)
+
+
+def shared_study_figure(request, token, fmt):
+    return _study_figure(request, _shared_study(token), fmt)
 
 
 def _study_jobs(request, study):

@@ -28,9 +28,9 @@ class ScenarioForm(forms.Form):
 
     trace_file = forms.FileField(
         required=False,
-        label="SWF trace file",
-        help_text="Optional: an .swf or .swf.gz file. It is stored as a trace (same content, same trace) and the "
-        "workload refers to it by its SHA-256; the scenario never carries its text.",
+        label="Or upload a new trace",
+        help_text="An .swf or .swf.gz file: saving stores it among your traces (the same content is stored once) "
+        "and the scenario reads it.",
     )
 
     def __init__(self, *args, user=None, **kwargs):

@@ -17,7 +17,8 @@ from cloudsched_web.runs import claims as preset_claims
 from cloudsched_web.runs.services import create_preset_study, submit_run, submit_sweep
 from cloudsched_web.scenarios.forms import ScenarioForm, SweepForm, error_paths
 from cloudsched_web.scenarios.models import Scenario
-from cloudsched_web.traces.views import traces_of
+from cloudsched_web.traces.services import INLINE_FIELDS, max_upload_bytes
+from cloudsched_web.traces.views import picker_rows, traces_of
 
 SORTS = {
     "updated": "-updated_at",
@@ -100,6 +101,38 @@ def reads_traces(schema):
     )
 
 
+def plugin_algorithms(family):
+    """The family's plug-in algorithms (issue #27): ``[(name, "package version")]``, in name order."""
+    return [(name, f"{o['package']} {o['version']}") for name, o in sorted(family.origins.items())
+            if o.get("package") != "cloudsched"]  # fmt: skip
+
+
+def labelled_algorithms(family):
+    """Each algorithm's description for the wizard, a plug-in's led by where it comes from (the checkbox's
+    text or tooltip): the wizard marks plug-ins without a code of its own."""
+    marks = dict(plugin_algorithms(family))
+    return {name: f"[plug-in, {marks[name]}] {desc}" if name in marks else desc
+            for name, desc in family.algorithms.items()}  # fmt: skip
+
+
+# The field a trace's own machine size is offered for, per family (federated's clouds and vm_reservations'
+# PM types have no single size: their picker shows the machine and the largest job only).
+MACHINE_SIZE_FIELDS = {"backfill": "datacenter.processors"}
+
+
+def trace_picker(user, family):
+    """What the wizard's trace list needs: the traces ``user`` may use, the workload fields a trace is named
+    by (the stored reference, plus inline text and server path, which the wizard does not draw) and the field
+    the trace's machine size is offered for."""
+    inline = INLINE_FIELDS.get(family, ("swf", None))[0]
+    return {
+        "rows": picker_rows(user),
+        "source_fields": [inline, "path", "trace"],
+        "size_field": MACHINE_SIZE_FIELDS.get(family),
+        "upload_limit": max_upload_bytes(),
+    }
+
+
 def _editor(request, form, scenario, family, config):
     """The edit page: the JSON field plus what the wizard needs to draw the family's form."""
     families = schedulers.all_families()
@@ -108,10 +141,12 @@ def _editor(request, form, scenario, family, config):
     if family in families:
         schema = schedulers.schema(family)
         ctx["reads_traces"] = reads_traces(schema)
+        ctx["plugins"] = plugin_algorithms(families[family])
         ctx["wizard"] = {
             "schema": schema,
-            "algorithms": dict(families[family].algorithms),
+            "algorithms": labelled_algorithms(families[family]),
             "errors": error_paths(getattr(form, "scenario_errors", []), schema),
+            "traces": trace_picker(request.user, family) if ctx["reads_traces"] else None,
         }
     return render(request, "scenarios/edit.html", ctx)
 
@@ -221,6 +256,34 @@ def sweep(request, pk):
     return render(request, "scenarios/sweep.html", {"scenario": scenario, "form": form})
 
 
+SCALES = ("paper", "small")
+
+
+def expected_cpu(scenarios):
+    """What ``schedulers.estimate`` expects a preset's points to take: simulation CPU seconds summed over the
+    points it can estimate, and how many it cannot (a family without a footprint model, an invalid point)."""
+    cpu, unknown = 0.0, 0
+    for sc in scenarios:
+        try:
+            est = schedulers.estimate(sc)
+        except Exception:  # invalid here (a missing log, a limit): the point is refused when run, with its reason
+            unknown += 1
+            continue
+        cpu += est.cpu_s
+        unknown += not est.detail.get("estimated", True)
+    return {"cpu_s": cpu, "runs": len(scenarios), "unknown": unknown}
+
+
+@cache
+def preset_expected(family, preset):
+    """Each scale's :func:`expected_cpu` for one preset, computed once per process (a federated preset reads
+    its log's size: about a second), and only for the cards a page shows."""
+    try:
+        return {scale: expected_cpu(schedulers.preset(family, preset, scale)["scenarios"]) for scale in SCALES}
+    except Exception:  # a family mid-edit: the card says its preset is unavailable
+        return {}
+
+
 @cache
 def _preset_docs():
     gallery = []
@@ -253,7 +316,8 @@ def presets(request):
             continue
         study = evaluated.get((p["family"], p["preset"]))
         claims = preset_claims.with_verdicts(preset_claims.preset_claims(p["family"], p["preset"]), study)
-        items.append({**p, "claims": claims, "study": study, "counts": preset_claims.counts(claims)})
+        items.append({**p, "claims": claims, "study": study, "counts": preset_claims.counts(claims),
+                      "expected": preset_expected(p["family"], p["preset"])})  # fmt: skip
     ctx = {"presets": items, "families": schedulers.all_families(), "family": family}
     return render(request, "scenarios/presets.html", ctx)
 

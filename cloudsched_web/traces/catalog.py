@@ -17,9 +17,11 @@ class StoredTraces(TraceCatalog):
     where = "the stored traces"
 
     def path(self, ref: str) -> Path | None:
-        from cloudsched_web.traces.services import by_ref, local_path
+        from cloudsched_web.traces.models import Trace
+        from cloudsched_web.traces.services import local_path
 
-        trace = by_ref(ref)
+        # Only what finding the file needs (a migration may run this with the table of an earlier schema).
+        trace = Trace.objects.filter(sha256=ref.removeprefix("sha256:")).only("pk", "sha256", "file").first()
         if trace is None:
             return None
         path = local_path(trace)

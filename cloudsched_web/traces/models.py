@@ -36,7 +36,13 @@ class Trace(models.Model):
     )
     jobs = models.PositiveBigIntegerField(help_text="Records in the trace")
     usable_jobs = models.PositiveBigIntegerField(help_text="Records with a known submit time, runtime and size")
-    processors = models.PositiveIntegerField(help_text="The header's MaxProcs, else the largest job")
+    processors = models.PositiveIntegerField(
+        help_text="The machine it was logged on: the header's MaxProcs, else MaxNodes, else the largest job"
+    )
+    processors_from = models.CharField(
+        max_length=20, blank=True, help_text="Where `processors` comes from: MaxProcs, MaxNodes or largest job"
+    )
+    largest_job = models.PositiveIntegerField(null=True, blank=True, help_text="Processors of the widest usable job")
     span_s = models.FloatField(help_text="Last minus first submit time (s)")
     natural_load = models.FloatField(null=True, blank=True, help_text="Σ size·runtime / (processors × span)")
     text_bytes = models.PositiveBigIntegerField(help_text="Size of the SWF text")

@@ -31,6 +31,9 @@ from schedulers.core.traces import REF_RE, Summary, catalog, swf_error
 INLINE_FIELDS = {"backfill": ("swf", ""), "federated": ("swf", None), "vm_reservations": ("text", None)}
 
 
+SUMMARY_FIELDS = ("jobs", "usable_jobs", "processors", "processors_from", "largest_job", "span_s", "natural_load")
+
+
 def max_upload_bytes():
     return settings.TRACE_UPLOAD_MAX_BYTES
 
@@ -75,7 +78,7 @@ def store(source, name: str, owner=None, field: str = "file", imported: bool = F
                 imported=imported,
                 text_bytes=text_bytes,
                 stored_bytes=stored_bytes,
-                **{k: info[k] for k in ("jobs", "usable_jobs", "processors", "span_s", "natural_load")},
+                **{k: info[k] for k in SUMMARY_FIELDS},
             )
     except IntegrityError:  # the same content stored concurrently
         trace = Trace.objects.get(sha256=digest)

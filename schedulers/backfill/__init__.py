@@ -78,9 +78,10 @@ def simulate(
 
 
 def _simulate_ordered(inst: Instance, algorithm: str, progress: Progress, processors: bool):
-    from schedulers.backfill.ordered import checked, simulate_ordered
-    from schedulers.backfill.policy import ORDERS
+    from schedulers.backfill.ordered import checked, checked_admit, simulate_ordered
+    from schedulers.backfill.policy import ORDERS, Backfill
 
+    admit = None
     if algorithm.startswith("easy:") and algorithm[5:] in ORDERS:
         order = ORDERS[algorithm[5:]]
         ask = order.key
@@ -89,17 +90,24 @@ def _simulate_ordered(inst: Instance, algorithm: str, progress: Progress, proces
 
         plugin = plugins.lookup("backfill", algorithm)
         order = plugin.obj
-        ask = checked(plugin, order)
-    return simulate_ordered(inst, ask, order.dynamic, order.backfill, progress=progress, processors=processors)
+        if isinstance(order, Backfill):  # a backfill rule, in a named order or its own
+            admit = checked_admit(plugin, order)
+            order = ORDERS[order.order] if isinstance(order.order, str) else order.order
+        ask = order.key if any(order is o for o in ORDERS.values()) else checked(plugin, order)
+    return simulate_ordered(inst, ask, order.dynamic, order.backfill, progress=progress, processors=processors,
+                            admit=admit)  # fmt: skip
 
 
 def adopt(obj: Any) -> str:
-    """A backfill plug-in is a :class:`~schedulers.backfill.policy.QueueOrder` (docs/extending.md)."""
-    from schedulers.backfill.policy import QueueOrder
+    """A backfill plug-in is a :class:`~schedulers.backfill.policy.QueueOrder` or a
+    :class:`~schedulers.backfill.policy.Backfill` rule (docs/extending.md)."""
+    from schedulers.backfill.policy import ORDERS, Backfill, QueueOrder
 
-    if not isinstance(obj, QueueOrder):
-        raise TypeError(f"a backfill plug-in is a schedulers.backfill.policy.QueueOrder (@queue_order), "
-                        f"not {type(obj).__name__}")  # fmt: skip
+    if not isinstance(obj, (QueueOrder, Backfill)):
+        raise TypeError(f"a backfill plug-in is a schedulers.backfill.policy.QueueOrder (@queue_order) or Backfill "
+                        f"(@backfill_rule), not {type(obj).__name__}")  # fmt: skip
+    if isinstance(obj, Backfill) and not isinstance(obj.order, QueueOrder) and obj.order not in ORDERS:
+        raise ValueError(f"order {obj.order!r}: one of {', '.join(ORDERS)}, or a QueueOrder")
     return obj.description
 
 

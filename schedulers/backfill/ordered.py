@@ -44,8 +44,12 @@ def simulate_ordered(
     backfill: bool = True,
     progress=None,
     processors: bool = True,
+    admit: Callable[[float, int, int, float, float, int], bool] | None = None,
 ) -> OneTierResult:
-    """Run EASY (``backfill``) or list scheduling on ``inst`` with the queue order ``ask`` (see the module)."""
+    """Run EASY (``backfill``) or list scheduling on ``inst`` with the queue order ``ask`` (see the module).
+
+    ``admit(now, job, size, estimate, shadow, extra)`` (a plug-in's :class:`~policy.Backfill` rule, checked)
+    replaces EASY's backfill test for the jobs after the head that fit now; None: EASY's."""
     n = len(inst)
     submit = inst.submit.tolist()
     size_l = inst.size.tolist()
@@ -111,7 +115,12 @@ def simulate_ordered(
                 sj = size_l[j]
                 if sj > free:
                     continue
-                if est_l[j] <= dt:
+                if admit is not None:
+                    if admit(now, j, sj, est_l[j], shadow, extra):
+                        if est_l[j] > dt:
+                            extra -= sj
+                        begin(j, now)
+                elif est_l[j] <= dt:
                     begin(j, now)
                 elif sj <= extra:
                     begin(j, now)
@@ -128,7 +137,7 @@ def simulate_ordered(
 
     def arrive(new: list[int], now: float) -> None:
         nonlocal extra
-        if dynamic or not reserved or not queue or min(rank_l[j] for j in new) < queue[0]:
+        if dynamic or admit is not None or not reserved or not queue or min(rank_l[j] for j in new) < queue[0]:
             enqueue(new)
             schedule(now)
             return
@@ -170,6 +179,28 @@ def simulate_ordered(
         busy_s.append(total - free)
         queue_s.append(len(queue))
     return OneTierResult(np.array(start), np.array(end), alloc, ts, busy_s, queue_s)
+
+
+def checked_admit(plugin, rule) -> Callable[[float, int, int, float, float, int], bool]:
+    """``rule.admit`` through the plug-in guard: an exception or an answer that is not a bool fails the run."""
+    from schedulers.plugins import guard, invalid
+
+    admit = rule.admit
+
+    def ask(now: float, job: int, size: int, estimate: float, shadow: float, extra: int) -> bool:
+        try:
+            got = admit(now, job, size, estimate, shadow, extra)
+        except BaseException:
+            with guard(plugin, "backfill decision"):
+                raise
+        if got is True or got is False:
+            return got
+        if isinstance(got, np.bool_):
+            return bool(got)
+        raise invalid(plugin, "backfill decision", f"at t = {now:g} s, job {job}: answered {got!r}; allowed: "
+                      "True (start it now) or False")  # fmt: skip
+
+    return ask
 
 
 def checked(plugin, order) -> Callable[[float, Jobs], np.ndarray]:

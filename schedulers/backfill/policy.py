@@ -28,6 +28,18 @@ The named parts (``ORDERS``), selectable in a scenario as the algorithms ``easy:
 
 Both utility scores are 0 for a job that has just arrived, so new jobs sort among themselves in
 arrival order and behind any job that has waited.
+
+The backfill decision (:class:`Backfill`, beyond the order): after the head's reservation, EASY starts
+a later job that fits now if it ends by the shadow time or uses no more than the extra processors (Alg. 1
+Step 2 on one tier). A ``Backfill`` rule replaces that test: ``admit(now, job, size, estimate, shadow,
+extra) -> bool`` is asked, in queue order, for every job after the head that fits in the free processors
+now (the simulator never starts one that does not: the schedule stays valid whatever the rule answers);
+``shadow`` is the head's reservation time and ``extra`` the processors left over then, reduced by each
+admitted job that ends after the shadow time. :func:`easy_admit` is EASY's test written as a rule
+(identical schedules to ``easy``, tests/schedulers/backfill/test_policy.py). The two-tier families
+(KEASY, REASY, MEASY) keep arrival order: their passes (keasy.py) keep J_q ∪ J_bg in arrival order for
+the incremental arrival pass and the vectorised candidate scan, and Deploy's kill/migrate choices are
+tied to it, so a queue order there is a rewrite of those passes, not a parameter.
 """
 
 from __future__ import annotations
@@ -38,7 +50,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["ORDERS", "Jobs", "QueueOrder", "queue_order"]
+__all__ = ["ORDERS", "Backfill", "Jobs", "QueueOrder", "backfill_rule", "easy_admit", "queue_order"]
 
 
 @dataclass(frozen=True)
@@ -104,3 +116,27 @@ ORDERS: dict[str, QueueOrder] = {
         dynamic=True,
     ),
 }
+
+
+@dataclass(frozen=True)
+class Backfill:
+    """A backfill rule for EASY: which jobs after the head start now (see the module docstring), in ``order``
+    (a :class:`QueueOrder`, or the name of one of ``ORDERS``)."""
+
+    admit: Callable[[float, int, int, float, float, int], bool]
+    description: str = ""
+    order: QueueOrder | str = "fcfs"
+
+
+def backfill_rule(description: str = "", *, order: QueueOrder | str = "fcfs") -> Callable[..., Backfill]:
+    """Decorator: ``@backfill_rule("…")`` over ``def admit(now, job, size, estimate, shadow, extra)``."""
+
+    def wrap(admit: Callable[[float, int, int, float, float, int], bool]) -> Backfill:
+        return Backfill(admit, description or (admit.__doc__ or admit.__name__).strip().splitlines()[0], order)
+
+    return wrap
+
+
+def easy_admit(now: float, job: int, size: int, estimate: float, shadow: float, extra: int) -> bool:
+    """EASY's backfill test (paper 001 Alg. 1 Step 2): the job ends by the shadow time, or fits in the extra."""
+    return estimate <= shadow - now or size <= extra

@@ -168,7 +168,7 @@ def _scenario(model: str, name: str, algorithms: list[str], load: float, workloa
 
 def _load_sweep(model: str, fig: int, title: str, algorithms: list[str], claims: list[str], **kw) -> dict:
     return {
-        "name": f"fig{fig}",
+        "name": f"Fig. {fig}: {title} for {NAME[model]}",
         "description": f"Fig. {fig}: {title} for {NAME[model]} ({N_JOBS[model]:,} jobs, 320 processors), "
         f"load {LOADS[0]}–{LOADS[-1]}.",
         "claims": claims,
@@ -216,7 +216,7 @@ def fig7() -> dict:
 
 def fig8() -> dict:
     return {
-        "name": "fig8",
+        "name": "Fig. 8: MEASY migrations for FWload and JWload",
         "description": "Fig. 8: average number of MEASY migrations for FWload and JWload, load 0.3–0.7.",
         "claims": [
             Claim(
@@ -319,7 +319,7 @@ def _cost_sweep(model: str, fig: int, better: int, worse: int) -> dict:
         ),
     ]
     return {
-        "name": f"fig{fig}",
+        "name": f"Fig. {fig}: MEASY vs KEASY and EASY for {NAME[model]} as the migration cost grows",
         "description": f"Fig. {fig}: MEASY vs KEASY and EASY for {NAME[model]} at load {COST_LOAD}, migration cost "
         f"{COSTS[0]}–{COSTS[-1]} s.",
         "claims": claims,

@@ -3,7 +3,10 @@
 Like SimPy's, the heap holds ``(time, priority, sequence, payload)`` with an
 ``itertools.count()`` tie-break, so simultaneous events always run in the same
 order and a run is deterministic bit for bit. Cancelled events are skipped
-lazily (O(log n) cancel without a heap rebuild).
+lazily (O(log n) cancel without a heap rebuild); when they outnumber the live ones the heap
+is rebuilt without them (``heapify``). The keys are unique (the sequence number), so the
+order events come out in never depends on the heap's shape: compaction changes no result,
+only the cost of each push and pop (DRC reschedules every task of a server at each change).
 """
 
 from __future__ import annotations
@@ -56,6 +59,10 @@ class EventQueue:
         if not event.cancelled:
             event.cancelled = True
             self._live -= 1
+            heap = self._heap
+            if len(heap) > 64 and len(heap) > 2 * self._live:
+                heap[:] = [item for item in heap if not item[3].cancelled]
+                heapq.heapify(heap)
 
     def peek_time(self) -> float | None:
         self._drop_cancelled()

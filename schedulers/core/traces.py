@@ -274,7 +274,7 @@ class Summary:
     def __init__(self) -> None:
         from schedulers.core.trace_jobs import HeaderLines
 
-        self.header = HeaderLines("MaxProcs")
+        self.header = HeaderLines("MaxProcs", "MaxNodes")
         self.jobs = self.usable = self.largest = 0
         self.first, self.last, self.work = float("inf"), float("-inf"), 0.0
 
@@ -294,16 +294,21 @@ class Summary:
             self.work += float(np.dot(size[ok], c["run_time"][ok]))
 
     def result(self) -> dict[str, Any]:
-        processors = self.header.int("MaxProcs") or self.largest
+        # The machine the trace was logged on, as the families read it (trace_jobs.Widths.machine).
+        processors, source = next(
+            ((v, k) for k, v in (("MaxProcs", self.header.int("MaxProcs")), ("MaxNodes", self.header.int("MaxNodes")))
+             if v), (self.largest, "largest job"))  # fmt: skip
         span = self.last - self.first if self.usable else 0.0
         load = self.work / (processors * span) if processors and span > 0 else None
-        return {"jobs": self.jobs, "usable_jobs": self.usable, "processors": int(processors), "span_s": span,
+        return {"jobs": self.jobs, "usable_jobs": self.usable, "processors": int(processors),
+                "processors_from": source, "largest_job": int(self.largest), "span_s": span,
                 "natural_load": load}  # fmt: skip
 
 
 def summary(trace: Any) -> dict[str, Any]:
     """What a stored trace shows instead of its text: jobs (records), processors (the header's
-    ``MaxProcs``, else the largest job), the submit span and the natural offered load of its usable jobs
+    ``MaxProcs``, else ``MaxNodes``, else the largest job; ``processors_from`` says which), the largest
+    usable job (``largest_job``), the submit span and the natural offered load of its usable jobs
     (known submit, runtime ≥ 0, size > 0; :func:`natural_load`'s formula; None when the span is 0).
     ``trace`` is a parsed :class:`~schedulers.core.swf.SwfTrace`; a stream of blocks adds up in
     :class:`Summary`."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -46,16 +46,24 @@ def simulate(cfg: DvfsScenario, instance: Instance, algorithm: str, rng: np.rand
     # imported on first use (start-up time: bench/startup.py)
     from schedulers.dvfs_bot.simulator import simulate_jobs
 
-    t0 = time.perf_counter()
+    choose = None
+    if algorithm not in ("cloud_aware", "baseline"):  # a plug-in's VM choice over Alg. 1's scores (policy.py)
+        from schedulers import plugins
+        from schedulers.dvfs_bot.policy import checked
+
+        plugin = plugins.lookup("dvfs_bot", algorithm)
+        choose = checked(plugin, plugin.obj)
+    t0 = time.process_time()  # CPU time: stable on a shared machine, unlike wall time
     horizon = cfg.params.deadline_horizon_h
     res = simulate_jobs(
         instance.datacenter,
         instance.workload,
-        algorithm == "cloud_aware",
+        algorithm != "baseline",
         progress,
         None if horizon is None else horizon * 3600.0,
+        choose,
     )
-    res.scheduler_time_s = time.perf_counter() - t0
+    res.scheduler_time_s = time.process_time() - t0
     metrics, schedule, series, jobs = build_output(
         instance.workload, res, instance.datacenter, cfg.params.series_points, cfg.params.record_schedule
     )
@@ -65,6 +73,16 @@ def simulate(cfg: DvfsScenario, instance: Instance, algorithm: str, rng: np.rand
     if schedule:  # every VM of the data centre with its host, idle ones too (the Gantt's rows and groups)
         extra["resources"] = {f"vm{v}": f"h{int(h)}" for v, h in enumerate(instance.datacenter.vm_host.tolist())}
     return RunOutput(metrics=metrics, schedule=schedule, series=series, jobs=jobs, extra=extra)
+
+
+def adopt(obj: Any) -> str:
+    """A dvfs_bot plug-in is a :class:`~schedulers.dvfs_bot.policy.VmChoice` (docs/extending.md)."""
+    from schedulers.dvfs_bot.policy import VmChoice
+
+    if not isinstance(obj, VmChoice):
+        raise TypeError(f"a dvfs_bot plug-in is a schedulers.dvfs_bot.policy.VmChoice (@vm_choice), "
+                        f"not {type(obj).__name__}")  # fmt: skip
+    return obj.description
 
 
 register(
@@ -80,5 +98,6 @@ register(
         summary_metrics=SUMMARY_METRICS,
         metrics=METRICS,
         check=check,
+        adopt=adopt,
     )
 )

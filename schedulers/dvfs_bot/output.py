@@ -41,7 +41,7 @@ METRICS = {
     "avg_freq_ghz": Metric("frequency", "GHz", "avg CPU frequency", "weighted by busy time"),
     "vm_busy_time_s": Metric("duration", "s", "VM busy time", "summed over VMs"),
     "makespan_s": Metric("duration", "s", "makespan"),
-    "scheduler_time_s": Metric("duration", "s", "scheduler wall time", "wall-clock time of the simulation"),
+    "scheduler_time_s": Metric("duration", "s", "scheduler CPU time", "process CPU time of the simulation"),
 }
 VIOLATION_TOL = 1e-9
 

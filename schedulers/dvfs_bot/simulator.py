@@ -155,8 +155,10 @@ class _Vms:
 
 
 class _Sim:
-    def __init__(self, dc: Datacenter, wl: Workload, cloud_aware: bool, progress):
+    def __init__(self, dc: Datacenter, wl: Workload, cloud_aware: bool, progress, choose=None):
         self.dc, self.wl, self.cloud_aware, self.progress = dc, wl, cloud_aware, progress
+        self.choose = choose  # a plug-in's checked VM choice (policy.py), None: Alg. 1 lines 34-39
+        self.top_level = np.array([dc.speeds[k].size - 1 for k in dc.vm_type.tolist()], dtype=np.int64)
         self.vms = _Vms(dc)
         n_tasks = int(wl.ntasks.sum())
         self.first = wl.first
@@ -238,10 +240,17 @@ class _Sim:
         scores = score_vms(level, vms.busy, vms.level, host_on, dc.vm_rank, self.cloud_aware)
         last = first + int(wl.ntasks[j]) - 1
         for task in range(first, last + 1):
-            v = int(scores.argmax())  # select_vm: the first maximum, rejected if not positive
-            if scores[v] <= 0:
-                self._rollback(log)
-                return
+            if self.choose is None:
+                v = int(scores.argmax())  # select_vm: the first maximum, rejected if not positive
+                if scores[v] <= 0:
+                    self._rollback(log)
+                    return
+            else:  # a plug-in's choice (policy.py)
+                v, lv = self.choose(self._task_view(j, task, now, work, deadline, level, scores))
+                if v < 0:
+                    self._rollback(log)
+                    return
+                level[v] = lv
             act = float(wl.actual[task])
             woke = False
             if vms.busy[v]:
@@ -262,6 +271,13 @@ class _Sim:
                 self.host_vms[h] if woke and self.cloud_aware else [v], now, work, deadline, terms, level, scores
             )
         self._commit(j, log, now)
+
+    def _task_view(self, j, task, now, work, deadline, level, scores):
+        from schedulers.dvfs_bot.policy import Task
+
+        vms, dc = self.vms, self.dc
+        return Task(j, task, now, work, deadline, level.copy(), self.top_level, vms.level.copy(), vms.busy.copy(),
+                    vms.host_busy[dc.vm_host] > 0, dc.vm_rank, scores.copy())  # fmt: skip
 
     def _row_terms(self, v: int, now: float, work: float, deadline: float) -> tuple[int, float, float, float]:
         """``queue_terms`` for the one VM ``v`` in scalars (same operations and order)."""
@@ -394,6 +410,7 @@ def simulate_jobs(
     cloud_aware: bool,
     progress=lambda f: None,
     deadline_horizon_s: float | None = None,
+    choose=None,
 ) -> SimResult:
     """Run Alg. 1 (``cloud_aware``) or the baseline over a workload; see the module docstring.
 
@@ -401,7 +418,7 @@ def simulate_jobs(
     deadline lies after that time: our hypothesis for Table II's load-independent ≈30 %
     rejection floor (a simulation that ends with the 24-hour workload).
     """
-    sim = _Sim(dc, wl, cloud_aware, progress)
+    sim = _Sim(dc, wl, cloud_aware, progress, choose)
     sim.horizon = np.inf if deadline_horizon_s is None else float(deadline_horizon_s)
     sim.run()
     segs = np.array(sim.segs, dtype=float).reshape(-1, 5)

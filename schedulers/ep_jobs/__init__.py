@@ -75,13 +75,13 @@ METRICS = {
     "energy": Metric("energy", "J", "energy", "eq. 9: Σ α·Load_i/λ (α in W per vCPU)"),
     "energy_limit": Metric("energy", "J", "energy limit E_MAX", "requested limit (eq. 9)"),
     "energy_limit_met": Metric("flag", "", "energy limit met", "energy ≤ the requested E_MAX"),
-    "algorithm_runtime_s": Metric("duration", "s", "algorithm wall time"),
+    "algorithm_runtime_s": Metric("duration", "s", "algorithm CPU time"),
     "task_moves": Metric("count", "", "task moves"),
     "tasks": Metric("count", "", "tasks"),
     "servers": Metric("count", "", "servers"),
     "avg_jct_s": Metric("duration", "s", "avg JCT", "arrival → completion (eq. 59)"),
     "avg_wait_s": Metric("duration", "s", "avg wait"),
-    "total_scheduler_runtime_s": Metric("duration", "s", "scheduler wall time", "summed over rounds"),
+    "total_scheduler_runtime_s": Metric("duration", "s", "scheduler CPU time", "summed over rounds"),
     "avg_offline_jct_s": Metric("duration", "s", "avg planned JCT", "the JCT planned at each job's start"),
     "max_jct_s": Metric("duration", "s", "max JCT"),
     "makespan_s": Metric("duration", "s", "makespan"),
@@ -90,6 +90,16 @@ METRICS = {
     "jobs_unscheduled": Metric("count", "", "jobs unscheduled"),
     "scheduling_rounds": Metric("count", "", "scheduling rounds"),
 }
+
+
+def adopt(obj: Any) -> str:
+    """An ep_jobs plug-in is a :class:`~schedulers.ep_jobs.policy.TaskPlacement` (docs/extending.md)."""
+    from schedulers.ep_jobs.policy import TaskPlacement
+
+    if not isinstance(obj, TaskPlacement):
+        raise TypeError(f"an ep_jobs plug-in is a schedulers.ep_jobs.policy.TaskPlacement (@task_placement), "
+                        f"not {type(obj).__name__}")  # fmt: skip
+    return obj.description + " (offline, OptRA shares)"
 
 
 register(
@@ -114,5 +124,6 @@ register(
         ),
         metrics=METRICS,
         check=check,
+        adopt=adopt,
     )
 )

@@ -60,11 +60,68 @@ def _solve(c, a_ub, b_ub, a_eq, b_eq) -> np.ndarray:
     return res.x
 
 
-def _restricted(inst: Instance, ci: np.ndarray, cj: np.ndarray):
-    """Reduced form on the columns (ci, cj), rows scaled to unit bounds; returns the scipy result.
+class _Restricted:
+    """What column generation reads of a restricted LP's optimum: ``x`` and the row duals (scipy's signs)."""
+
+    __slots__ = ("eq_duals", "ub_duals", "x")
+
+    def __init__(self, x: np.ndarray, ub_duals: np.ndarray, eq_duals: np.ndarray):
+        self.x, self.ub_duals, self.eq_duals = x, ub_duals, eq_duals
+
+
+def _highs(c: np.ndarray, indptr, indices, data, lhs: np.ndarray, rhs: np.ndarray, n_ub: int) -> _Restricted:
+    """``min c·x`` s.t. ``lhs ≤ A x ≤ rhs``, ``x ≥ 0``, ``A`` given column-wise (CSC): HiGHS called as
+    ``scipy.optimize.linprog(method="highs")`` calls it — the same model, the same options (presolve on,
+    dual simplex strategy, no output), so the same optimum bit for bit — without its input parsing,
+    sparse conversions and per-column bound marginals, which cost several times the solve itself on
+    the small LPs that OnTaPRA solves by the thousand (docs/ep_jobs.md, "Speed").
+    The solution is refused as linprog would (``_check_result``)."""
+    from scipy.optimize._highspy import _core as h
+    from scipy.optimize._linprog_util import _check_result
+
+    n, m = c.size, rhs.size
+    lp = h.HighsLp()
+    lp.num_col_, lp.num_row_ = n, m
+    lp.a_matrix_.num_col_, lp.a_matrix_.num_row_ = n, m
+    lp.a_matrix_.format_ = h.MatrixFormat.kColwise
+    lp.col_cost_ = c
+    lp.col_lower_ = np.zeros(n)
+    lp.col_upper_ = np.full(n, h.kHighsInf)
+    lp.row_lower_ = np.where(np.isinf(lhs), np.sign(lhs) * h.kHighsInf, lhs)
+    lp.row_upper_ = rhs
+    lp.a_matrix_.start_, lp.a_matrix_.index_, lp.a_matrix_.value_ = indptr, indices, data
+    highs = h._Highs()
+    options = h.HighsOptions()
+    options.presolve = "on"
+    options.highs_debug_level = h.HighsDebugLevel.kHighsDebugLevelNone
+    options.log_to_console = False
+    options.output_flag = False
+    options.simplex_strategy = h.simplex_constants.SimplexStrategy.kSimplexStrategyDual
+    highs.passOptions(options)
+    highs.passModel(lp)
+    highs.run()
+    if highs.getModelStatus() != h.HighsModelStatus.kOptimal:
+        raise RuntimeError(f"SJS-Relax-LP failed: {highs.modelStatusToString(highs.getModelStatus())}")
+    sol = highs.getSolution()
+    x = np.array(sol.col_value)
+    slack = rhs - np.asarray(sol.row_value)
+    bounds = np.column_stack([np.zeros(n), np.full(n, np.inf)])
+    status, message = _check_result(x, highs.getInfo().objective_function_value, 0, slack[:n_ub], slack[n_ub:],
+                                    bounds, 1e-9, "", None)  # fmt: skip
+    if status != 0:
+        raise RuntimeError(f"SJS-Relax-LP failed: {message}")
+    duals = np.array(sol.row_dual)
+    return _Restricted(x, duals[:n_ub], duals[n_ub:])
+
+
+def _restricted(inst: Instance, ci: np.ndarray, cj: np.ndarray) -> _Restricted:
+    """Reduced form on the columns (ci, cj), rows scaled to unit bounds.
 
     Variables ``[T, f_c]``; rows: energy / E, availability k / B_k (``Σ A_kj L_ij f_ij / B_k ≤ T``),
-    and ``Σ_j f_ij = 1`` per task.
+    and ``Σ_j f_ij = 1`` per task. The matrix is built column-wise as scipy's ``csc_array`` of the
+    stacked rows would be (row indices ascending in each column): T's column holds −1 on every
+    availability row; column ``c`` holds its energy coefficient (row 0), its availability terms
+    (rows ``1 + k`` for the constraints k over server ``cj[c]``, ascending) and 1 on its task's row.
     """
     plat = inst.platform
     n, r, ncol = inst.n_tasks, plat.A.shape[0], ci.size
@@ -72,20 +129,25 @@ def _restricted(inst: Instance, ci: np.ndarray, cj: np.ndarray):
     col = np.repeat(np.arange(ncol), lengths)
     offsets = np.arange(lengths.sum()) - np.repeat(np.cumsum(lengths) - lengths, lengths)
     pos = np.repeat(plat.AT.indptr[cj], lengths) + offsets
-    rows = np.concatenate([np.zeros(ncol, np.intp), 1 + plat.nnz_con[pos], np.arange(1, r + 1)])
-    cols = np.concatenate([1 + np.arange(ncol), 1 + col, np.zeros(r, np.intp)])
-    vals = np.concatenate(
-        [inst.ecost[ci, cj] / inst.e_limit, plat.nnz_w[pos] * inst.leq[ci[col], cj[col]], -np.ones(r)]
-    )
-    a_ub = sp.csr_matrix((vals, (rows, cols)), shape=(r + 1, ncol + 1))
-    a_eq = sp.csr_matrix((np.ones(ncol), (ci, 1 + np.arange(ncol))), shape=(n, ncol + 1))
-    b_ub = np.concatenate([[1.0], np.zeros(r)])
-    res = optimize.linprog(
-        np.eye(1, ncol + 1).ravel(), A_ub=a_ub, b_ub=b_ub, A_eq=a_eq, b_eq=np.ones(n), bounds=(0, None), method="highs"
-    )
-    if res.status != 0:
-        raise RuntimeError(f"SJS-Relax-LP failed: {res.message}")
-    return res
+    k = plat.nnz_con[pos]
+    # within a column, availability rows in ascending order (AT's indices may not be sorted)
+    order = np.lexsort((k, col))
+    col, k, pos = col[order], k[order], pos[order]
+    per_col = lengths + 2
+    indptr = np.concatenate([[0, r], r + np.cumsum(per_col)]).astype(np.int32)
+    nnz = r + int(per_col.sum())
+    indices = np.empty(nnz, np.int32)
+    data = np.empty(nnz)
+    indices[:r], data[:r] = np.arange(1, r + 1), -1.0
+    first = indptr[1:-1]  # where each f column starts
+    indices[first], data[first] = 0, inst.ecost[ci, cj] / inst.e_limit
+    body = np.repeat(first + 1, lengths) + (np.arange(col.size) - np.repeat(np.cumsum(lengths) - lengths, lengths))
+    indices[body], data[body] = 1 + k, plat.nnz_w[pos] * inst.leq[ci[col], cj[col]]
+    last = indptr[2:] - 1
+    indices[last], data[last] = r + 1 + ci, 1.0
+    lhs = np.concatenate([np.full(r + 1, -np.inf), np.ones(n)])
+    rhs = np.concatenate([[1.0], np.zeros(r), np.ones(n)])
+    return _highs(np.eye(1, ncol + 1).ravel(), indptr, indices, data, lhs, rhs, r + 1)
 
 
 def _split(inst: Instance, ci, cj, res) -> LpSolution:
@@ -105,9 +167,9 @@ def _column_generation(inst: Instance, start: int = 8, add: int = 4) -> LpSoluti
     while True:
         ci, cj = np.nonzero(mask)
         res = _restricted(inst, ci, cj)
-        y_e, y_k = res.ineqlin.marginals[0], res.ineqlin.marginals[1:]
+        y_e, y_k = res.ub_duals[0], res.ub_duals[1:]
         w = inst.platform.AT @ (y_k / inst.platform.B)  # Σ_k A_kj y_k / B_k per server
-        reduced = -(y_e * inst.ecost / inst.e_limit + inst.leq * w[None, :] + res.eqlin.marginals[:, None])
+        reduced = -(y_e * inst.ecost / inst.e_limit + inst.leq * w[None, :] + res.eq_duals[:, None])
         reduced[mask] = 0.0
         tol = 1e-9 * max(1.0, abs(res.x[0]))
         if reduced.min() >= -tol:

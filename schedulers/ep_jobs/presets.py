@@ -121,7 +121,7 @@ STATIC_NOTE = (
 def fig4(repetitions: int = 5) -> dict[str, Any]:
     """Fig. 4: 40–200 tasks on an 8-ary FatTree (128 servers)."""
     return {
-        "name": "fig4",
+        "name": "Fig. 4: JCT, vCPUs and running time vs the number of tasks",
         "description": "JCT, allocated vCPUs and running time vs. number of tasks (40–200), 8-ary FatTree, "
         "128 servers (Sec. 6.1.4, Fig. 4). The paper averages 50 runs per point.",
         "paper_repetitions": 50,
@@ -174,7 +174,7 @@ def fig4(repetitions: int = 5) -> dict[str, Any]:
 def fig5(repetitions: int = 5) -> dict[str, Any]:
     """Fig. 5: 100 tasks on 6- to 12-ary FatTrees (54–432 servers)."""
     return {
-        "name": "fig5",
+        "name": "Fig. 5: JCT, vCPUs and running time vs the data-centre size",
         "description": "JCT, allocated vCPUs and running time vs. data-centre size (6–12 pods, 54–432 servers), "
         "100 tasks (Sec. 6.1.4, Fig. 5). The paper averages 50 runs per point.",
         "paper_repetitions": 50,
@@ -303,8 +303,8 @@ _FIG6_NOTES = {
         + "switching DRC off slows every scheduler alike, by DRC's own effect: each running task loses the "
         "large residual of a mostly idle data centre (×2.056, ×2.218, ×2.574, ×2.372 for OnTaPRA, SLF, FCFS, "
         "LLF). The paper's spread (SLF +15 %, LLF +120 %) is a queueing effect.",
-        "fast": "TaPRA-fast is 0.9 % better than TaPRA here (0.991). The speed-up is wall time on a shared "
-        "machine and varies from run to run (18× and 51× in two runs). "
+        "fast": "TaPRA-fast is 0.9 % better than TaPRA here (0.991). The speed-up is now process CPU time "
+        "(as wall time on a shared machine it varied from run to run: 18× and 51× in two runs). "
         "Jobs of about 2.8 tasks give TaPRA little to gain over TaPRA-fast (offline Figs. 4-5: within ~2 %, "
         "docs/ep_jobs.md); a 1 % difference either way on one repetition of 39 jobs is noise, and the "
         "paper's 5 % is not seen.",
@@ -322,8 +322,8 @@ _FIG6_NOTES = {
         "×4.286, ×3.192, ×4.008 for OnTaPRA, SLF, FCFS, LLF). At the full 3,600 s it is ×1.94, ×3.56, ×2.44, "
         "×5.27 (docs/ep_jobs.md; paper ×1.7, ×1.15, ×2.1, ×2.2): jobs about 4× larger than the default make DRC matter more "
         "than in the paper.",
-        "fast": "TaPRA-fast is 1.4 % better than TaPRA here (0.986). The speed-up is wall time on a shared machine "
-        "and varies from run to run (9.6× and 11.9× in two runs). "
+        "fast": "TaPRA-fast is 1.4 % better than TaPRA here (0.986). The speed-up is now process CPU time "
+        "(as wall time on a shared machine it varied from run to run: 9.6× and 11.9× in two runs). "
         "A 1-2 % difference either way on one repetition of 39 jobs is noise (offline Figs. 4-5: TaPRA-fast "
         "within ~2 % of TaPRA, docs/ep_jobs.md); the paper's 5 % is not seen.",
     },
@@ -387,7 +387,7 @@ def _fig6_claims(name: str) -> list[Claim]:
 def fig6(repetitions: int = 2) -> dict[str, Any]:
     """Fig. 6: online, every scheduler × per-job algorithm × DRC on/off on a 6-ary FatTree."""
     return {
-        "name": "fig6",
+        "name": "Fig. 6: online schedulers × per-job algorithms, DRC on and off",
         "description": "Online: OnTaPRA, SLF, FCFS, LLF × TaPRA, TaPRA-fast, MM-GA, GSA × DRC on/off on a 6-ary "
         "FatTree of 10-vCPU servers, Poisson arrivals μ = 0.15/s for 3600 s (Sec. 6.2, Fig. 6). The paper "
         "averages 10 runs; MM-GA/GSA use a reduced GA (population 20, 20 generations) to stay tractable.",
@@ -401,7 +401,7 @@ def fig6(repetitions: int = 2) -> dict[str, Any]:
 def fig6_loaded(repetitions: int = 2) -> dict[str, Any]:
     """Fig. 6 with ~4× larger jobs (Weibull scale 10): a loaded data centre where jobs queue."""
     return {
-        "name": "fig6_loaded",
+        "name": "Fig. 6, loaded: task counts ⌈10·Weibull(0.8)⌉",
         "description": "Fig. 6 as above but with task counts ⌈10·Weibull(0.8)⌉ (mean ≈ 11 tasks) instead of the "
         "default reading (scale 2, mean ≈ 2.8). With the default reading the data centre is ~40% busy, jobs "
         "rarely wait and the schedulers barely differ; this variant (≈90% busy) is the regime where the "

@@ -269,6 +269,13 @@ def _online(cfg: EpJobsScenario) -> bool:
     return cfg.workload.kind.startswith("online")
 
 
+def _plugins() -> dict:
+    """Installed plug-in placements (policy.py): offline per-job algorithms."""
+    from schedulers import plugins
+
+    return plugins.discover().get("ep_jobs", {})
+
+
 def check(cfg: EpJobsScenario) -> None:
     """Cross-field checks; one :class:`ScenarioError` lists every problem."""
     errors = []
@@ -277,7 +284,7 @@ def check(cfg: EpJobsScenario) -> None:
         errors.append({"field": field, "message": message, "allowed": allowed})
 
     dc, wl, prm = cfg.datacenter, cfg.workload, cfg.params
-    names = ONLINE if _online(cfg) else OFFLINE
+    names = ONLINE if _online(cfg) else {**OFFLINE, **_plugins()}
     for k, alg in enumerate(cfg.algorithms):
         if alg not in names:
             mode = "online" if _online(cfg) else "offline"

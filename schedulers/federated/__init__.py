@@ -21,7 +21,7 @@ from schedulers.registry import Family, RunOutput, register
 if TYPE_CHECKING:
     from schedulers.federated.workloads import Instance
 
-__all__ = ["FAMILY", "example", "prepare", "simulate"]
+__all__ = ["FAMILY", "adopt", "example", "prepare", "simulate"]
 
 
 def example() -> dict[str, Any]:
@@ -70,6 +70,16 @@ def simulate(cfg: FederatedScenario, inst: Instance, algorithm: str, rng: np.ran
     return out
 
 
+def adopt(obj: Any) -> str:
+    """A federated plug-in is a :class:`~schedulers.federated.policy.CloudChoice` (docs/extending.md)."""
+    from schedulers.federated.policy import CloudChoice
+
+    if not isinstance(obj, CloudChoice):
+        raise TypeError(f"a federated plug-in is a schedulers.federated.policy.CloudChoice (@cloud_choice), "
+                        f"not {type(obj).__name__}")  # fmt: skip
+    return obj.description
+
+
 FAMILY = register(
     Family(
         name="federated",
@@ -83,5 +93,6 @@ FAMILY = register(
         summary_metrics=SUMMARY_METRICS,
         metrics=METRICS,
         check=check,
+        adopt=adopt,
     )
 )

@@ -115,13 +115,15 @@ def _reserve_entries(algorithm: str, planner: Planner, app: int) -> bool:
     return True
 
 
-def assign_app(algorithm: str, planner: Planner, app: int) -> bool:
-    """Place every task of ``app``; ``False`` when the application is rejected."""
+def assign_app(algorithm: str, planner: Planner, app: int, assigner: Callable[[Planner, int], None] | None = None
+               ) -> bool:  # fmt: skip
+    """Place every task of ``app``; ``False`` when the application is rejected. A plug-in's ``assigner``
+    (policy.py) replaces the algorithm's; its AR entry tasks are tried in order of τ, as the list algorithms'."""
     inst = planner.inst
     lo, hi = int(inst.app_ptr[app]), int(inst.app_ptr[app + 1])
     if not np.isfinite(inst.etm[lo:hi]).any(axis=1).all():
         return False
     if inst.app_ar[app] and not _reserve_entries(algorithm, planner, app):
         return False
-    ASSIGNERS[algorithm](planner, app)
+    (assigner or ASSIGNERS[algorithm])(planner, app)
     return True

@@ -90,10 +90,12 @@ class Datacenter(StrictModel):
         default_factory=_table2_clouds, min_length=1, max_length=16, description="The federated clouds", title="Clouds"
     )
     inter_cloud_gbps: float = Field(
-        default=1.0, gt=0, le=10000, title="Inter-cloud bandwidth (Gbit/s)", description="S_c between data centres"
+        default=1.0, gt=0, le=10000, title="Inter-cloud bandwidth (Gbit/s)",
+        description="S_c between data centres, in gigabits per second as the paper gives it (1 Gbit/s = 0.125 GB/s)"
     )
     intra_cloud_gbytes_s: float = Field(
-        default=4.0, gt=0, le=10000, title="Intra-cloud bandwidth (GB/s)", description="b inside a data centre"
+        default=4.0, gt=0, le=10000, title="Intra-cloud bandwidth (GB/s)",
+        description="b inside a data centre, in gigabytes per second as the paper gives it (1 GB/s = 8 Gbit/s)"
     )
     etm: list[list[float]] | None = Field(
         default=None,
@@ -195,6 +197,13 @@ class TraceWorkload(_WorkloadCommon):
         default="random", description="Home cloud (dataset location) of each application", title="Home cloud of each application"
     )
     home_cloud: int = Field(default=0, ge=0, le=15, description="The home cloud index when homes = fixed", title="Fixed home cloud (index)")
+    wider_jobs: Literal["refuse", "drop"] = Field(
+        default="refuse",
+        title="Jobs wider than the machine",
+        description="A trace job needs one VM per processor; one needing more VMs than the largest cloud has "
+        "(servers × VMs per server) fits nowhere. refuse: such a trace is refused, naming how many jobs and the "
+        "widest; drop: they are left out, and the run says how many (run header, result, validity checks).",
+    )
 
 
 Workload = Annotated[GeneratorWorkload | InlineWorkload | TraceWorkload, Field(discriminator="kind")]
@@ -233,6 +242,31 @@ class FederatedScenario(ScenarioBase):
     datacenter: Datacenter = Field(default_factory=Datacenter)
     workload: Workload = Field(default_factory=GeneratorWorkload)
     params: Params = Field(default_factory=Params)
+
+
+def largest_cloud_vms(cfg: FederatedScenario) -> int:
+    """VMs of the largest cloud: the widest trace job that fits somewhere (a job needs a VM per processor)."""
+    return max(c.servers * c.server_capacity for c in cfg.datacenter.clouds)
+
+
+def _wider_jobs(cfg: FederatedScenario) -> list[dict[str, str]]:
+    """Trace jobs needing more VMs than any cloud has refuse the scenario unless the user chose to drop
+    them (issue #25): they were rejected applications before, mixed with AR rejections, without a word."""
+    from schedulers.federated.workloads import load_trace_jobs  # (workloads imports this module)
+
+    wl = cfg.workload
+    _, _, vms = load_trace_jobs(wl)
+    cap = largest_cloud_vms(cfg)
+    over = vms[vms > cap]
+    if over.size == 0 or wl.wider_jobs == "drop":
+        return []
+    jobs = "1 job of the trace needs" if over.size == 1 else f"{over.size:,} jobs of the trace need"
+    return [{
+        "field": "datacenter.clouds",
+        "message": f"{jobs} more VMs than the largest cloud's {cap:,} (the widest needs {int(over.max()):,})",
+        "allowed": f"a cloud of ≥ {int(over.max()):,} VMs (servers × VMs per server), or set 'Jobs wider than "
+                   "the machine' (workload.wider_jobs) to drop",
+    }]  # fmt: skip
 
 
 def check(cfg: FederatedScenario) -> None:
@@ -276,6 +310,8 @@ def check(cfg: FederatedScenario) -> None:
                 bad(err["field"], err["message"], err["allowed"])
         if wl.group_min > wl.group_max:
             bad("workload.group_min", "exceeds group_max", f"≤ {wl.group_max}")
+        if not errors:
+            errors.extend(_wider_jobs(cfg))
     if isinstance(wl, InlineWorkload):
         n_types = len(dc.etm) if dc.etm else 0
         for a, app in enumerate(wl.jobs):

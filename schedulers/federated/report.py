@@ -158,6 +158,8 @@ def build_output(sim: Simulation) -> RunOutput:
     extra: dict = {}
     if sim.cut is not None:
         schedule_cut(extra, *sim.cut)
+    if sim.inst.info:  # a trace: jobs used and those left out as wider than every cloud (issue #25)
+        extra["workload"] = dict(sim.inst.info)
     if sim.cfg.params.record_schedule:
         # every server of every cloud, idle ones too (the Gantt's rows, grouped by cloud)
         extra["resources"] = {f"{c.name}/{s}": c.name for c in sim.cfg.datacenter.clouds for s in range(c.servers)}

@@ -83,6 +83,16 @@ def choose_victims(running_be: dict[int, int], short: int) -> list[int]:
     return kept
 
 
+def _plugin_assigner(algorithm: str):
+    """The assigner of a plug-in cloud choice and whether it reads eq. 8 (policy.py)."""
+    from schedulers import plugins
+    from schedulers.federated.policy import checked, choice_assign
+
+    plugin = plugins.lookup("federated", algorithm)
+    choose = checked(plugin, plugin.obj)
+    return (lambda planner, app: choice_assign(planner, app, choose)), plugin.obj.feedback
+
+
 class _Cloud:
     def __init__(self, spec, vms: int, origin: float, n_tasks: int):
         self.capacity = int(spec.server_capacity)
@@ -128,13 +138,16 @@ class Simulation:
 
     def __init__(self, cfg: FederatedScenario, inst: Instance, algorithm: str, progress=None):
         self.cfg, self.inst, self.algorithm = cfg, inst, algorithm
+        self.assigner, feedback = None, algorithm in ("dcls", "dcmms")
+        if algorithm not in _LIST_ALGORITHMS and algorithm not in ("fcfs", "round_robin"):  # a plug-in (policy.py)
+            self.assigner, feedback = _plugin_assigner(algorithm)
         self.progress = progress or (lambda fraction, message="": None)
         self.el = cfg.params.energy_aware
         self.record = cfg.params.record_schedule
         self.planner = Planner(
             inst,
             cfg.params.alpha,
-            feedback=algorithm in ("dcls", "dcmms"),
+            feedback=feedback,
             negative_feedback=cfg.params.negative_feedback,
         )
         origin = inst.origin
@@ -182,7 +195,7 @@ class Simulation:
         self.slot_tables = cfg.params.slot_tables
         # whether arrivals pull (rebuild the slot tables): only then is what the pull reads kept
         # (each stint's estimated end, each queued task's work)
-        self._pulls = self.slot_tables == "current" and algorithm in _LIST_ALGORITHMS
+        self._pulls = self.slot_tables == "current" and (algorithm in _LIST_ALGORITHMS or self.assigner is not None)
         # VM-seconds of a queued task per cloud (what the tail of a long queue adds, :meth:`_pull`)
         self._queue_work = inst.task_vms[:, None] * (inst.image_s + np.where(np.isfinite(inst.etm), inst.etm, 0.0))
         self._synced = -np.inf  # the last instant the slot tables were rebuilt (:meth:`_pull`)
@@ -327,7 +340,7 @@ class Simulation:
         if self._pulls and now != self._synced:
             self._pull(now)
         planner.now = now
-        if not assign_app(self.algorithm, planner, app):
+        if not assign_app(self.algorithm, planner, app, self.assigner):
             self.app_rejected[app] = True
             return
         for t in range(int(inst.app_ptr[app]), int(inst.app_ptr[app + 1])):

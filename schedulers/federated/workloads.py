@@ -63,6 +63,7 @@ class Instance:
     image_s: float  # S_i / b
     dataset_s: float  # M_s / S_c
     edge_s: float  # edge data / S_c
+    info: dict = field(default_factory=dict)  # a trace's counts (extra.workload of each run)
     _preds: list[list[int]] | None = field(default=None, repr=False)
 
     @property
@@ -217,8 +218,20 @@ def load_trace_jobs(wl: TraceWorkload) -> tuple[np.ndarray, np.ndarray, np.ndarr
     return start, runtime, vms
 
 
-def _trace(wl: TraceWorkload, n_clouds: int, rng: np.random.Generator):
+def _trace(wl: TraceWorkload, n_clouds: int, rng: np.random.Generator, cap: int, info: dict):
     start_t, runtime, vms = load_trace_jobs(wl)
+    wide = vms > cap
+    dropped = int(np.count_nonzero(wide))
+    if dropped and wl.wider_jobs != "drop":  # check() refuses these; never drop without a word
+        raise ScenarioError.single("workload.wider_jobs", f"{dropped} jobs wider than the largest cloud's {cap} "
+                                   "VMs", "drop, to leave them out")  # fmt: skip
+    if dropped:
+        start_t, runtime, vms = start_t[~wide], runtime[~wide], vms[~wide]
+        if start_t.size == 0:
+            raise ScenarioError.single("workload.wider_jobs", f"every one of the {dropped} jobs is wider than "
+                                       f"the largest cloud's {cap} VMs", "a cloud as wide as the trace's jobs")  # fmt: skip
+    info.update({"jobs": int(start_t.size), "dropped_too_large": dropped, "processors": cap, "unit": "VMs",
+                 "wider_jobs": wl.wider_jobs})  # fmt: skip
     n = start_t.size
     sizes_list = []
     total = 0
@@ -244,12 +257,14 @@ def build_instance(cfg: FederatedScenario, rng: np.random.Generator) -> Instance
     n_clouds = len(dc.clouds)
     etm_table = np.asarray(dc.etm, dtype=float) if dc.etm else None
     n_types = 0 if etm_table is None else etm_table.shape[0]
+    info: dict = {}  # a trace's jobs: how many were used, and left out as wider than every cloud
     if isinstance(wl, GeneratorWorkload):
         arrival, homes, ar, start, sizes, runtime, vms, types, dags, error = _generator(wl, n_clouds, n_types, rng)
     elif isinstance(wl, InlineWorkload):
         arrival, homes, ar, start, sizes, runtime, vms, types, dags, error = _inline(wl)
     else:
-        arrival, homes, ar, start, sizes, runtime, vms, types, dags, error = _trace(wl, n_clouds, rng)
+        cap = max(c.servers * c.server_capacity for c in dc.clouds)
+        arrival, homes, ar, start, sizes, runtime, vms, types, dags, error = _trace(wl, n_clouds, rng, cap, info)
     perf = np.array([c.perf for c in dc.clouds], dtype=float)
     cloud_vms = np.array([c.servers * c.server_capacity for c in dc.clouds], dtype=np.int64)
     etm = runtime[:, None] / perf[None, :]
@@ -289,4 +304,5 @@ def build_instance(cfg: FederatedScenario, rng: np.random.Generator) -> Instance
         image_s=wl.image_size_gb / dc.intra_cloud_gbytes_s,
         dataset_s=wl.dataset_size_gb / gbit,
         edge_s=wl.edge_data_gb / gbit,
+        info=info,
     )

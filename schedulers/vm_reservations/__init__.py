@@ -17,7 +17,7 @@ from schedulers.registry import Family, register
 from schedulers.vm_reservations.model import ALGORITHMS, Scenario, check
 from schedulers.vm_reservations.presets import PRESETS
 
-__all__ = ["FAMILY"]
+__all__ = ["FAMILY", "adopt"]
 
 SUMMARY_METRICS = (
     "energy_kwh",
@@ -41,7 +41,7 @@ METRICS = {
     "pms_used": Metric("count", "", "PMs used"),
     "migrations": Metric("count", "", "migrations"),
     "requests": Metric("count", "", "VM requests"),
-    "algorithm_runtime_s": Metric("duration", "s", "algorithm wall time"),
+    "algorithm_runtime_s": Metric("duration", "s", "algorithm CPU time", "best of a few placements"),
     "exact_optimal": Metric("flag", "", "proved optimal", "the exact solver closed the gap (zero) in its time limit"),
     "exact_gap_power_on_min": Metric(
         "duration", "min", "power-on gap to the optimum", "power-on time minus a proven lower bound (0: optimal)"
@@ -64,6 +64,18 @@ def simulate(cfg: Scenario, inst: Any, algorithm: str, rng: Any, progress: Any) 
     from schedulers.vm_reservations.simulator import simulate as run
 
     return run(cfg, inst, algorithm, rng, progress)
+
+
+def adopt(obj: Any) -> str:
+    """A vm_reservations plug-in is a :class:`~schedulers.vm_reservations.policy.PmChoice` (docs/extending.md)."""
+    from schedulers.vm_reservations.policy import ORDERS, PmChoice
+
+    if not isinstance(obj, PmChoice):
+        raise TypeError(f"a vm_reservations plug-in is a schedulers.vm_reservations.policy.PmChoice (@pm_choice), "
+                        f"not {type(obj).__name__}")  # fmt: skip
+    if not callable(obj.order) and obj.order not in ORDERS:
+        raise ValueError(f"order {obj.order!r}: one of {', '.join(ORDERS)}, or a key function")
+    return obj.description
 
 
 def example() -> dict[str, Any]:
@@ -90,5 +102,6 @@ FAMILY = register(
         summary_metrics=SUMMARY_METRICS,
         metrics=METRICS,
         check=check,
+        adopt=adopt,
     )
 )

@@ -45,6 +45,14 @@ class FirstFit:
             first = int(ok.argmax())
             if ok[first]:
                 m = first
+        return self.put(m, a, b, d)
+
+    def peaks(self, a: int, b: int) -> np.ndarray:
+        """Each open PM's highest occupancy over segments ``a..b-1`` (opening order)."""
+        return self.occ[: self.count, a:b].max(axis=1)
+
+    def put(self, m: int, a: int, b: int, d: int) -> int:
+        """Add the request to PM ``m`` (``m == count`` opens a new PM); returns ``m``."""
         if m == self.count:
             if self.count == self.occ.shape[0]:
                 self._grow()

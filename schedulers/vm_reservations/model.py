@@ -54,7 +54,12 @@ ALGORITHMS = {
     "est": "Earliest Start-Time first, first fit (Section 5.2)",
     "mffde": "Modified FFD, earliest start-time first (ref. [32])",
     "exact": "Exact optimum without migration (MILP via HiGHS) for small instances",
-}
+    # a paper's order with another PM choice (policy.py): <order>:<fit>
+    **{f"{o}:{f}": f"{o.upper()} order, {policy_fit} (policy.py)"
+       for o in ("llif", "ffd", "est", "mffde") for f, policy_fit in (("best", "best fit"), ("worst", "worst fit"))},
+}  # fmt: skip
+Algorithm = Literal["opt_min_migration", "min_migration", "llif", "ffd", "est", "mffde", "exact", "llif:best",
+                    "llif:worst", "ffd:best", "ffd:worst", "est:best", "est:worst", "mffde:best", "mffde:worst"]  # fmt: skip
 DEFAULT_ALGORITHMS = ["opt_min_migration", "llif", "ffd", "est", "mffde"]
 MAX_REQUESTS = 1_000_000
 MAX_SLOT = 100_000_000
@@ -174,7 +179,7 @@ class Params(StrictModel):
 
 class Scenario(ScenarioBase):
     family: Literal["vm_reservations"]
-    algorithms: list[Literal["opt_min_migration", "min_migration", "llif", "ffd", "est", "mffde", "exact"]] = Field(
+    algorithms: list[Algorithm] = Field(
         default_factory=lambda: list(DEFAULT_ALGORITHMS), min_length=1, description="Algorithms to compare"
     )
     datacenter: DataCenter = Field(default_factory=DataCenter)

@@ -22,6 +22,7 @@ from schedulers.vm_reservations.llif import llif
 from schedulers.vm_reservations.min_migration import min_migration
 from schedulers.vm_reservations.model import Scenario, kwh
 from schedulers.vm_reservations.opt_min_migration import opt_min_migration
+from schedulers.vm_reservations.policy import FITS, ORDERS, checked, order_of, pack
 from schedulers.vm_reservations.workloads import Instance, Pool
 
 __all__ = ["datacenter_pms", "place", "simulate"]
@@ -48,7 +49,47 @@ def place(cfg: Scenario, pool: Pool, algorithm: str, progress) -> tuple[Placemen
         return placement, _proof_metrics(proof, cfg.datacenter.slot_minutes) | {
             "exact_gap_migrations": float(proof.migration_gap)
         }
-    raise ValueError(f"unknown algorithm {algorithm!r}")
+    return _placed(cfg, pool, algorithm, progress), {}
+
+
+def _placed(cfg: Scenario, pool: Pool, algorithm: str, progress) -> Placement:
+    """A paper's order with a named fit (``<order>:<fit>``), or a plug-in's rule (policy.py)."""
+    latest = cfg.params.est_order == "latest_first"
+    s, e, d, g = pool.s, pool.e, pool.d, pool.g
+    order, _, fit = algorithm.partition(":")
+    if order in ORDERS and fit in FITS:
+        return pack(s, e, d, g, order_of(order, s, e, d, g, latest), FITS[fit], progress)
+    from schedulers import plugins
+
+    try:
+        plugin = plugins.lookup("vm_reservations", algorithm)
+    except KeyError:
+        raise ValueError(f"unknown algorithm {algorithm!r}") from None
+    choose, ask = checked(plugin, plugin.obj)
+    return pack(s, e, d, g, order_of(plugin.obj.order, s, e, d, g, latest, ask), choose, progress)
+
+
+# algorithm_runtime_s is the best of up to TIMING_REPEATS placements, in process CPU time, while their sum
+# stays under TIMING_BUDGET_S: one placement takes milliseconds, so a single wall-clock reading on a shared
+# machine flipped the "LLIF runs slightly longer than EST and FFD" verdict from run to run (docs/vm_reservations.md).
+TIMING_REPEATS, TIMING_BUDGET_S = 7, 0.5
+_RETIMED = ("opt_min_migration", "llif", "ffd", "est", "mffde")  # deterministic and cheap; the MILPs are timed once
+
+
+def timed_place(cfg: Scenario, pool: Pool, algorithm: str, progress) -> tuple[Placement, dict[str, float], float]:
+    """:func:`place` and its CPU time (best of a few identical placements for the heuristics)."""
+    t0 = time.process_time()
+    placement, more = place(cfg, pool, algorithm, progress)
+    best = spent = time.process_time() - t0
+    repeats = TIMING_REPEATS if algorithm in _RETIMED else 1
+    for _ in range(repeats - 1):
+        if spent >= TIMING_BUDGET_S:
+            break
+        t0 = time.process_time()
+        place(cfg, pool, algorithm, lambda f: None)
+        took = time.process_time() - t0
+        best, spent = min(best, took), spent + took
+    return placement, more, best
 
 
 def _proof_metrics(proof: Proof, slot_min: float) -> dict[str, float]:
@@ -78,9 +119,8 @@ def simulate(cfg: Scenario, inst: Instance, algorithm: str, rng: np.random.Gener
         def sub(f: float, _s=share, _b=base) -> None:
             progress(_b + _s * f)
 
-        t0 = time.perf_counter()
-        placement, more = place(cfg, pool, algorithm, sub)
-        runtime += time.perf_counter() - t0
+        placement, more, took = timed_place(cfg, pool, algorithm, sub)
+        runtime += took
         _merge_extra(extra, more)
         placements.append(placement)
         done += pool.s.size

@@ -191,6 +191,18 @@
     return body;
   }
 
+  // getJson through a cache of the last `size` URLs (a failed request is forgotten): a window drawn before
+  // (zooming back out, paging back) is drawn again without asking the server.
+  function cachedJson(size) {
+    const cache = new Map();
+    return (url) => {
+      if (cache.has(url)) { const hit = cache.get(url); cache.delete(url); cache.set(url, hit); return hit; }
+      cache.set(url, getJson(url).catch((e) => { cache.delete(url); throw e; }));
+      if (cache.size > size) cache.delete(cache.keys().next().value);
+      return cache.get(url);
+    };
+  }
+
   // Linked time axes: zooming or panning one chart sets the window of all, then reloads data.
   function linkedTime(onWindow) {
     const charts = new Set();
@@ -257,6 +269,6 @@
     },
   });
 
-  window.cs = { palette, algorithmColor, jobColour, errorBars, fmt, getJson, linkedTime,
+  window.cs = { palette, algorithmColor, jobColour, errorBars, fmt, getJson, cachedJson, linkedTime,
     timeTicks, timeScale, timeText, windowText, alignTime, alignLeft };
 })();

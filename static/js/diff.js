@@ -18,9 +18,13 @@
   const link = window.cs.linkedTime((lo, hi) => loadGantts(lo, hi));
   window.cloudsched = { gantt: charts, link, diff: null };
   const statusColour = (g, k) => COLOURS[g.bars.statuses[g.bars.status[k]]] || "#999999";
+  // An occupancy block: its changed jobs' main status (grey only when every job in it is unchanged).
+  const occupancyColour = (code, g) => COLOURS[g.occupancy.statuses[code]] || "#999999";
 
   function draw(which, g) {
-    document.getElementById("gantt-note-" + which).textContent = G.note(g);
+    const byStatus = g.mode === "occupancy" && g.occupancy && g.occupancy.c && g.occupancy.c.status;
+    document.getElementById("gantt-note-" + which).textContent = G.note(g) + (byStatus
+      ? " Each block takes the colour of the change with the most busy time among its changed jobs; grey only where every job busy in it is unchanged." : "");
     const title = document.getElementById("title-" + which);
     title.textContent = `${which.toUpperCase()}: ${g.algorithm} · repetition ${g.repetition}`;
     const sw = document.createElement("span");
@@ -30,7 +34,7 @@
     title.prepend(sw);
     document.getElementById("gantt-box-" + which).style.height = G.height(g) + "px";
     if (charts[which]) { G.update(charts[which], g); return; }
-    charts[which] = G.create(document.getElementById("gantt-" + which), g, link, { colourOf: statusColour });
+    charts[which] = G.create(document.getElementById("gantt-" + which), g, link, { colourOf: statusColour, statusColour: occupancyColour });
   }
 
   // The pager: both sides show the same rows (one resource axis per result, so they line up).
@@ -47,11 +51,12 @@
     const width = Math.max(200, Math.min(4000, Math.round(section.clientWidth || 1000)));
     return `${url}?kind=gantt&side=${side}&a=${a}&b=${b}${other ? `&with=${other}` : ""}&row0=${row0}&rows=${ROWS}&pixels=${width}${win}`;
   }
+  const sideWindow = window.cs.cachedJson(24); // a window drawn before (zooming back out) is not asked again
   let generation = 0;
   async function loadGantts(lo, hi) {
     const gen = ++generation;
     const win = lo === null || lo === undefined ? "" : `&t0=${lo}&t1=${hi}`;
-    const [ga, gb] = await Promise.all([window.cs.getJson(ganttUrl("a", win)), window.cs.getJson(ganttUrl("b", win))]);
+    const [ga, gb] = await Promise.all([sideWindow(ganttUrl("a", win)), sideWindow(ganttUrl("b", win))]);
     if (gen !== generation) return;
     draw("a", ga);
     draw("b", gb);

@@ -218,9 +218,13 @@
       if (!g || g.mode !== "occupancy" || !g.occupancy) return;
       const { ctx, chartArea, scales } = chart, px = xPixel(scales.x);
       const occ = g.occupancy, [t0, t1] = occ.t, n = occ.columns, step = (t1 - t0) / n;
-      const mode = chart.$colourOf ? { type: "job" } : modeOf(g, chart.$colour), codes = mode.type !== "job" && occ.c ? occ.c[mode.key] : null;
+      // The diff page (`opts.statusColour`): each block in the colour of its changed jobs' main status (the server's).
+      const byStatus = chart.$statusColour && occ.c && occ.c.status;
+      const mode = byStatus ? { type: "status" } : chart.$colourOf ? { type: "job" } : modeOf(g, chart.$colour);
+      const codes = byStatus ? occ.c.status : mode.type !== "job" && occ.c ? occ.c[mode.key] : null;
       const tiers = occ.tiers ? occ.tiers.rows : null;
       let blocks = 0;
+      const byColour = {}; // blocks painted per colour (what the tests read: a changed job is never painted unchanged)
       ctx.save();
       ctx.beginPath(); ctx.rect(chartArea.left, chartArea.top, chartArea.width, chartArea.height); ctx.clip();
       const paint = (row, line, y, h, base) => {
@@ -234,12 +238,13 @@
           ctx.globalAlpha = Math.min(1, 0.2 + 0.8 * v);
           if (line && line[k] !== ".") {
             const code = line.charCodeAt(k) - 48;
-            ctx.fillStyle = mode.type === "scale" ? scaleColour(code / 63) : categoryColour(mode, code);
+            ctx.fillStyle = mode.type === "status" ? chart.$statusColour(code, g) : mode.type === "scale" ? scaleColour(code / 63) : categoryColour(mode, code);
           } else {
             ctx.fillStyle = base;
           }
           ctx.fillRect(x0, y, x1 - x0, h);
           blocks++;
+          byColour[ctx.fillStyle] = (byColour[ctx.fillStyle] || 0) + 1;
         });
       };
       occ.rows.forEach((row, r) => {
@@ -248,7 +253,7 @@
         tiers[r].forEach((tierRow, t) => { const [y, h] = laneBox({ ...geo, lanes: 2 }, t); paint(tierRow, line, y, h, TIER_COLOUR[t]); });
       });
       ctx.restore();
-      chart.$painted = { ...(chart.$painted || {}), blocks };
+      chart.$painted = { ...(chart.$painted || {}), blocks, byColour };
     },
   };
 
@@ -339,7 +344,8 @@
   }
 
   // The chart: Chart.js for the axes, zoom and pan (one empty dataset gives the rows their category axis);
-  // the plugins paint occupancy, bars, marks and group headings. `opts.colourOf(g, k)`: a page's own colours.
+  // the plugins paint occupancy, bars, marks and group headings. `opts.colourOf(g, k)`: a page's own colours;
+  // `opts.statusColour(code, g)`: the diff's colour of a status code in occupancy blocks.
   function data(g) { return { labels: rowLabels(g), datasets: [{ label: "segments", data: [] }] }; }
   function create(canvas, g, link, opts) {
     const chart = new Chart(canvas, {
@@ -354,6 +360,7 @@
     chart.$g = g;
     chart.$colour = (opts && opts.colour) || "job";
     chart.$colourOf = opts && opts.colourOf;
+    chart.$statusColour = opts && opts.statusColour;
     attachTooltip(chart);
     link.add(chart);
     return chart;

@@ -186,14 +186,10 @@
 
   // The series window of a URL (repetition, window, width) is fetched once: zooming back, paging the
   // Gantt or switching repetitions again never resends it.
-  const seriesCache = new Map();
-  function seriesWindow(url) {
-    if (!seriesCache.has(url)) {
-      seriesCache.set(url, window.cs.getJson(url).catch((e) => { seriesCache.delete(url); throw e; }));
-      if (seriesCache.size > 12) seriesCache.delete(seriesCache.keys().next().value);
-    }
-    return seriesCache.get(url);
-  }
+  const seriesWindow = window.cs.cachedJson(12);
+  // A Gantt window (algorithm, rows, window, width) is fetched once for the last 48 asked (12 zoom steps
+  // of 4 algorithms): zooming back out or paging back draws it again at once.
+  const ganttWindow = window.cs.cachedJson(48);
   // DVFS strips (results.strips) come apart from the series and are kept per repetition: a window the page
   // holds is drawn from what it has — exact strips at any zoom inside their window, columns while they are no
   // coarser than the pixels — so only a window that needs new detail is asked for. A result without DVFS
@@ -249,7 +245,7 @@
       const [series, strips, ...gantts] = await Promise.all([
         seriesWindow(`${dataUrl}?kind=series&rep=${rep}&points=${plotWidth()}${win}`),
         stripWindow(rep, win ? lo : null, win ? hi : null, stripWidth()),
-        ...runs.map((r) => window.cs.getJson(ganttUrl(r.i, win))),
+        ...runs.map((r) => ganttWindow(ganttUrl(r.i, win))),
       ]);
       if (gen !== generation) return;
       drawSeries(series);
@@ -287,7 +283,7 @@
     rowStart[i] = Math.max(0, Math.min(Math.max(0, total - 1), want));
     const w = link.window;
     const win = w ? `&t0=${w[0]}&t1=${w[1]}` : "";
-    drawGantt(await window.cs.getJson(ganttUrl(i, win)));
+    drawGantt(await ganttWindow(ganttUrl(i, win)));
     drawLegend();
   }
 

@@ -4,7 +4,7 @@
 // as runs finish. The measured values sit in a table beneath; the page refreshes while runs go.
 (function () {
   "use strict";
-  const payload = JSON.parse(document.getElementById("study-payload").textContent);
+  let payload = JSON.parse(document.getElementById("study-payload").textContent); // replaced as runs finish
   const { fmt, errorBars, algorithmColor } = window.cs;
   // numbers by their metric's kind and unit (format.js, docs/metrics.md), where the page ships the rules
   const F = window.csFormat; // study.html ships the rules ({% format_rules %})
@@ -19,12 +19,19 @@
   const select = document.getElementById("study-metric");
   // a metric repeated in another unit (same_as: dvfs_bot's energy_j) is not offered twice
   // nor a within-run confidence interval (ci_of: it is drawn as its metric's whisker); the menu says names, not keys
-  const names = Object.keys(payload.metrics).filter((m) => { const s = specOf(m) || {}; return !(s.same_as in payload.metrics) && !s.ci_of; })
-    .sort((a, b) => titleOf(a).localeCompare(titleOf(b)));
-  names.forEach((m) => { const o = new Option(titleOf(m), m); o.title = m; select.add(o); });
-  const xOrder = payload.x_order || [];
-  const numericX = xOrder.length > 0 && xOrder.every((x) => typeof x === "number");
-  const groups = payload.groups || [];
+  let names = [], xOrder = [], numericX = false, groups = [];
+  function derive() { // what the chart reads from the payload (again when a new payload arrives)
+    names = Object.keys(payload.metrics).filter((m) => { const s = specOf(m) || {}; return !(s.same_as in payload.metrics) && !s.ci_of; })
+      .sort((a, b) => titleOf(a).localeCompare(titleOf(b)));
+    const chosen = select.value;
+    select.innerHTML = "";
+    names.forEach((m) => { const o = new Option(titleOf(m), m); o.title = m; select.add(o); });
+    if (names.includes(chosen)) select.value = chosen;
+    xOrder = payload.x_order || [];
+    numericX = xOrder.length > 0 && xOrder.every((x) => typeof x === "number");
+    groups = payload.groups || [];
+  }
+  derive();
   const groupIndex = (g) => Math.max(0, groups.findIndex((v) => JSON.stringify(v) === JSON.stringify(g)));
   const xLabel = payload.x_axis === "point" ? "point (scenario name)" : payload.x_axis || "run";
   let chart = null;
@@ -75,8 +82,20 @@
     };
   }
 
+  // The file links name the metric drawn; before any run has finished there is nothing to export.
+  function exports(metric) {
+    ["svg", "pdf"].forEach((f) => {
+      const a = document.getElementById("study-figure-" + f);
+      if (!a) return;
+      if (metric) a.href = a.dataset.base + "?metric=" + encodeURIComponent(metric); else a.removeAttribute("href");
+    });
+  }
+
   function draw(metric) {
-    const datasets = datasetsOf(metric);
+    const datasets = metric ? datasetsOf(metric) : [];
+    document.getElementById("study-waiting").hidden = datasets.length > 0;
+    document.body.dataset.studyPoints = String(datasets.reduce((n, d) => n + (d.algorithm === null ? 0 : d.data.length), 0));
+    exports(metric);
     // The y range holds every whisker, not only the points (a CI drawn outside the plot was cut off).
     const ends = datasets.flatMap((d) => d.data.flatMap((p, k) => { const e = (d.err || [])[k] || 0; return [p.y - e, p.y + e]; }))
       .filter(Number.isFinite);
@@ -151,25 +170,43 @@
       });
     });
     const caption = table.createCaption();
+    if (!metric) { caption.textContent = "No run has finished yet: each row fills in as its run finishes."; return; }
     caption.textContent = `${titleOf(metric)}: mean ± the spread named in each cell's tooltip (95 % CI over repetitions, else the family's within-run CI, else sd)`;
   }
 
   select.addEventListener("change", () => draw(select.value));
   const varies = (m) => new Set(Object.values(payload.metrics[m]).flatMap((pts) => pts.map((p) => p.y))).size > 1;
-  const first = (payload.primary || []).find((m) => names.includes(m)) || names.find(varies) || names[0];
-  if (first) { select.value = first; draw(first); }
+  const firstMetric = () => (payload.primary || []).find((m) => names.includes(m)) || names.find(varies) || names[0];
+  const first = firstMetric();
+  if (first) select.value = first;
+  draw(first);
   document.body.dataset.studyDrawn = "1";
 
+  // While runs go: poll the counts; when they change, fetch the payload and draw the new points in place
+  // (the metric chosen stays). When the study finishes the page reloads once, for the claims' verdicts
+  // and the per-job distributions, which the server draws.
   const status = document.getElementById("study-status");
   if (status.dataset.statusUrl && status.dataset.finished === "0") {
     let last = null;
-    const poll = () => fetch(status.dataset.statusUrl, { credentials: "same-origin" }).then((r) => r.json()).then((s) => {
+    const url = (withPayload) => status.dataset.statusUrl + (withPayload ? "?payload=1" : "");
+    const poll = () => fetch(url(last === null), { credentials: "same-origin" }).then((r) => r.json()).then((s) => {
       const key = JSON.stringify(s.counts);
       document.getElementById("study-counts").textContent = Object.entries(s.counts).filter(([, v]) => v).map(([k, v]) => `${v} ${k}`).join(" ");
-      if (last !== null && key !== last) window.location.reload();
+      if (s.finished) { window.location.reload(); return; }
+      if (last !== null && key !== last) { last = null; poll(); return; } // fetch the new points now
+      if (s.payload) update(s);
       last = key;
-      if (!s.finished) setTimeout(poll, 2000); else window.location.reload();
+      setTimeout(poll, 2000);
     }).catch(() => setTimeout(poll, 4000));
     setTimeout(poll, 1500);
+  }
+  function update(s) {
+    payload = s.payload;
+    derive();
+    draw(select.value || firstMetric());
+    (s.runs || []).forEach(([pk, st]) => {
+      const cell = document.querySelector(`#study-runs tr[data-run="${pk}"] .run-status`);
+      if (cell) cell.textContent = st;
+    });
   }
 })();

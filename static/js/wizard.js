@@ -11,6 +11,9 @@
   const defs = schema.$defs || {};
   const algorithms = readJson("scenario-algorithms") || {};
   const errors = readJson("scenario-errors") || [];
+  const traces = readJson("scenario-traces"); // families that read SWF traces: the list to pick from
+  const uploadBox = $("trace-upload-box"); // the page's trace upload, moved beside that list
+  let traceOffer = null; // redraws the picked trace's machine-size offer (the size field changed)
   const textarea = $("id_config");
   const form = $("scenario-form");
   const holder = $("wizard");
@@ -191,11 +194,18 @@
 
   function objectWidget(n, value, path, label, bare) {
     value = value && typeof value === "object" ? value : {};
-    const children = Object.entries(n.properties).map(([k, sub]) => [k, widget(sub, value[k], joinPath(path, k))]);
+    // A trace workload names its trace through one picker (the list of stored traces, upload beside it),
+    // never a hand-typed "sha256:" reference, pasted text or a server path.
+    const picked = traces && n.properties.trace && resolve(n.properties.kind || {}).const === "trace";
+    const sources = picked ? traces.source_fields.filter((k) => k in n.properties) : [];
+    const children = Object.entries(n.properties).filter(([k]) => !sources.includes(k))
+      .map(([k, sub]) => [k, widget(sub, value[k], joinPath(path, k))]);
+    if (picked) children.unshift(["", tracePicker(value, path, sources)]);
     const isSimple = (w) => w.el.classList.contains("field") && !w.el.classList.contains("wide");
-    const simple = children.filter(([, w]) => w.el && isSimple(w));
-    const complex = children.filter(([, w]) => w.el && !isSimple(w));
-    const body = [el("div", { class: "grid-fields" }, simple.map(([, w]) => w.el)), complex.map(([, w]) => w.el)];
+    const simple = children.filter(([k, w]) => w.el && k !== "" && isSimple(w));
+    const complex = children.filter(([k, w]) => w.el && k !== "" && !isSimple(w));
+    const body = [picked ? children[0][1].el : null, // the trace first, then its settings
+      el("div", { class: "grid-fields" }, simple.map(([, w]) => w.el)), complex.map(([, w]) => w.el)];
     showChosenGroup(n, children);
     let node;
     if (path === "" || bare) node = el("div", { class: path === "" ? "wizard-root" : "branch" }, body);
@@ -206,7 +216,91 @@
     }
     return { el: node, get: () => {
       const out = {};
-      children.forEach(([k, w]) => { const v = w.get(); if (v !== undefined) out[k] = v; });
+      children.forEach(([k, w]) => { const v = w.get(); if (v === undefined) return; if (k === "") Object.assign(out, v); else out[k] = v; });
+      return out;
+    } };
+  }
+
+  const bytesText = (b) => (b >= 1048576 ? (b / 1048576).toFixed(1) + " MB" : b >= 1024 ? (b / 1024).toFixed(1) + " kB" : b + " bytes");
+  const spanText = (s) => (s >= 86400 ? (s / 86400).toFixed(1) + " days" : s >= 3600 ? (s / 3600).toFixed(1) + " h" : Math.round(s) + " s");
+  const machineText = (t) => `${t.processors.toLocaleString("en")} processors (${t.processors_from === "largest job" ? "its largest job: the header names no MaxProcs or MaxNodes" : t.processors_from ? "header " + t.processors_from : "as stored"})`;
+
+  // The trace list: every trace the user may use, searchable, one chosen by a radio button; the page's
+  // upload field sits beside it (a file chosen there becomes the trace when the form is saved). Choosing a
+  // trace offers its own machine size for the family's size field, if it has one.
+  function tracePicker(value, path, sources) {
+    const rows = traces.rows;
+    let chosen = typeof value.trace === "string" ? value.trace : "";
+    const others = sources.filter((k) => k !== "trace" && value[k] !== undefined && value[k] !== null && value[k] !== "");
+    const search = el("input", { type: "search", id: "w-trace-search", placeholder: "name, size or from", "aria-describedby": "w-trace-count" });
+    const count = el("p", { class: "help", id: "w-trace-count", "aria-live": "polite" });
+    const body = el("tbody");
+    const radios = rows.map((t, i) => {
+      const radio = el("input", { type: "radio", name: "w-trace-choice", id: `w-trace-${i}`, value: t.ref });
+      radio.checked = t.ref === chosen;
+      radio.addEventListener("change", () => { chosen = t.ref; if (upload) upload.value = ""; offer(); });
+      const tr = el("tr", { "data-ref": t.ref },
+        el("td", {}, radio), el("td", {}, el("label", { for: `w-trace-${i}`, text: t.name })),
+        el("td", { class: "num", text: t.jobs.toLocaleString("en") + (t.usable_jobs !== t.jobs ? ` (${t.usable_jobs.toLocaleString("en")} usable)` : "") }),
+        el("td", { class: "num", text: machineText(t) }),
+        el("td", { class: "num", text: t.largest_job === null ? "—" : t.largest_job.toLocaleString("en") }),
+        el("td", { class: "num", text: spanText(t.span_s) }),
+        el("td", { class: "num", text: bytesText(t.text_bytes) }), el("td", { text: t.from }));
+      body.appendChild(tr);
+      return [radio, tr, [t.name, t.from, t.processors, t.jobs].join(" ").toLowerCase()];
+    });
+    function filter() {
+      const q = search.value.trim().toLowerCase();
+      let shown = 0;
+      radios.forEach(([radio, tr, text]) => { tr.hidden = q !== "" && !text.includes(q) && !radio.checked; if (!tr.hidden) shown++; });
+      count.textContent = rows.length === 0 ? "No stored traces yet: upload one beside the list."
+        : q === "" ? `All ${rows.length} trace${rows.length === 1 ? "" : "s"} you may use (your uploads and the imported logs).`
+          : `${shown} of ${rows.length} traces match “${search.value.trim()}”` + (radios.some(([r, tr]) => r.checked && !tr.hidden) ? " (the chosen one always shows)." : ".");
+    }
+    search.addEventListener("input", filter);
+    const table = el("table", { class: "grid trace-list" },
+      el("thead", {}, el("tr", {}, ["", "Name", "Jobs", "Machine", "Largest job", "Time span", "Size", "From"].map((h) => el("th", { scope: "col", text: h })))), body);
+    const machine = el("div", { class: "trace-machine", id: "w-trace-machine", "aria-live": "polite" });
+    function offer() {
+      machine.innerHTML = "";
+      const t = rows.find((r) => r.ref === chosen);
+      if (!t) return;
+      machine.appendChild(el("p", {}, `“${t.name}” was logged on ${machineText(t)}` + (t.largest_job !== null ? `; its largest job needs ${t.largest_job.toLocaleString("en")}.` : ".")));
+      const target = traces.size_field && document.getElementById("w-" + traces.size_field);
+      if (!target) return;
+      const use = el("button", { type: "button", class: "small", id: "w-trace-use-size", text: `Use ${t.processors.toLocaleString("en")} processors as the data centre size` });
+      use.addEventListener("click", () => { target.value = t.processors; target.dispatchEvent(new Event("input")); offer(); });
+      machine.appendChild(use);
+      const n = Number(target.value);
+      if (t.largest_job !== null && Number.isFinite(n) && n > 0 && t.largest_job > n) {
+        machine.appendChild(el("p", { class: "field-error", text: `The data centre size below is ${n.toLocaleString("en")}: jobs of up to ${t.largest_job.toLocaleString("en")} processors are wider. The scenario is refused unless you set “Jobs wider than the machine” to drop (the run then says how many it left out).` }));
+      }
+    }
+    const upload = $("id_trace_file");
+    if (upload) upload.addEventListener("change", () => { if (upload.files.length) { chosen = ""; radios.forEach(([r]) => { r.checked = false; }); offer(); } });
+    const kept = others.length ? el("p", { class: "help", id: "w-trace-kept", text: `This scenario reads ${others.map((k) => (k === "path" ? `the server file ${value[k]}` : "SWF text given inline")).join(" and ")}; choosing a trace here replaces it.` }) : null;
+    const box = el("fieldset", { class: "trace-picker wide", "data-path": joinPath(path, "trace") },
+      el("legend", { text: "Trace" }),
+      el("p", { class: "help", text: "Choose one of the SWF traces you may use, or upload a new one beside the list." }),
+      kept,
+      el("div", { class: "picker-row" },
+        el("div", { class: "picker-list" },
+          el("label", { for: "w-trace-search", text: "Search the traces" }), search, count,
+          el("div", { class: "table-scroll", tabindex: "0", role: "region", "aria-label": "Stored traces" }, table)),
+        uploadBox),
+      machine);
+    if (uploadBox) uploadBox.hidden = false;
+    sources.forEach((k) => { fieldEls[joinPath(path, k)] = box; });
+    fieldEls.trace_file = box;
+    filter();
+    traceOffer = offer;
+    queueMicrotask(offer); // once the whole form (and its size field) is drawn
+    const wrapped = el("div", { class: "field wide" }, box); // laid out with the other wide fields
+    return { el: wrapped, get: () => {
+      if (chosen) return { trace: chosen };
+      if (upload && upload.files.length) return {}; // the server stores the file and names it here
+      const out = {};
+      others.forEach((k) => { out[k] = value[k]; });
       return out;
     } };
   }
@@ -233,7 +327,7 @@
   }
 
   // Common workload/data-centre tags get readable tab names; others show their tag or title.
-  const TAB_NAMES = { generator: "Generator", jobs: "Job list / pasted CSV", trace: "SWF trace upload", job: "One job (task table)",
+  const TAB_NAMES = { generator: "Generator", jobs: "Job list / pasted CSV", trace: "SWF trace", job: "One job (task table)",
     online_generator: "Online generator", online_jobs: "Online job list", fattree: "FatTree", servers: "Server table" };
   const tabLabel = (tag, b) => TAB_NAMES[tag] || (tag !== null && tag !== undefined ? String(tag) : b.title || "option");
 
@@ -302,7 +396,7 @@
       const box = el("input", { type: "checkbox", id, value: v, name: path });
       box.checked = chosen.has(v);
       const desc = path === "algorithms" ? algorithms[v] : "";
-      const inline = desc && items.enum.length <= 12; // long registries: descriptions as tooltips only
+      const inline = desc && (items.enum.length <= 12 || !v.includes(":")); // long registries: composed names (a:b) as tooltips only
       return [box, el("label", { class: "check", for: id, title: desc || "" }, box, " ", el("code", { text: v }), inline ? el("span", { class: "help", text: " " + desc }) : null)];
     });
     const grid = path === "algorithms" ? composedGrid(items.enum, boxes) : null;
@@ -420,6 +514,7 @@
 
   function showErrors() {
     errors.forEach((e) => {
+      if (e.field === "trace_file" && $("trace-file-errors")) return; // shown in the upload box, beside the list
       let p = e.path || e.field;
       while (p && !fieldEls[p]) {
         const up = p.replace(/(\.[^.[\]]+|\[\d+\])$/, "");
@@ -461,6 +556,7 @@
     wizardTab.classList.toggle("active", mode === "wizard");
     jsonTab.classList.toggle("active", mode === "json");
   }
+  holder.addEventListener("input", (e) => { if (traceOffer && traces.size_field && e.target.id === "w-" + traces.size_field) traceOffer(); });
   wizardTab.addEventListener("click", () => setTab("wizard"));
   jsonTab.addEventListener("click", () => setTab("json"));
   form.addEventListener("submit", () => { if (mode === "wizard") textarea.value = JSON.stringify(collect(), null, 2); });

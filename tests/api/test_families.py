@@ -31,3 +31,16 @@ def test_unknown_family_or_preset_is_404_listing_the_allowed_ones(api):
     assert body["code"] == "not_found" and "toy" in body["allowed"]
     body = api.get("/families/toy/presets/nope").json()["error"]
     assert body["field"] == "preset" and body["allowed"] == "machines_sweep"
+
+
+def test_each_algorithm_names_its_origin_a_plugin_its_package_and_version(api, tmp_path):
+    from tests.plugin_pkg import installed
+
+    with installed(tmp_path / "site"):
+        backfill = {f["name"]: f for f in api.get("/families").json()}["backfill"]
+    assert backfill["origins"]["easy"] == {"package": "cloudsched", "version": "built-in"}
+    widest = backfill["origins"]["widest"]
+    assert (widest["package"], widest["version"], widest["entry_point"]) == ("cloudsched-test-orders", "0.3.1",
+                                                                            "cloudsched_test_orders:widest")  # fmt: skip
+    assert len(widest["sha256"]) == 64 and "file" not in widest  # the server's paths stay on the server
+    assert set(backfill["origins"]) == set(backfill["algorithms"])

@@ -80,3 +80,39 @@ def test_the_diff_draws_both_schedules_and_never_paints_a_changed_job_unchanged(
             page.click("#diff-pager .next")
             _loaded(page, 2)
     assert seen == [f"p{i}" for i in range(64)]
+
+
+def test_the_diff_in_occupancy_colours_every_block_holding_a_changed_job(page, live_server, demo, monkeypatch):
+    """Past ``MAX_BARS`` (lowered here so the 200-job demo turns into occupancy, as the 200,000-job run does at
+    whole-run zoom) both sides are drawn as blocks, each in the colour of its changed jobs' main status: grey
+    only where every job busy in the block is unchanged."""
+    from cloudsched_web.results import gantt
+
+    monkeypatch.setattr(gantt, "MAX_BARS", 20)  # the live server runs in this process
+    _login(page, live_server.url)
+    page.set_viewport_size({"width": 1400, "height": 1000})
+    page.goto(f"{live_server.url}/runs/{demo.pk}/diff/?a=0&b=2")
+    _loaded(page)
+    page.screenshot(path=str(screens_dir() / "backfill-demo-diff-occupancy.png"), full_page=True)
+    grey = page.evaluate("() => { const c = document.createElement('canvas').getContext('2d'); c.fillStyle = '#b9c2cc'; return c.fillStyle; }")
+    sides = page.evaluate("""() => [...document.querySelectorAll('#diff canvas')].map((canvas) => {
+      const ch = Chart.getChart(canvas), g = ch.$g;
+      return {mode: g.mode, window: g.window, columns: g.occupancy && g.occupancy.columns, rows: g.resources,
+              status: g.occupancy && g.occupancy.c.status, painted: ch.$painted.byColour,
+              note: document.getElementById('gantt-note-' + (canvas.id.endsWith('a') ? 'a' : 'b')).textContent};
+    })""")
+    parsed = get_result(Run.objects.get(pk=demo.pk))
+    status = jobdiff.status_of(parsed, 0, None, 2)
+    for index, side in zip((0, 2), sides, strict=True):
+        assert side["mode"] == "occupancy" and side["status"], "the diff's occupancy is not coloured by status"
+        assert "grey only where every job busy in it is unchanged" in side["note"]
+        expect = gantt.gantt(parsed, index, *side["window"], rows=len(side["rows"]), pixels=side["columns"],
+                             max_bars=20, status=status)  # fmt: skip
+        assert side["status"] == expect["occupancy"]["c"]["status"]  # what the page drew is the server's reading
+        changed_blocks = sum(ch not in ".0" for line in side["status"] for ch in line)
+        same_blocks = sum(ch == "0" for line in side["status"] for ch in line)
+        assert changed_blocks > 0
+        painted_changed = sum(n for colour, n in side["painted"].items() if colour != grey)
+        # every block is painted once (sub-pixel columns share a pixel): never more grey blocks than unchanged ones
+        assert side["painted"].get(grey, 0) <= same_blocks
+        assert painted_changed >= changed_blocks * 0.9 and painted_changed > 0

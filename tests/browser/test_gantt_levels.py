@@ -65,3 +65,30 @@ def test_zoom_and_page_through_a_large_gantt(page, live_server, alice, toy_scena
     assert drawn == sorted((s["resource"], s["start"], s["job"]) for s in stored)
     assert g["drawn"] == len(stored) > 0
     page.locator("#gantt-charts").screenshot(path=str(tmp_path / "gantt-bars.png"))
+
+
+def test_a_window_drawn_before_is_drawn_again_without_asking_the_server(page, live_server, alice, toy_scenario):
+    """Zooming back out to a window the page drew before (same rows, width) draws it from the page's cache:
+    no Gantt request reaches the server, and what is drawn is what was drawn then."""
+    scenario = Scenario.objects.create(owner=alice, family="backfill", name="big", config=toy_scenario)
+    run = finished_run(scenario, result=big_result(2_000, processors=20))
+    asked = []
+    page.on("request", lambda r: asked.append(r.url) if "kind=gantt" in r.url else None)
+    _login(page, live_server.url)
+    page.set_viewport_size({"width": 1400, "height": 1000})
+    page.goto(f"{live_server.url}/runs/{run.pk}/")
+    _loaded(page, 1)
+    page.evaluate("() => window.cloudsched.link.set(100, 900)")
+    _loaded(page, 2)
+    first = _gantt(page)
+    page.evaluate("() => window.cloudsched.link.set(300, 400)")
+    _loaded(page, 3)
+    before = len(asked)
+    page.evaluate("() => window.cloudsched.link.set(100, 900)")
+    _loaded(page, 4)
+    assert len(asked) == before, asked[before:]
+    again = _gantt(page)
+    assert again["window"] == first["window"] == [100, 900] and again["bars"] == first["bars"]
+    page.evaluate("() => window.cloudsched.link.set(100, 901)")  # a window never drawn: asked
+    _loaded(page, 5)
+    assert len(asked) == before + 1

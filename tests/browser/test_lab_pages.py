@@ -142,32 +142,6 @@ def test_a_preset_runs_as_a_study_with_claims_and_a_curve(page, live_server, ali
     _shot(page, tmp_path, "study")
 
 
-def test_an_swf_trace_is_uploaded_into_the_trace_tab(page, live_server, alice, tmp_path):
-    if "backfill" not in FAMILIES:
-        pytest.skip("needs backfill")
-    import gzip
-
-    lines = ["; MaxProcs: 8"] + [f"{i} {i * 10} 0 100 4 -1 -1 4 200 -1 1 1 1 -1 1 -1 -1 -1" for i in range(1, 4)]
-    trace = tmp_path / "tiny.swf.gz"
-    trace.write_bytes(gzip.compress("\n".join(lines).encode()))
-    _login(page, live_server.url)
-    page.goto(f"{live_server.url}/scenarios/new/?family=backfill")
-    page.click("[data-tab='workload:trace']")
-    page.set_input_files("#w-workload\\.swf-file", str(trace))
-    # The picked file goes to the page's upload field: stored as a trace on save, never read into the JSON.
-    page.wait_for_function("() => document.getElementById('id_trace_file').files.length === 1")
-    assert "stored as a trace" in page.inner_text("#w-workload\\.swf-note")
-    page.click("#save-button")
-    page.wait_for_selector("#run-button")
-    from cloudsched_web.traces.models import Trace
-
-    stored = Trace.objects.get()
-    workload = Scenario.objects.get().config["workload"]
-    assert workload["kind"] == "trace" and workload["swf"] == "" and workload["trace"] == stored.ref
-    assert (stored.jobs, stored.processors) == (3, 8)
-    assert "3" in page.inner_text("#trace-summary") and "MaxProcs" not in page.content()
-
-
 def test_an_emptied_name_is_refused_at_its_field_not_replaced(page, live_server, alice):
     """The wizard sends an emptied required text as it is: the server names the field, nothing says 'scenario'."""
     _login(page, live_server.url)

@@ -48,6 +48,13 @@ def test_failing_plugins_fail_their_runs_by_name_and_the_worker_carries_on(alice
             sleepy = _finished(_submit(alice, "sleepy"), w)
             assert sleepy.status == Run.Status.FAILED and "time limit of 2 s" in sleepy.error
             assert "interrupted plug-in backfill.sleepy (cloudsched-test-orders 0.3.1)" in sleepy.error
+            vm = {"family": "vm_reservations", "name": "pm-zero", "algorithms": ["ffd", "pm-zero"],
+                  "workload": {"kind": "generator", "n_requests": 50}}  # fmt: skip
+            overfull = _finished(submit_run(Scenario.objects.create(owner=alice, family="vm_reservations",
+                                                                    name="pm-zero", config=vm)), w)  # fmt: skip
+            assert overfull.status == Run.Status.FAILED
+            assert "vm_reservations.pm-zero (cloudsched-test-orders 0.3.1) failed in its PM choice" in overfull.error
+            assert "would over-fill it" in overfull.error
             fine = _finished(_submit(alice, "widest"), w)
             assert fine.status == Run.Status.SUCCEEDED, fine.error + w.log()
             assert fine.load_header()["plugins"]["widest"]["version"] == "0.3.1"

@@ -136,5 +136,20 @@ def test_summary_of_a_trace():
 
     # work 4·100 + 2·100 = 600 processor-seconds on 8 processors over 50 s
     assert summary(read_swf(RECORDS)) == {
-        "jobs": 2, "usable_jobs": 2, "processors": 8, "span_s": 50.0, "natural_load": 600 / (8 * 50),
+        "jobs": 2, "usable_jobs": 2, "processors": 8, "processors_from": "MaxProcs", "largest_job": 4,
+        "span_s": 50.0, "natural_load": 600 / (8 * 50),
     }  # fmt: skip
+
+
+def test_summary_machine_size_maxprocs_else_maxnodes_else_largest_job():
+    """The trace's machine as the families read it (issue #25): MaxProcs, else MaxNodes, else its widest job."""
+    from schedulers.core.swf import read_swf
+    from schedulers.core.traces import summary
+
+    jobs = "1 0 0 100 4 -1 -1 4 100 -1 1 1 1 1 1 -1 -1 -1\n2 50 0 100 6 -1 -1 6 100 -1 1 1 1 1 1 -1 -1 -1\n"
+    both = summary(read_swf("; MaxNodes: 16\n; MaxProcs: 32\n" + jobs))
+    assert (both["processors"], both["processors_from"], both["largest_job"]) == (32, "MaxProcs", 6)
+    nodes = summary(read_swf("; MaxNodes: 16\n" + jobs))
+    assert (nodes["processors"], nodes["processors_from"]) == (16, "MaxNodes")
+    bare = summary(read_swf(jobs))
+    assert (bare["processors"], bare["processors_from"], bare["largest_job"]) == (6, "largest job", 6)

@@ -134,3 +134,21 @@ def test_index_files_written_before_the_lanes_were_stored_still_serve_the_same_p
             a, b, c = gantt._gantt(plain, *args), gantt._gantt(old, *args), gantt._gantt(new, *args)
             assert json.dumps(b, sort_keys=True) == json.dumps(a, sort_keys=True) == json.dumps(c, sort_keys=True)
     assert any(k[0] == "lane_rows" for k in old._memo) and not any(k[0] == "lane_rows" for k in new._memo)
+
+
+def test_the_worker_writes_the_download_sizes_the_page_would_compute():
+    """The result page prints each download's size without reading the schedule: the worker's index holds
+    ``exports.sizes_of`` of the stored files, the very numbers the page computed itself before."""
+    import uuid
+
+    import schedulers
+    from cloudsched_web.results import exports, indexes, store
+    from cloudsched_web.results.queries import ParsedResult
+
+    header, manifest = store.save(0, uuid.uuid4().hex, schedulers.run(schedulers.example("backfill")))
+    plain = ParsedResult(header, manifest)
+    indexed = ParsedResult(header, indexes.build(header, manifest))
+    written = indexed.manifest["index"]["download_sizes"]
+    assert written == exports.sizes_of(plain) == exports.download_sizes(plain)
+    assert exports.download_sizes(indexed) is written  # read, not computed
+    assert written["runs"][0]["files"]["schedule"]["csv"]["bytes"] > 0

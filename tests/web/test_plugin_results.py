@@ -7,6 +7,7 @@ import schedulers
 from cloudsched_web.results import queries
 from cloudsched_web.runs.models import Run
 from cloudsched_web.scenarios.models import Scenario
+from schedulers.plugins import PluginError
 from tests.plugin_pkg import installed
 
 pytestmark = pytest.mark.django_db
@@ -27,3 +28,43 @@ def test_a_removed_plugins_result_page_still_renders_and_names_it(alice, alice_c
     page = response.content.decode()
     assert "backfill.widest" in page and "cloudsched-test-orders 0.3.1" in page
     assert response.context["stamp"]["plugins"]["widest"]["sha256"]
+
+
+def test_the_wizard_marks_plugin_algorithms_from_the_server(alice_client, tmp_path):
+    with installed(tmp_path / "site"):
+        response = alice_client.get("/scenarios/new/?family=backfill")
+    page = response.content.decode()
+    labels = response.context["wizard"]["algorithms"]
+    assert labels["widest"] == "[plug-in, cloudsched-test-orders 0.3.1] widest job first"
+    assert labels["easy"].startswith("EASY")
+    assert 'id="plugin-note"' in page and "<code>widest</code> from cloudsched-test-orders 0.3.1" in page
+    assert 'id="plugin-note"' not in alice_client.get("/scenarios/new/?family=backfill").content.decode()
+
+
+def test_the_capacity_check_runs_on_a_plugins_schedule_and_would_report_an_over_full_pm(tmp_path):
+    """vm_reservations: a named part's schedule passes the result page's checks like the papers'; the simulator
+    refuses a plug-in's over-filling choice before it happens, and were one placed (here by calling the packer
+    with the raw choice, as no run can), the same capacity check reports the PM."""
+    import numpy as np
+
+    from cloudsched_web.results.checks import capacity, validity
+    from schedulers.vm_reservations import workloads
+    from schedulers.vm_reservations.model import Scenario as VmScenario
+    from schedulers.vm_reservations.policy import order_of, pack
+    from schedulers.vm_reservations.simulator import _schedule
+
+    config = {"family": "vm_reservations", "algorithms": ["ffd", "pm-zero"],
+              "workload": {"kind": "generator", "n_requests": 60}}  # fmt: skip
+    with installed(tmp_path / "site"):
+        doc = schedulers.run(config | {"algorithms": ["ffd", "ffd:worst"]})  # pm-zero itself fails its run
+        with pytest.raises(PluginError, match=r"vm_reservations\.pm-zero .*would over-fill"):
+            schedulers.run(config)
+    assert validity(doc)["ok"] and "capacity per resource" in validity(doc)["ran"]
+    cfg = VmScenario.model_validate(config | {"algorithms": ["ffd"]})
+    inst = workloads.build_instance(cfg, np.random.default_rng(1))
+    placements = [pack(p.s, p.e, p.d, p.g, order_of("ffd", p.s, p.e, p.d, p.g), lambda fit: 0 if fit.peak.size else -1)
+                  for p in inst.pools]  # fmt: skip
+    schedule, _ = _schedule(inst, placements, cfg.datacenter.slot_minutes)
+    caps = {f"{pool.name}-1": pool.g / pool.scale for pool in inst.pools}
+    check = capacity({"schedule": schedule, "extra": {"capacities": caps}}, {})
+    assert check["status"] == "fail" and "-1: " in check["detail"]

@@ -71,3 +71,46 @@ def test_preset_claims_are_readable_without_hover(alice_client):
     page = alice_client.get("/presets/").content.decode()
     gallery = page.split('class="gallery presets"')[1]
     assert "<br><span class=\"help\">paper: " in gallery and 'title="paper: ' not in gallery
+
+
+def test_every_preset_card_is_titled_the_same_way():
+    """One form for every family's card (issue #25): "Fig. 6: …", "Table 3: …" — a label, a colon, the subject;
+    never the preset's id ("fig5_4") or a bare figure name."""
+    import re
+
+    import schedulers
+    from cloudsched_web.scenarios.views import _preset_docs
+
+    cards = [p for p in _preset_docs() if p["family"] in schedulers.all_families() and p["family"] != "toy"]
+    assert len(cards) >= 30
+    for p in cards:
+        assert re.match(r"^[A-Z][^:_]{1,40}: \S", p["name"]), p["name"]
+        assert p["name"] != p["preset"] and "_" not in p["name"]
+
+
+def test_the_gallery_shows_each_scales_expected_time_before_starting(alice_client):
+    import schedulers
+    from cloudsched_web.scenarios.views import expected_cpu
+
+    if "dvfs_bot" not in schedulers.all_families():
+        pytest.skip("needs dvfs_bot")
+    page = alice_client.get("/presets/").content.decode()
+    for scale in ("paper", "small"):
+        points = schedulers.preset("dvfs_bot", "fig2a", scale)["scenarios"]
+        expected = expected_cpu(points)
+        assert expected["runs"] == len(points) and expected["unknown"] == 0
+        assert sum(schedulers.estimate(p).cpu_s for p in points) == pytest.approx(expected["cpu_s"])
+    box = page.split('id="expected-dvfs_bot-fig2a">')[1].split("</p>")[0]
+    assert "an estimate of the simulation" in box and "paper scale about" in box and "small scale about" in box
+    box = page.split('id="expected-toy-machines_sweep">')[1].split("</p>")[0]  # no footprint model: no number
+    assert "paper scale not estimated for this family" in box
+
+
+def test_the_saved_scenario_is_named_after_the_figure_and_the_preset(alice_client, django_capture_on_commit_callbacks):
+    from cloudsched_web.scenarios.models import Scenario
+
+    with django_capture_on_commit_callbacks(execute=True):
+        alice_client.post("/presets/toy/machines_sweep/", {"scale": "small"})
+    scenario = Scenario.objects.get()
+    assert scenario.name == "Toy: makespan vs machines · preset toy/machines_sweep, small scale"
+    assert scenario.config["name"] == scenario.name

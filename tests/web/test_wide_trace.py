@@ -81,3 +81,48 @@ def test_nothing_dropped_passes_and_says_nothing_in_the_header():
 def test_only_families_that_read_traces_offer_a_trace_upload(alice_client, family, offered):
     html = alice_client.get(f"/scenarios/new/?family={family}").content.decode()
     assert ('name="trace_file"' in html) is offered
+
+
+def test_federated_follows_the_same_rule_on_the_api_and_the_run_page(
+    client, alice, alice_client, django_capture_on_commit_callbacks
+):
+    """Federated reads traces too: a job needing more VMs than every cloud is a 400, or dropped when chosen."""
+    from cloudsched_web.api.models import ApiToken
+    from tests.schedulers.federated.test_wider_jobs import WIDE as FEDERATED_WIDE
+
+    token = ApiToken.issue(alice, "tests")[1]
+    response = client.post("/api/v1/scenarios", json.dumps(FEDERATED_WIDE), content_type="application/json",
+                           headers={"Authorization": f"Bearer {token}"})  # fmt: skip
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert error["field"] == "datacenter.clouds" and "widest needs 100" in error["message"]
+    dropping = copy.deepcopy(FEDERATED_WIDE)
+    dropping["workload"]["wider_jobs"] = "drop"
+    scenario = Scenario.objects.create(owner=alice, family="federated", name="wide", config=dropping)
+    with django_capture_on_commit_callbacks(execute=True):
+        run = submit_run(scenario)
+    run.refresh_from_db()
+    assert run.status == Run.Status.SUCCEEDED, run.error
+    html = alice_client.get(f"/runs/{run.pk}/").content.decode()
+    header = re.search(r'id="run-dropped">(.*?)</p>', html, re.S)[1]
+    assert "1 job of the trace needed more than the machine of 64 VMs" in header and "it ran 2" in header
+    assert 'id="validity-badge">checks passed, with a warning<' in html
+    assert '<li class="warn">! every trace job fits the machine: 1 job needed more than 64 VMs' in html
+
+
+def test_a_preset_whose_log_has_jobs_wider_than_every_cloud_is_refused_naming_them(alice_client):
+    """Presets follow the same rule: the federated presets replay the imported LLNL-Thunder log; a log with a job
+    no cloud can hold is refused before any study is created, the count and the widest named."""
+    import schedulers
+    from cloudsched_web.runs.models import Study
+    from cloudsched_web.traces.services import store
+
+    if "federated" not in schedulers.all_families():
+        pytest.skip("needs federated")
+    lines = ["; MaxProcs: 100000"] + [f"{i} {i * 60} 0 600 {s} -1 -1 {s} 600 -1 1 1 1 -1 1 -1 -1 -1"
+                                       for i, s in enumerate([8, 100_000, 16, 4], 1)]  # fmt: skip
+    store(("\n".join(lines) + "\n").encode(), "LLNL-Thunder-2007-1.1-cln.swf.gz", imported=True)
+    response = alice_client.post("/presets/federated/table3_feedback/", {"scale": "small"}, follow=True)
+    html = response.content.decode()
+    assert "1 job of the trace needs more VMs than the largest cloud" in html and "widest needs 100,000" in html
+    assert not Study.objects.exists() and not Scenario.objects.exists()

@@ -16,11 +16,18 @@ def _family(name):
     return families[name]
 
 
+def _origin(origin):
+    """Where an algorithm comes from: ``{"package": "cloudsched", "version": "built-in"}``, or a plug-in's
+    package, version, entry point and file digest (its path on the server is left out)."""
+    return {k: v for k, v in origin.items() if k != "file"}
+
+
 def _out(family):
     return {
         "name": family.name,
         "description": family.description,
         "algorithms": dict(family.algorithms),
+        "origins": {name: _origin(family.origins[name]) for name in family.algorithms},
         "presets": list(family.presets),
         "summary_metrics": list(family.summary_metrics),
     }

@@ -37,6 +37,8 @@ def trace_out(request, trace):
         "jobs": trace.jobs,
         "usable_jobs": trace.usable_jobs,
         "processors": trace.processors,
+        "processors_from": trace.processors_from,
+        "largest_job": trace.largest_job,
         "span_s": trace.span_s,
         "natural_load": trace.natural_load,
         "text_bytes": trace.text_bytes,

@@ -68,7 +68,7 @@ class Command(BaseCommand):
             f"  ref        {trace.ref}\n"
             f"  sha256     {trace.sha256}\n"
             f"  jobs       {trace.jobs} ({trace.usable_jobs} usable)\n"
-            f"  processors {trace.processors}\n"
+            f"  processors {trace.processors} ({trace.processors_from}; largest job {trace.largest_job})\n"
             f"  span       {trace.span_s:.0f} s\n"
             f"  load       {load}\n"
             f"  stored     {trace.stored_bytes} bytes (text {trace.text_bytes})"
