@@ -224,6 +224,9 @@
   }
   registry.stripCache = stripCache;
   // Points per line and strip columns: the plot area's width in pixels (every time chart has the same one).
+  // Strip columns: the same, but before any chart is laid out the holder's whole width (more than the plot has),
+  // so that the first strips are never coarser than the pixels.
+  const stripWidth = () => (Object.values(registry.series)[0] ? plotWidth() : Math.max(200, Math.min(2000, Math.round(seriesHolder.clientWidth || 1000))));
   const plotWidth = () => {
     const any = Object.values(registry.series)[0];
     const px = any && any.chartArea ? any.chartArea.width : (seriesHolder.clientWidth || 1000) - 180;
@@ -241,7 +244,7 @@
       const runs = payload.runs.filter((r) => String(r.repetition) === String(rep));
       const [series, strips, ...gantts] = await Promise.all([
         seriesWindow(`${dataUrl}?kind=series&rep=${rep}&points=${plotWidth()}${win}`),
-        stripWindow(rep, win ? lo : null, win ? hi : null, plotWidth()),
+        stripWindow(rep, win ? lo : null, win ? hi : null, stripWidth()),
         ...runs.map((r) => ganttWindow(ganttUrl(r.i, win))),
       ]);
       if (gen !== generation) return;
@@ -252,6 +255,13 @@
       if (!win) { // whole run: every time chart on the same range
         const spans = [series.window, ...gantts.map((g) => g.window)].filter((w) => w && w[1] > w[0]);
         if (spans.length) link.align(Math.min(...spans.map((w) => w[0])), Math.max(...spans.map((w) => w[1])));
+      }
+      // The first answer was asked for an estimated width; now that the charts are laid out, strips sent as
+      // columns coarser than the plot's pixels come again (held ones are not asked for).
+      if (strips && !strips.exact) {
+        const finer = await stripWindow(rep, win ? lo : null, win ? hi : null, plotWidth());
+        if (gen !== generation) return;
+        if (finer !== strips) drawStrips(finer);
       }
       status.textContent = win ? `window ${window.cs.windowText(lo, hi)}` : "whole run";
       document.body.dataset.timelineLoaded = String(gen);

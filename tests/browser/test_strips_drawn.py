@@ -83,3 +83,61 @@ def test_the_strips_draw_the_stored_frequencies_and_a_zoom_inside_asks_for_none(
         if k == 0:
             page.locator("#freq-section").screenshot(path=str(screens_dir() / "dvfs_strips_zoomed.png"))
     assert len(asked) == 1, f"zooms inside the exact whole-run window asked again: {asked}"
+
+
+def _busy_host_result():
+    """The demo's result with h0 of every run replaced by 3,000 back-to-back segments alternating 1.2 and 2.0 GHz
+    over the series' span: more changes than the plot has pixels, so its strip comes as columns at the whole run."""
+    result = schedulers.run(schedulers.example("dvfs_bot"))
+    for run in result["runs"]:
+        lo, hi = run["series"]["t"][0], run["series"]["t"][-1]
+        edges = np.linspace(lo, hi, 3001).tolist()
+        others = [s for s in run["schedule"] if s["host"] != "h0"]
+        busy = [{"job": f"x{k}", "task": f"x{k}.0", "resource": "vm0", "start": edges[k], "end": edges[k + 1], "share": 1.0,
+                 "kind": "task", "freq_ghz": 1.2 if k % 2 else 2.0, "host": "h0"} for k in range(3000)]  # fmt: skip
+        run["schedule"] = busy + others
+        run.pop("jobs", None)
+    return result
+
+
+def test_a_strip_in_columns_is_asked_again_only_when_a_zoom_needs_finer_ones(page, live_server, alice):
+    config = schedulers.example("dvfs_bot")
+    scenario = Scenario.objects.create(owner=alice, family="dvfs_bot", name="dvfs busy host", config=config)
+    run = finished_run(scenario, _busy_host_result())
+    asked = []
+    page.on("request", lambda r: asked.append(r.url) if "kind=strips" in r.url else None)
+    _login(page, live_server.url)
+    page.set_viewport_size({"width": 1400, "height": 1000})
+    page.goto(f"{live_server.url}/runs/{run.pk}/")
+    page.wait_for_function("() => Number(document.body.dataset.timelineLoaded || 0) >= 1")
+    whole = page.evaluate(DRAWN)
+    assert [d["exact"] for d in whole[0]["strips"]][:2] == [False, True]  # h0 in columns, h1 exact
+    parsed = get_result(Run.objects.get(pk=run.pk))
+    segs = [s for s in parsed.stored(0).table("segments").to_pylist() if s["host"] == "h0"]
+    h0 = whole[0]["strips"][0]
+    busy, ghz = _reference(segs, *h0["t"], len(h0["busy"]))
+    assert np.allclose(h0["busy"], busy, atol=1e-3) and np.allclose(h0["ghz"], ghz, atol=1e-3)  # 3 decimals sent
+    assert len(h0["busy"]) >= whole[0]["width"]  # no coarser than the pixels
+    lo, hi = h0["t"]
+    steps = [  # (window as fractions of the run, strips requests expected after it)
+        ((0.0, 0.8), 2),  # the columns would be coarser than the pixels: asked
+        ((0.40, 0.41), 3),  # 30 changes in the window: asked, exact
+        ((0.402, 0.405), 3),  # inside the exact window: nothing asked
+        ((0.1, 0.9), 4),  # wider than any exact window held and the whole run's columns too coarse: asked
+        ((0.0, 1.0), 4),  # the whole run, held: nothing asked
+    ]
+    for k, ((a, b), want) in enumerate(steps):
+        page.evaluate(f"() => window.cloudsched.link.set({lo + (hi - lo) * a}, {lo + (hi - lo) * b})")
+        page.wait_for_function(f"() => Number(document.body.dataset.timelineLoaded || 0) >= {k + 2}")
+        assert len(asked) == want, (a, b, asked)
+        drawn = page.evaluate(DRAWN)[0]["strips"][0]
+        t0, t1 = drawn["t"]
+        busy, ghz = _reference(segs, t0, t1, len(drawn["busy"]))
+        assert np.allclose(drawn["busy"], busy, atol=1e-3) and np.allclose(
+            [g if g is not None else -1 for g in drawn["ghz"]], [g if g is not None else -1 for g in ghz], atol=1e-3
+        )
+        if drawn["exact"]:
+            assert (t0, t1) == pytest.approx((lo + (hi - lo) * a, lo + (hi - lo) * b))
+        else:  # columns of a window holding the view, no wider than its pixels
+            assert t0 <= lo + (hi - lo) * a + 1e-6 and t1 >= lo + (hi - lo) * b - 1e-6
+            assert (t1 - t0) / len(drawn["busy"]) <= (hi - lo) * (b - a) / page.evaluate(DRAWN)[0]["width"] * (1 + 1e-9)
