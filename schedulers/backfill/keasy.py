@@ -78,9 +78,8 @@ def checked_choice(plugin, choice):
             except BaseException:
                 with guard(plugin, "tier choice"):
                     raise
-            if got == "K" or got == "M" or got == "R":
-                if type(got) is str:
-                    return got
+            if isinstance(got, str) and (got == "K" or got == "M" or got == "R"):
+                return str(got)  # numpy's str_ too
             raise invalid(plugin, "tier choice", f"at t = {now:g} s, background job {j}: answered {got!r}; allowed: "
                           "'K' (KILL: restart it), 'M' (MIGRATE) or 'R' (REFUSE: it stays)")  # fmt: skip
 
@@ -179,7 +178,7 @@ def foreground_pass(sim: TwoTier, now: float, na: int, mode: str) -> None:
     idle = sim.idle_fg
     if idle == 0 or h + 1 >= na:
         return
-    if tier[h] == BG and (mode == "R" or mode == "P" and _choose(sim, h, now, mode) == "R"):
+    if tier[h] == BG and (mode == "R" or (mode == "P" and _choose(sim, h, now, mode) == "R")):
         c = sim.above_res.get(h)  # Alg. 3 lines 14–17 (_reservation; its cached terms inline)
         if c is None:
             shadow, extra = _reservation(sim, h, now, "R")

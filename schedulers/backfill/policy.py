@@ -68,7 +68,7 @@ from typing import Any
 import numpy as np
 
 __all__ = ["KILL", "MIGRATE", "ORDERS", "REFUSE", "TIERS", "Backfill", "Jobs", "QueueOrder", "TierChoice", "backfill_rule",
-           "easy_admit", "queue_order", "tier_choice"]
+           "easy_admit", "queue_order", "tier_choice"]  # fmt: skip
 
 
 @dataclass(frozen=True)
