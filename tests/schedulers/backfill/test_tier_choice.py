@@ -5,6 +5,11 @@ fails its run naming itself and the decision."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -126,6 +131,15 @@ def test_installed_tier_choices_run_as_two_tier_algorithms(package):
     assert_jobs_complete(mixed, inst, two_tier=True)
     assert result["plugins"]["least-waste"]["name"] == "backfill.least-waste"
     assert schedulers.get_family("backfill").algorithms["least-waste"].startswith("kill a job")
+
+
+def test_families_lists_a_tier_choice_with_its_origin(package):
+    root = Path(__file__).resolve().parents[3]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(Path(package).parent), str(root)])}
+    out = subprocess.run([sys.executable, "-m", "schedulers", "families"], capture_output=True, text=True, env=env,
+                         check=True, timeout=120).stdout  # fmt: skip
+    line = next(x for x in out.splitlines() if "least-waste" in x)
+    assert "plug-in from cloudsched-test-orders 0.3.1 (cloudsched_test_orders:least_waste): kill a job" in line
 
 
 def test_a_choice_that_answers_no_mode_or_raises_fails_naming_itself(package):
