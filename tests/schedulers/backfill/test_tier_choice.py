@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import schedulers
-from schedulers.backfill import keasy
+from schedulers.backfill import keasy, simulator
 from schedulers.backfill.keasy import checked_choice
 from schedulers.backfill.policy import KILL, MIGRATE, REFUSE, TIERS, TierChoice
 from schedulers.backfill.simulator import simulate_two_tier
@@ -22,6 +22,7 @@ from schedulers.plugins import Plugin, PluginError
 from tests.plugin_pkg import package_fixture
 
 from .helpers import assert_jobs_complete, assert_no_overlap, config, instance
+from .test_incremental import _checking
 from .test_two_tier import _crowded_instance
 
 SOURCE = """
@@ -89,15 +90,18 @@ def _fickle(now, job, size, estimate, done, cost):
 @pytest.mark.parametrize("seed", range(40))
 def test_a_choice_that_changes_with_time_gets_the_full_pass_schedule(seed, monkeypatch):
     """The incremental arrival pass re-runs Steps 1–2 whenever a background job could be a candidate (a choice may
-    answer otherwise than at the last pass): its schedule equals the full passes' (``INCREMENTAL = False``)."""
+    answer otherwise than at the last pass): its schedule equals the full passes' (``INCREMENTAL = False``), and the
+    machine's incremental structures equal a rescan after every pass (test_incremental.check_state)."""
     choice = TierChoice(_fickle, "fickle")
     inst = _crowded_instance(seed)
     params = config(params={"cpu_info": "exact" if seed % 2 else "none", "migration_cost_s": 7.0}).params
-    runs = []
+    runs, calls = [], []
     for incremental in (True, False):
         monkeypatch.setattr(keasy, "INCREMENTAL", incremental)
+        monkeypatch.setattr(simulator, "CHECK", _checking(calls))
         runs.append(simulate_two_tier(inst, "fickle", params, choice=checked_choice(_plugin("fickle", choice), choice)))
     _same(*runs)
+    assert calls
 
 
 def test_a_choice_that_changes_with_time_on_a_large_workload_gets_the_full_pass_schedule(monkeypatch):
