@@ -59,7 +59,7 @@ def simulate(
     from schedulers.backfill.easy import simulate_one_tier
     from schedulers.backfill.simulator import simulate_two_tier
 
-    choice = None
+    choice = background = None
     if algorithm not in ALGORITHMS:  # a plug-in: a tier choice runs the two-tier passes, the others EASY's loop
         from schedulers.backfill.policy import TierChoice
 
@@ -68,6 +68,7 @@ def simulate(
             from schedulers.backfill.keasy import checked_choice
 
             choice = checked_choice(plugin, plugin.obj)
+            background = _background_keys(inst, plugin)
     if algorithm in ("fcfs", "easy"):
         res = simulate_one_tier(
             inst, backfill=algorithm == "easy", progress=progress, processors=cfg.params.record_schedule
@@ -81,7 +82,7 @@ def simulate(
                 st.add(j, s, e, "fg", 1.0, res.alloc[j])
         series = {"busy_fg": res.series_busy, "busy_bg": [0] * len(res.series_t), "queue_length": res.series_queue}
         return assemble(cfg, inst, res.start, res.end, st, res.series_t, series, {})
-    res = simulate_two_tier(inst, algorithm, cfg.params, progress=progress, choice=choice)
+    res = simulate_two_tier(inst, algorithm, cfg.params, progress=progress, choice=choice, background=background)
     series = {"busy_fg": res.series_fg, "busy_bg": res.series_bg, "queue_length": res.series_queue}
     return assemble(cfg, inst, res.first_start, res.end, res.stretches, res.series_t, series, res.counters)
 
@@ -105,6 +106,18 @@ def _simulate_ordered(inst: Instance, algorithm: str, progress: Progress, proces
                             admit=admit)  # fmt: skip
 
 
+def _background_keys(inst: Instance, plugin) -> Any:
+    """A tier choice's Step 3 keys, one per job (static: asked once); None for the papers' SJF (the estimates)."""
+    from schedulers.backfill.ordered import _jobs, checked
+    from schedulers.backfill.policy import ORDERS
+
+    order = plugin.obj.background
+    if order == "sjf":
+        return None
+    ask = ORDERS[order].key if isinstance(order, str) else checked(plugin, order)
+    return ask(float("nan"), _jobs(inst, np.arange(len(inst))))
+
+
 def _plugin(algorithm: str):
     from schedulers import plugins
 
@@ -122,6 +135,12 @@ def adopt(obj: Any) -> str:
                         f"(@backfill_rule) or TierChoice (@tier_choice), not {type(obj).__name__}")  # fmt: skip
     if isinstance(obj, Backfill) and not isinstance(obj.order, QueueOrder) and obj.order not in ORDERS:
         raise ValueError(f"order {obj.order!r}: one of {', '.join(ORDERS)}, or a QueueOrder")
+    if isinstance(obj, TierChoice):
+        bg = obj.background
+        static = [n for n, o in ORDERS.items() if not o.dynamic]
+        if bg.dynamic if isinstance(bg, QueueOrder) else bg not in static:
+            raise ValueError(f"background order {getattr(bg, 'description', bg)!r}: one of {', '.join(static)}, or "
+                             "a static QueueOrder (dynamic=False): Step 3's keys are computed once per run")  # fmt: skip
     return obj.description
 
 

@@ -333,9 +333,10 @@ def _advance(sim: TwoTier, na: int) -> int:
 
 
 def background_pass(sim: TwoTier, now: float, na: int) -> None:
-    """Alg. 1 Step 3 (lines 33–38): SJF (by estimate) over the queue into the background tier.
+    """Alg. 1 Step 3 (lines 33–38): SJF (by estimate) over the queue into the background tier, or a tier choice's
+    static ``background`` order (``sim.bg_key``: one key per job, the estimates by default).
 
-    The queued jobs that fit in the eligible VMs, by estimate (ties in arrival order): one numpy comparison
+    The queued jobs that fit in the eligible VMs, by key (ties in arrival order): one numpy comparison
     over the span when J_q ∪ J_bg has many members, else a walk over its members (issue 17, third round)."""
     if sim.n_waiting == 0:
         return
@@ -349,14 +350,14 @@ def background_pass(sim: TwoTier, now: float, na: int) -> None:
     lo = _advance(sim, na)
     if len(sim.usz) > LONG_LIST:  # many members of J_q ∪ J_bg: numpy over the span, a stable sort by estimate
         q = lo + ((sim.tier_np[lo:na] == WAITING) & (sim.size[lo:na] <= free)).nonzero()[0]
-        q = q[np.argsort(sim.est[q], kind="stable")].tolist()
+        q = q[np.argsort(sim.bg_key[q], kind="stable")].tolist()
     else:  # few: walk the members; (estimate, index) pairs sort as the stable sort does
-        unfg, tier, size_l, est_l = sim.unfg, sim.tier, sim.size_l, sim.est_l
+        unfg, tier, size_l, key_l = sim.unfg, sim.tier, sim.size_l, sim.bg_key_l
         pairs = []
         j = unfg.find(1, lo, na)
         while j >= 0:
             if tier[j] == WAITING and size_l[j] <= free:
-                pairs.append((est_l[j], j))
+                pairs.append((key_l[j], j))
             j = unfg.find(1, j + 1, na)
         pairs.sort()
         q = [j for _, j in pairs]

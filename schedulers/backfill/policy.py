@@ -53,10 +53,13 @@ Alg. 1's (lines 14–21) otherwise. ``TIERS`` holds the papers' three as choices
 ``measy`` always migrates, ``reasy`` always refuses): run as plug-ins they give the built-ins' schedules
 exactly (tests/schedulers/backfill/test_tier_choice.py); the built-ins keep their constant mode.
 
-What stays fixed in the two-tier passes (keasy.py) and is not pluggable: J_q ∪ J_bg in arrival order for
-Steps 1–2 (FCFS and the head; the incremental arrival pass and the vectorised candidate scan are built on
-it) and Step 3's SJF order into the background tier (the paper's only Step 3 policy; it lists others as
-future work, Section 5).
+A choice also takes Step 3's order into the background tier (Alg. 1 lines 33–38: SJF by estimate in the
+paper, which names other policies as future work, Section 5): ``background=`` a *static* queue order (the
+name of one of ``ORDERS`` or a :class:`QueueOrder` with ``dynamic=False``), keyed once per run; ``"sjf"`` is
+the papers'. What stays fixed in the two-tier passes (keasy.py) and is not pluggable: J_q ∪ J_bg in arrival
+order for Steps 1–2 (FCFS and the head, as Alg. 1 line 3 says; the incremental arrival pass and the
+vectorised candidate scan are built on it), and the per-pass orders (a dynamic Step 3 order would need
+keys at every pass; none of the papers' algorithms has one).
 """
 
 from __future__ import annotations
@@ -165,17 +168,20 @@ KILL, MIGRATE, REFUSE = "K", "M", "R"  # a TierChoice's answers (Alg. 2's Backfi
 
 @dataclass(frozen=True)
 class TierChoice:
-    """Deploy's choice for a background job whose own fg VMs are busy (KEASY/REASY/MEASY; the module docstring)."""
+    """Deploy's choice for a background job whose own fg VMs are busy (KEASY/REASY/MEASY), and Step 3's order into
+    the background tier: a static :class:`QueueOrder` or the name of one of ``ORDERS`` (the module docstring)."""
 
     deploy: Callable[[float, int, int, float, float, float], str]
     description: str = ""
+    background: QueueOrder | str = "sjf"
 
 
-def tier_choice(description: str = "") -> Callable[..., TierChoice]:
+def tier_choice(description: str = "", *, background: QueueOrder | str = "sjf") -> Callable[..., TierChoice]:
     """Decorator: ``@tier_choice("…")`` over ``def deploy(now, job, size, estimate, done, cost)``."""
 
     def wrap(deploy: Callable[[float, int, int, float, float, float], str]) -> TierChoice:
-        return TierChoice(deploy, description or (deploy.__doc__ or deploy.__name__).strip().splitlines()[0])
+        doc = description or (deploy.__doc__ or deploy.__name__).strip().splitlines()[0]
+        return TierChoice(deploy, doc, background)
 
     return wrap
 

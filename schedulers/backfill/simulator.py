@@ -193,6 +193,7 @@ class TwoTier:
         self.fg_cache: tuple | None = None  # (head, shadow, N_E left) after the last Steps 1–2 (keasy.py)
         self.reservations: dict | None = None  # {head job: (first shadow time, its tier then)}, for tests
         self.choose = None  # a tier choice's ask(now, j) -> 'K' | 'M' | 'R' (keasy.checked_choice), mode 'P'
+        self.bg_key, self.bg_key_l = self.est, self.est_l  # Step 3's order, smallest first: SJF, or a tier choice's
 
     def elig_mask(self) -> int:
         """Bg VMs that may take work now: idle, above a fg VM using < threshold CPU if the use is known."""
@@ -497,10 +498,11 @@ CHECK = None  # tests: a callable (sim, now) run where each scheduling pass of t
 
 
 def simulate_two_tier(
-    inst, algorithm: str, params, progress=None, reservations: dict | None = None, choice=None
+    inst, algorithm: str, params, progress=None, reservations: dict | None = None, choice=None, background=None
 ) -> TwoTierResult:
     """Run KEASY, REASY or MEASY (Algs. 1–3) on ``inst``; with ``choice`` (``keasy.checked_choice(plugin, tier
     choice)``), ``algorithm`` names a plug-in and Deploy's mode is its answer per job (policy.TierChoice).
+    ``background``: Step 3's keys, one float per job, smallest first (a tier choice's static order; None: SJF).
 
     ``reservations``, if given, receives {head job: (first shadow time computed for it, its tier then)} (for tests).
     The module's ``CHECK``, if set, is called as ``CHECK(sim, now)`` where each pass ends (tests: the incremental
@@ -516,6 +518,9 @@ def simulate_two_tier(
     sim = TwoTier(inst, params, record=params.record_schedule)
     if choice is not None:
         sim.choose = choice(sim)
+    if background is not None:
+        sim.bg_key = np.asarray(background, dtype=np.float64)
+        sim.bg_key_l = sim.bg_key.tolist()
     choice_moved = keasy._choice_moved
     sim.reservations = reservations
     check = CHECK

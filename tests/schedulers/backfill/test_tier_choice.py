@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 import schedulers
+from schedulers import plugins
 from schedulers.backfill import keasy, simulator
 from schedulers.backfill.keasy import checked_choice
 from schedulers.backfill.policy import KILL, MIGRATE, REFUSE, TIERS, TierChoice
@@ -26,9 +27,26 @@ from .test_incremental import _checking
 from .test_two_tier import _crowded_instance
 
 SOURCE = """
-from schedulers.backfill.policy import KILL, MIGRATE, REFUSE, TIERS, tier_choice
+from schedulers.backfill.policy import KILL, MIGRATE, REFUSE, TIERS, TierChoice, queue_order, tier_choice
 
 keasy_p, reasy_p, measy_p = TIERS["keasy"], TIERS["reasy"], TIERS["measy"]
+migrate = TIERS["measy"].deploy
+
+
+@queue_order("the estimate, as a plug-in")
+def by_estimate(now, jobs):
+    return jobs.estimate
+
+
+@queue_order("one key too few")
+def short(now, jobs):
+    return jobs.index[:-1]
+
+
+measy_sjf = TierChoice(migrate, "MEASY, Step 3's SJF as a plug-in order", background=by_estimate)
+measy_fcfs = TierChoice(migrate, "MEASY, arrival order into the background tier", background="fcfs")
+measy_short = TierChoice(migrate, "MEASY, Step 3 keys one too few", background=short)
+measy_wfp3 = TierChoice(migrate, "MEASY, a dynamic Step 3 order", background="wfp3")
 
 
 @tier_choice("kill a job that has done less work than a migration costs, else migrate")
@@ -46,7 +64,8 @@ def raising(now, job, size, estimate, done, cost):
     return size / 0
 """
 ENTRY_POINTS = {f"backfill.{n.replace('_', '-')}": n for n in ("keasy_p", "reasy_p", "measy_p", "least_waste",
-                                                                "wordy", "raising")}  # fmt: skip
+                                                                "wordy", "raising", "measy_sjf", "measy_fcfs",
+                                                                "measy_short", "measy_wfp3")}  # fmt: skip
 
 package = package_fixture(ENTRY_POINTS, SOURCE)
 
@@ -160,3 +179,22 @@ def test_only_the_three_modes_are_decisions(answer):
     cfg = config(datacenter={"processors": 64}, workload={"n_jobs": 400, "load": 0.9, "feitelson": {"max_size": 64}})
     with pytest.raises(PluginError, match=r"backfill.odd .*tier choice: invalid decision"):
         simulate_two_tier(instance(cfg), "odd", cfg.params, choice=checked_choice(_plugin("odd", choice), choice))
+
+
+def test_step_3_takes_a_static_order_from_the_choice(package):
+    """SJF written as a plug-in order gives MEASY's schedule; arrival order into the background tier another,
+    valid one."""
+    result = schedulers.run(_scenario("measy", "measy-sjf", "measy-fcfs"))
+    runs = {r["algorithm"]: r for r in result["runs"]}
+    assert runs["measy-sjf"]["jobs"] == runs["measy"]["jobs"]
+    assert runs["measy-fcfs"]["jobs"] != runs["measy"]["jobs"]
+    assert_no_overlap(runs["measy-fcfs"]["schedule"], 64)
+    assert_jobs_complete(runs["measy-fcfs"], instance(config(**_scenario("measy"))), two_tier=True)
+
+
+def test_a_bad_step_3_order_fails_and_a_dynamic_one_is_left_out(package):
+    with pytest.raises(PluginError, match=r"backfill.measy-short .*queue order: invalid decision: .* 400 keys expected"):
+        schedulers.run(_scenario("measy-short"))
+    left_out = [b for b in plugins.broken() if "measy-wfp3" in b["entry_point"]]
+    assert left_out and "computed once per run" in left_out[0]["error"]
+    assert "measy-wfp3" not in schedulers.get_family("backfill").algorithms
