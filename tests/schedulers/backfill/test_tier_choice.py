@@ -193,7 +193,9 @@ def test_step_3_takes_a_static_order_from_the_choice(package):
 
 
 def test_a_bad_step_3_order_fails_and_a_dynamic_one_is_left_out(package):
-    with pytest.raises(PluginError, match=r"backfill.measy-short .*queue order: invalid decision: .* 400 keys expected"):
+    with pytest.raises(
+        PluginError, match=r"backfill.measy-short .*queue order: invalid decision: .* 400 keys expected"
+    ):
         schedulers.run(_scenario("measy-short"))
     left_out = [b for b in plugins.broken() if "measy-wfp3" in b["entry_point"]]
     assert left_out and "computed once per run" in left_out[0]["error"]
