@@ -52,6 +52,11 @@ reservation (its processors are pinned, Alg. 3 lines 14–17) when the choice re
 Alg. 1's (lines 14–21) otherwise. ``TIERS`` holds the papers' three as choices (``keasy`` always kills,
 ``measy`` always migrates, ``reasy`` always refuses): run as plug-ins they give the built-ins' schedules
 exactly (tests/schedulers/backfill/test_tier_choice.py); the built-ins keep their constant mode.
+Readings where the paper is silent (it fixes the mode per algorithm): the choice is asked afresh at every
+pass where such a job is a candidate (at the head, twice: Step 1 and its reservation), so its answers may
+change with time, and the arrival pass then runs the full Steps 1–2 whenever a background job could be a
+candidate (keasy._choice_moved); ``done`` is known to the scheduler as the work a job has advanced (the
+paper's Fig. 1 example reads it: "J6 advances 3 time units"), the runtime is not.
 
 A choice also takes Step 3's order into the background tier (Alg. 1 lines 33–38: SJF by estimate in the
 paper, which names other policies as future work, Section 5): ``background=`` a *static* queue order (the
