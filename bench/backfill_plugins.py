@@ -10,6 +10,10 @@ same key written as a plug-in (`@queue_order` in this file) and called as a run 
 ``ordered.checked`` (the guard that names the plug-in, and the check of every answer). The schedules of
 each pair are asserted equal. Also printed: the generic loop with the ``fcfs`` order against easy.py's
 specialised EASY loop (what writing EASY against the interface would cost; the registry keeps easy.py).
+The two-tier pairs: KEASY, REASY and MEASY built in (a constant Deploy mode) against the same algorithm as a
+tier choice (policy.TIERS) called as a run calls a plug-in: through ``keasy.checked_choice``, with the
+arrival pass's extra test of ``keasy._choice_moved``; schedules asserted equal (first starts and ends).
+``--two-tier`` runs only those.
 Timed: the event loop only (no metrics, no schedule), as process CPU time; BLAS single-threaded as in
 bench/backfill.py.
 """
@@ -33,9 +37,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from schedulers.backfill import prepare
 from schedulers.backfill.easy import simulate_one_tier
+from schedulers.backfill.keasy import checked_choice
 from schedulers.backfill.model import BackfillScenario
 from schedulers.backfill.ordered import checked, checked_admit, simulate_ordered
-from schedulers.backfill.policy import ORDERS, Backfill, easy_admit, queue_order
+from schedulers.backfill.policy import ORDERS, TIERS, Backfill, easy_admit, queue_order
+from schedulers.backfill.simulator import simulate_two_tier
 from schedulers.core import rng as rngmod
 from schedulers.plugins import Plugin
 
@@ -77,13 +83,31 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--jobs", type=int, default=200_000)
     ap.add_argument("--load", type=float, default=0.7)
+    ap.add_argument("--two-tier", action="store_true", help="only the tier-choice pairs")
     args = ap.parse_args()
     reps = 1 if args.quick else 3
     cfg = BackfillScenario.model_validate({"family": "backfill", "datacenter": {"processors": 320},
+                                           "params": {"record_schedule": False},
                                            "workload": {"model": "feitelson", "n_jobs": args.jobs, "load": args.load}})  # fmt: skip
     inst = prepare(cfg, rngmod.stream(cfg.seed, 0, "workload"))
     print(f"{len(inst)} Feitelson jobs, 320 processors, load {args.load}; CPU s, median of {reps}; "
           f"load average at start {os.getloadavg()[0]:.2f}")  # fmt: skip
+    if not args.two_tier:
+        one_tier(inst, reps)
+    print(f"{'two-tier':<10} {'built-in':>9} {'plug-in':>9} {'ratio':>7} {'target':>7} {'kills + migrations':>19}")
+    for alg, choice in TIERS.items():  # Deploy's mode: a constant against a tier choice asked per job
+        plugin = Plugin("backfill", f"bench-{alg}", choice, f"bench:{alg}", "bench", "0", __file__, "", "")
+        bt, b = _cpu(lambda a=alg: simulate_two_tier(inst, a, cfg.params), reps)
+        ask = checked_choice(plugin, choice)
+        pt, p = _cpu(lambda a=alg, c=ask: simulate_two_tier(inst, a, cfg.params, choice=c), reps)
+        assert p.first_start.tolist() == b.first_start.tolist() and p.end.tolist() == b.end.tolist(), alg
+        assert p.counters == b.counters, alg
+        ratio = pt / bt
+        moves = b.counters["kills"] + b.counters["migrations"]
+        print(f"{alg:<10} {bt:9.2f} {pt:9.2f} {ratio:6.2f}× {'yes' if ratio <= 2 else 'NO':>7} {moves:19d}")
+
+
+def one_tier(inst, reps: int) -> None:
     easy_t, easy = _cpu(lambda: simulate_one_tier(inst, processors=False), reps)
     print(f"{'easy.py (specialised EASY)':<44} {easy_t:7.2f}")
     print(f"{'order':<10} {'built-in':>9} {'plug-in':>9} {'ratio':>7} {'target':>7} {'mean response (s)':>18}")

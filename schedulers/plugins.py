@@ -2,7 +2,8 @@
 
 A package declares each algorithm as an entry point of the group ``cloudsched.algorithms`` named
 ``<family>.<algorithm>``, pointing at an object the family accepts (for ``backfill`` a
-:class:`schedulers.backfill.policy.QueueOrder`)::
+:class:`schedulers.backfill.policy.QueueOrder`, ``Backfill`` rule or ``TierChoice``; the family tells
+which from the object)::
 
     [project.entry-points."cloudsched.algorithms"]
     "backfill.easy-widest" = "my_package.orders:widest_first"

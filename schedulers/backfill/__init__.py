@@ -59,20 +59,30 @@ def simulate(
     from schedulers.backfill.easy import simulate_one_tier
     from schedulers.backfill.simulator import simulate_two_tier
 
+    choice = background = None
+    if algorithm not in ALGORITHMS:  # a plug-in: a tier choice runs the two-tier passes, the others EASY's loop
+        from schedulers.backfill.policy import TierChoice
+
+        plugin = _plugin(algorithm)
+        if isinstance(plugin.obj, TierChoice):
+            from schedulers.backfill.keasy import checked_choice
+
+            choice = checked_choice(plugin, plugin.obj)
+            background = _background_keys(inst, plugin)
     if algorithm in ("fcfs", "easy"):
         res = simulate_one_tier(
             inst, backfill=algorithm == "easy", progress=progress, processors=cfg.params.record_schedule
         )
-    elif algorithm not in ("keasy", "reasy", "measy"):  # EASY with a named queue order, or a plug-in's
+    elif choice is None and algorithm not in ("keasy", "reasy", "measy"):  # EASY with a named order, or a plug-in's
         res = _simulate_ordered(inst, algorithm, progress, cfg.params.record_schedule)
-    if algorithm not in ("keasy", "reasy", "measy"):
+    if choice is None and algorithm not in ("keasy", "reasy", "measy"):
         st = Stretches()
         if cfg.params.record_schedule:
             for j, (s, e) in enumerate(zip(res.start.tolist(), res.end.tolist(), strict=True)):
                 st.add(j, s, e, "fg", 1.0, res.alloc[j])
         series = {"busy_fg": res.series_busy, "busy_bg": [0] * len(res.series_t), "queue_length": res.series_queue}
         return assemble(cfg, inst, res.start, res.end, st, res.series_t, series, {})
-    res = simulate_two_tier(inst, algorithm, cfg.params, progress=progress)
+    res = simulate_two_tier(inst, algorithm, cfg.params, progress=progress, choice=choice, background=background)
     series = {"busy_fg": res.series_fg, "busy_bg": res.series_bg, "queue_length": res.series_queue}
     return assemble(cfg, inst, res.first_start, res.end, res.stretches, res.series_t, series, res.counters)
 
@@ -86,9 +96,7 @@ def _simulate_ordered(inst: Instance, algorithm: str, progress: Progress, proces
         order = ORDERS[algorithm[5:]]
         ask = order.key
     else:
-        from schedulers import plugins
-
-        plugin = plugins.lookup("backfill", algorithm)
+        plugin = _plugin(algorithm)
         order = plugin.obj
         if isinstance(order, Backfill):  # a backfill rule, in a named order or its own
             admit = checked_admit(plugin, order)
@@ -98,16 +106,41 @@ def _simulate_ordered(inst: Instance, algorithm: str, progress: Progress, proces
                             admit=admit)  # fmt: skip
 
 
+def _background_keys(inst: Instance, plugin) -> Any:
+    """A tier choice's Step 3 keys, one per job (static: asked once); None for the papers' SJF (the estimates)."""
+    from schedulers.backfill.ordered import _jobs, checked
+    from schedulers.backfill.policy import ORDERS
+
+    order = plugin.obj.background
+    if order == "sjf":
+        return None
+    ask = ORDERS[order].key if isinstance(order, str) else checked(plugin, order)
+    return ask(float("nan"), _jobs(inst, np.arange(len(inst))))
+
+
+def _plugin(algorithm: str):
+    from schedulers import plugins
+
+    return plugins.lookup("backfill", algorithm)
+
+
 def adopt(obj: Any) -> str:
     """A backfill plug-in is a :class:`~schedulers.backfill.policy.QueueOrder` or a
-    :class:`~schedulers.backfill.policy.Backfill` rule (docs/extending.md)."""
-    from schedulers.backfill.policy import ORDERS, Backfill, QueueOrder
+    :class:`~schedulers.backfill.policy.Backfill` rule for EASY, or a :class:`~schedulers.backfill.policy.TierChoice`
+    for the two-tier passes (docs/extending.md)."""
+    from schedulers.backfill.policy import ORDERS, Backfill, QueueOrder, TierChoice
 
-    if not isinstance(obj, (QueueOrder, Backfill)):
-        raise TypeError(f"a backfill plug-in is a schedulers.backfill.policy.QueueOrder (@queue_order) or Backfill "
-                        f"(@backfill_rule), not {type(obj).__name__}")  # fmt: skip
+    if not isinstance(obj, (QueueOrder, Backfill, TierChoice)):
+        raise TypeError(f"a backfill plug-in is a schedulers.backfill.policy.QueueOrder (@queue_order), Backfill "
+                        f"(@backfill_rule) or TierChoice (@tier_choice), not {type(obj).__name__}")  # fmt: skip
     if isinstance(obj, Backfill) and not isinstance(obj.order, QueueOrder) and obj.order not in ORDERS:
         raise ValueError(f"order {obj.order!r}: one of {', '.join(ORDERS)}, or a QueueOrder")
+    if isinstance(obj, TierChoice):
+        bg = obj.background
+        static = [n for n, o in ORDERS.items() if not o.dynamic]
+        if bg.dynamic if isinstance(bg, QueueOrder) else bg not in static:
+            raise ValueError(f"background order {getattr(bg, 'description', bg)!r}: one of {', '.join(static)}, or "
+                             "a static QueueOrder (dynamic=False): Step 3's keys are computed once per run")  # fmt: skip
     return obj.description
 
 

@@ -9,7 +9,8 @@ The candidates of Steps 1–2 are J_q ∪ J_bg in arrival order; Deploy (Alg. 2)
 moves a background job to the foreground by swapping the CPU priorities of its
 VMs when all the fg VMs of its own processors are idle, and otherwise kills
 and restarts it (KEASY, 'K'), migrates it with a cost (MEASY, 'M'), or refuses
-(REASY, 'R'). Dispatch places the processes: FG on idle fg VMs with the least
+(REASY, 'R') — or, with a tier-choice plug-in (policy.TierChoice, mode 'P'),
+whichever of the three it answers for that job then. Dispatch places the processes: FG on idle fg VMs with the least
 loaded bg VM first, BG on free bg VMs whose fg CPU use is below the threshold
 with the least loaded fg VM first (all processes of a job have the same CPU
 usage, so the process order of Alg. 2 line 18 is immaterial).
@@ -44,15 +45,51 @@ import numpy as np
 from schedulers.backfill.easy import shadow_and_extra
 from schedulers.backfill.simulator import BG, WAITING, TwoTier
 
-__all__ = ["arrival_pass", "background_pass", "deploy", "foreground_pass"]
+__all__ = ["arrival_pass", "background_pass", "checked_choice", "deploy", "foreground_pass"]
 
 inf = float("inf")
 LONG_LIST = 32  # above this many jobs after the head, backfill candidates come from one numpy comparison
 INCREMENTAL = True  # arrivals alone take arrival_pass (False: always the full Steps 1–2; the tests compare both)
 
 
+def _choose(sim: TwoTier, j: int, now: float, mode: str) -> str:
+    """Deploy's mode for j now: the family's constant ('K', 'M', 'R'); with a tier choice ('P'), its answer for a
+    bg job whose own fg VMs are busy (the only Deploy it decides: a swap or a queued job's Dispatch is fixed)."""
+    if mode != "P" or sim.tier[j] != BG or sim.own_fg_idle(j):
+        return mode
+    return sim.choose(now, j)
+
+
+def checked_choice(plugin, choice):
+    """``choice.deploy`` as the passes call it, ``ask(now, j)`` on ``sim``'s job j, through the plug-in guard: an
+    exception, or an answer that is not 'K', 'M' or 'R' (policy.KILL, MIGRATE, REFUSE), fails the run naming the
+    plug-in. Returns ``bind(sim) -> ask``."""
+    from schedulers.plugins import guard, invalid
+
+    decide = choice.deploy
+
+    def bind(sim: TwoTier):
+        size_l, est_l, cost, est_remaining = sim.size_l, sim.est_l, sim.cost, sim.est_remaining
+
+        def ask(now: float, j: int) -> str:
+            e = est_l[j]
+            try:  # the guard only when it raises (ordered.checked)
+                got = decide(now, j, size_l[j], e, e - est_remaining(j, now), cost)
+            except BaseException:
+                with guard(plugin, "tier choice"):
+                    raise
+            if isinstance(got, str) and (got == "K" or got == "M" or got == "R"):
+                return str(got)  # numpy's str_ too
+            raise invalid(plugin, "tier choice", f"at t = {now:g} s, background job {j}: answered {got!r}; allowed: "
+                          "'K' (KILL: restart it), 'M' (MIGRATE) or 'R' (REFUSE: it stays)")  # fmt: skip
+
+        return ask
+
+    return bind
+
+
 def _deploy_runtime(sim: TwoTier, j: int, now: float, mode: str) -> float | None:
-    """t_r of Alg. 1 line 27 for j if deployed now; None if Deploy would fail."""
+    """t_r of Alg. 1 line 27 for j if deployed now; None if Deploy would fail (``mode`` resolved by ``_choose``)."""
     if sim.tier[j] == WAITING:
         return sim.est_l[j]
     if sim.own_fg_idle(j):
@@ -65,8 +102,8 @@ def _deploy_runtime(sim: TwoTier, j: int, now: float, mode: str) -> float | None
 
 
 def deploy(sim: TwoTier, j: int, now: float, mode: str) -> bool:
-    """Deploy(j, BackfillType) of Alg. 2 ('K' kill, 'M' migrate, 'R' reservation only); ``place_fg`` takes j out
-    of J_q ∪ J_bg."""
+    """Deploy(j, BackfillType) of Alg. 2 ('K' kill, 'M' migrate, 'R' reservation only; resolved by ``_choose``);
+    ``place_fg`` takes j out of J_q ∪ J_bg."""
     if sim.tier[j] == BG:
         if sim.own_fg_idle(j):  # Alg. 2 lines 4–6: swap the priorities of its VMs
             m, pr = sim.remove(j, now)
@@ -133,7 +170,7 @@ def foreground_pass(sim: TwoTier, now: float, na: int, mode: str) -> None:
             break
         if tier[h] == WAITING:  # Deploy of a queued job: Dispatch(h, FG) (Alg. 2 lines 19–22)
             sim.place_fg(h, *sim.fg_candidates(size_l[h]), now)
-        elif not deploy(sim, h, now, mode):
+        elif not deploy(sim, h, now, mode if mode != "P" else _choose(sim, h, now, mode)):
             break
         lo = h + 1
         h = unfg.find(1, lo, na) if lo < na else -1  # _head
@@ -141,10 +178,10 @@ def foreground_pass(sim: TwoTier, now: float, na: int, mode: str) -> None:
     idle = sim.idle_fg
     if idle == 0 or h + 1 >= na:
         return
-    if mode == "R" and tier[h] == BG:  # Alg. 3 lines 14–17 (_reservation; its cached terms inline)
-        c = sim.above_res.get(h)
+    if tier[h] == BG and (mode == "R" or (mode == "P" and _choose(sim, h, now, mode) == "R")):
+        c = sim.above_res.get(h)  # Alg. 3 lines 14–17 (_reservation; its cached terms inline)
         if c is None:
-            shadow, extra = _reservation(sim, h, now, mode)
+            shadow, extra = _reservation(sim, h, now, "R")
         else:
             total, shadow = c
             shadow, extra = (shadow if shadow > now else now), idle + total - size_l[h]
@@ -214,7 +251,9 @@ def arrival_pass(sim: TwoTier, now: float, na0: int, na: int, mode: str) -> None
             qh = sim.unfg.find(1, qh, na0)
             sim.qh = qh = na0 if qh < 0 else qh
         h, shadow, extra = c
-        if qh == h and mode == "R" and sim.tier[h] == BG:
+        if qh == h and mode == "P" and _choice_moved(sim):
+            qh = -1
+        elif qh == h and mode == "R" and sim.tier[h] == BG:
             shadow_now, extra_now = _reservation(sim, h, now, mode)
             if shadow_now != shadow or extra_now > extra:
                 c = None
@@ -248,6 +287,17 @@ def arrival_pass(sim: TwoTier, now: float, na0: int, na: int, mode: str) -> None
     sim.fg_cache = (h, shadow, extra)
 
 
+def _choice_moved(sim: TwoTier) -> bool:
+    """With a tier choice: whether the arrival pass must run the full Steps 1–2. Its answers may change with time
+    (a job refused or migrated at the last pass may be killed now, with a t_r that passes), so the argument of
+    ``arrival_pass`` holds only while no background job is a candidate: none fits in the idle fg VMs (their count
+    only shrinks until the next full pass) and the head is not one (its reservation follows the choice)."""
+    idle, size_l = sim.idle_fg, sim.size_l
+    if sim.tier[sim.qh] == BG:
+        return True
+    return any(size_l[k] <= idle for k in sim.bg_run)  # ~2 background jobs at a time
+
+
 def _backfill(sim: TwoTier, cands, now: float, shadow: float, extra: int, mode: str) -> int:
     """Alg. 1 lines 23–32 / Alg. 3 lines 19–28 over ``cands`` (in arrival order); returns what is left of N_E."""
     size_l, unfg, tier, est_l = sim.size_l, sim.unfg, sim.tier, sim.est_l
@@ -256,7 +306,9 @@ def _backfill(sim: TwoTier, cands, now: float, shadow: float, extra: int, mode: 
         if sj > sim.idle_fg or not unfg[j]:
             continue
         queued = tier[j] == WAITING
-        t_r = est_l[j] if queued else _deploy_runtime(sim, j, now, mode)
+        if not queued:
+            md = mode if mode != "P" else _choose(sim, j, now, mode)
+        t_r = est_l[j] if queued else _deploy_runtime(sim, j, now, md)
         if t_r is None:
             continue
         late = t_r > shadow - now
@@ -265,7 +317,7 @@ def _backfill(sim: TwoTier, cands, now: float, shadow: float, extra: int, mode: 
         if queued:  # Deploy of a queued job: Dispatch(j, FG)
             sim.place_fg(j, *sim.fg_candidates(sj), now)
         else:
-            deploy(sim, j, now, mode)  # a bg job with a t_r: Deploy succeeds (a swap, a kill or a migration)
+            deploy(sim, j, now, md)  # a bg job with a t_r: Deploy succeeds (a swap, a kill or a migration)
         if late:
             extra -= sj
         if sim.idle_fg == 0:
@@ -281,9 +333,10 @@ def _advance(sim: TwoTier, na: int) -> int:
 
 
 def background_pass(sim: TwoTier, now: float, na: int) -> None:
-    """Alg. 1 Step 3 (lines 33–38): SJF (by estimate) over the queue into the background tier.
+    """Alg. 1 Step 3 (lines 33–38): SJF (by estimate) over the queue into the background tier, or a tier choice's
+    static ``background`` order (``sim.bg_key``: one key per job, the estimates by default).
 
-    The queued jobs that fit in the eligible VMs, by estimate (ties in arrival order): one numpy comparison
+    The queued jobs that fit in the eligible VMs, by key (ties in arrival order): one numpy comparison
     over the span when J_q ∪ J_bg has many members, else a walk over its members (issue 17, third round)."""
     if sim.n_waiting == 0:
         return
@@ -297,14 +350,14 @@ def background_pass(sim: TwoTier, now: float, na: int) -> None:
     lo = _advance(sim, na)
     if len(sim.usz) > LONG_LIST:  # many members of J_q ∪ J_bg: numpy over the span, a stable sort by estimate
         q = lo + ((sim.tier_np[lo:na] == WAITING) & (sim.size[lo:na] <= free)).nonzero()[0]
-        q = q[np.argsort(sim.est[q], kind="stable")].tolist()
+        q = q[np.argsort(sim.bg_key[q], kind="stable")].tolist()
     else:  # few: walk the members; (estimate, index) pairs sort as the stable sort does
-        unfg, tier, size_l, est_l = sim.unfg, sim.tier, sim.size_l, sim.est_l
+        unfg, tier, size_l, key_l = sim.unfg, sim.tier, sim.size_l, sim.bg_key_l
         pairs = []
         j = unfg.find(1, lo, na)
         while j >= 0:
             if tier[j] == WAITING and size_l[j] <= free:
-                pairs.append((est_l[j], j))
+                pairs.append((key_l[j], j))
             j = unfg.find(1, j + 1, na)
         pairs.sort()
         q = [j for _, j in pairs]

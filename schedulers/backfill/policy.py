@@ -36,10 +36,35 @@ extra) -> bool`` is asked, in queue order, for every job after the head that fit
 now (the simulator never starts one that does not: the schedule stays valid whatever the rule answers);
 ``shadow`` is the head's reservation time and ``extra`` the processors left over then, reduced by each
 admitted job that ends after the shadow time. :func:`easy_admit` is EASY's test written as a rule
-(identical schedules to ``easy``, tests/schedulers/backfill/test_policy.py). The two-tier families
-(KEASY, REASY, MEASY) keep arrival order: their passes (keasy.py) keep J_q ∪ J_bg in arrival order for
-the incremental arrival pass and the vectorised candidate scan, and Deploy's kill/migrate choices are
-tied to it, so a queue order there is a rewrite of those passes, not a parameter.
+(identical schedules to ``easy``, tests/schedulers/backfill/test_policy.py).
+
+The two-tier families (KEASY, REASY, MEASY) differ only in Deploy (Alg. 2 lines 7–15) and, through it, in
+the reservation of a background head (Alg. 3 lines 14–17): what happens to a job of J_bg picked for the
+foreground tier while the fg VMs of its own processors are busy. A :class:`TierChoice` makes that choice
+per job: ``deploy(now, job, size, estimate, done, cost) -> KILL | MIGRATE | REFUSE`` ('K' kill and
+restart from scratch, 'M' migrate at ``cost`` s of extra work, 'R' leave it where it runs), asked only
+for such a job (a job whose own fg VMs are all idle swaps its VMs' priorities, Alg. 2 lines 4–6, and
+a queued job is dispatched: no choice there). ``done`` is its work done so far (dedicated seconds), so
+``estimate − done`` is its estimated remaining runtime; ``cost`` the scenario's migration cost. Its t_r
+in the backfill test (Alg. 1 line 28) follows the answer: the full estimate for a kill, the remaining
+estimate + cost for a migration; a refused job is not deployed. A background *head* gets REASY's
+reservation (its processors are pinned, Alg. 3 lines 14–17) when the choice refuses it at that pass, and
+Alg. 1's (lines 14–21) otherwise. ``TIERS`` holds the papers' three as choices (``keasy`` always kills,
+``measy`` always migrates, ``reasy`` always refuses): run as plug-ins they give the built-ins' schedules
+exactly (tests/schedulers/backfill/test_tier_choice.py); the built-ins keep their constant mode.
+Readings where the paper is silent (it fixes the mode per algorithm): the choice is asked afresh at every
+pass where such a job is a candidate (at the head, twice: Step 1 and its reservation), so its answers may
+change with time, and the arrival pass then runs the full Steps 1–2 whenever a background job could be a
+candidate (keasy._choice_moved); ``done`` is known to the scheduler as the work a job has advanced (the
+paper's Fig. 1 example reads it: "J6 advances 3 time units"), the runtime is not.
+
+A choice also takes Step 3's order into the background tier (Alg. 1 lines 33–38: SJF by estimate in the
+paper, which names other policies as future work, Section 5): ``background=`` a *static* queue order (the
+name of one of ``ORDERS`` or a :class:`QueueOrder` with ``dynamic=False``), keyed once per run; ``"sjf"`` is
+the papers'. What stays fixed in the two-tier passes (keasy.py) and is not pluggable: J_q ∪ J_bg in arrival
+order for Steps 1–2 (FCFS and the head, as Alg. 1 line 3 says; the incremental arrival pass and the
+vectorised candidate scan are built on it), and the per-pass orders (a dynamic Step 3 order would need
+keys at every pass; none of the papers' algorithms has one).
 """
 
 from __future__ import annotations
@@ -50,7 +75,8 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["ORDERS", "Backfill", "Jobs", "QueueOrder", "backfill_rule", "easy_admit", "queue_order"]
+__all__ = ["KILL", "MIGRATE", "ORDERS", "REFUSE", "TIERS", "Backfill", "Jobs", "QueueOrder", "TierChoice", "backfill_rule",
+           "easy_admit", "queue_order", "tier_choice"]  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -140,3 +166,33 @@ def backfill_rule(description: str = "", *, order: QueueOrder | str = "fcfs") ->
 def easy_admit(now: float, job: int, size: int, estimate: float, shadow: float, extra: int) -> bool:
     """EASY's backfill test (paper 001 Alg. 1 Step 2): the job ends by the shadow time, or fits in the extra."""
     return estimate <= shadow - now or size <= extra
+
+
+KILL, MIGRATE, REFUSE = "K", "M", "R"  # a TierChoice's answers (Alg. 2's BackfillType, and MEASY's migration)
+
+
+@dataclass(frozen=True)
+class TierChoice:
+    """Deploy's choice for a background job whose own fg VMs are busy (KEASY/REASY/MEASY), and Step 3's order into
+    the background tier: a static :class:`QueueOrder` or the name of one of ``ORDERS`` (the module docstring)."""
+
+    deploy: Callable[[float, int, int, float, float, float], str]
+    description: str = ""
+    background: QueueOrder | str = "sjf"
+
+
+def tier_choice(description: str = "", *, background: QueueOrder | str = "sjf") -> Callable[..., TierChoice]:
+    """Decorator: ``@tier_choice("…")`` over ``def deploy(now, job, size, estimate, done, cost)``."""
+
+    def wrap(deploy: Callable[[float, int, int, float, float, float], str]) -> TierChoice:
+        doc = description or (deploy.__doc__ or deploy.__name__).strip().splitlines()[0]
+        return TierChoice(deploy, doc, background)
+
+    return wrap
+
+
+TIERS: dict[str, TierChoice] = {
+    "keasy": TierChoice(lambda now, job, size, estimate, done, cost: KILL, "KEASY: kill and restart (Alg. 2 line 11)"),
+    "reasy": TierChoice(lambda now, job, size, estimate, done, cost: REFUSE, "REASY: stay pinned (Alg. 2 line 9)"),
+    "measy": TierChoice(lambda now, job, size, estimate, done, cost: MIGRATE, "MEASY: migrate (Section 2.3.2)"),
+}

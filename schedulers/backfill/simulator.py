@@ -192,6 +192,8 @@ class TwoTier:
         self.qh = 0  # no job below this index is waiting or in background
         self.fg_cache: tuple | None = None  # (head, shadow, N_E left) after the last Steps 1–2 (keasy.py)
         self.reservations: dict | None = None  # {head job: (first shadow time, its tier then)}, for tests
+        self.choose = None  # a tier choice's ask(now, j) -> 'K' | 'M' | 'R' (keasy.checked_choice), mode 'P'
+        self.bg_key, self.bg_key_l = self.est, self.est_l  # Step 3's order, smallest first: SJF, or a tier choice's
 
     def elig_mask(self) -> int:
         """Bg VMs that may take work now: idle, above a fg VM using < threshold CPU if the use is known."""
@@ -495,8 +497,12 @@ class TwoTier:
 CHECK = None  # tests: a callable (sim, now) run where each scheduling pass of the event loop ends
 
 
-def simulate_two_tier(inst, algorithm: str, params, progress=None, reservations: dict | None = None) -> TwoTierResult:
-    """Run KEASY, REASY or MEASY (Algs. 1–3) on ``inst``.
+def simulate_two_tier(
+    inst, algorithm: str, params, progress=None, reservations: dict | None = None, choice=None, background=None
+) -> TwoTierResult:
+    """Run KEASY, REASY or MEASY (Algs. 1–3) on ``inst``; with ``choice`` (``keasy.checked_choice(plugin, tier
+    choice)``), ``algorithm`` names a plug-in and Deploy's mode is its answer per job (policy.TierChoice).
+    ``background``: Step 3's keys, one float per job, smallest first (a tier choice's static order; None: SJF).
 
     ``reservations``, if given, receives {head job: (first shadow time computed for it, its tier then)} (for tests).
     The module's ``CHECK``, if set, is called as ``CHECK(sim, now)`` where each pass ends (tests: the incremental
@@ -508,8 +514,14 @@ def simulate_two_tier(inst, algorithm: str, params, progress=None, reservations:
     arrival_pass, background_pass, foreground_pass = keasy.arrival_pass, keasy.background_pass, keasy.foreground_pass
     reservation, incremental = keasy._reservation, keasy.INCREMENTAL
 
-    mode = {"keasy": "K", "reasy": "R", "measy": "M"}[algorithm]
+    mode = "P" if choice is not None else {"keasy": "K", "reasy": "R", "measy": "M"}[algorithm]
     sim = TwoTier(inst, params, record=params.record_schedule)
+    if choice is not None:
+        sim.choose = choice(sim)
+    if background is not None:
+        sim.bg_key = np.asarray(background, dtype=np.float64)
+        sim.bg_key_l = sim.bg_key.tolist()
+    choice_moved = keasy._choice_moved
     sim.reservations = reservations
     check = CHECK
     n = sim.n
@@ -647,7 +659,9 @@ def simulate_two_tier(inst, algorithm: str, params, progress=None, reservations:
                     qh = unfg.find(1, qh, na0)
                     sim.qh = qh = na0 if qh < 0 else qh
                 h, shadow, extra = c
-                if qh == h and mode == "R" and tier[h] == BG:  # Alg. 3 lines 14–17: the reservation afresh
+                if qh == h and mode == "P" and choice_moved(sim):  # a tier choice may answer otherwise now
+                    qh = -1
+                elif qh == h and mode == "R" and tier[h] == BG:  # Alg. 3 lines 14–17: the reservation afresh
                     rc = above_res.get(h)  # keasy._reservation, its cached terms inline
                     if rc is None:
                         shadow_now, extra_now = reservation(sim, h, now, mode)

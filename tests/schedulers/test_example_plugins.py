@@ -53,7 +53,7 @@ def test_the_example_runs_beside_easy_and_the_result_names_it(site):
 
 def test_every_family_gets_one_example_algorithm(site):
     out = _python(site, "-m", "schedulers", "families").stdout
-    for name in ("easy-lxf", "ffd-snug", "data-local", "race-to-idle", "lpt-green"):
+    for name in ("easy-lxf", "measy-thrifty", "ffd-snug", "data-local", "race-to-idle", "lpt-green"):
         line = next(x for x in out.splitlines() if name in x)
         assert "plug-in from cloudsched-example-plugins 0.1.0" in line, line
 
@@ -75,5 +75,5 @@ def test_the_tutorials_code_is_the_example_packages_code():
     modules = {p.name: p.read_text() for p in src.glob("*.py")}
     blocks = re.findall(r"```python\n(.*?)```", section, re.S)
     quoted = [name for block in blocks for name, code in modules.items() if block in code]
-    assert len(blocks) == 5 and len(quoted) == 4  # the backfill rule block is the tutorial's own
+    assert len(blocks) == 6 and len(quoted) == 5  # the backfill rule block is the tutorial's own
     assert all(len(code.splitlines()) <= 40 for code in modules.values())
