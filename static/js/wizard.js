@@ -251,11 +251,15 @@
     });
     function filter() {
       const q = search.value.trim().toLowerCase();
-      let shown = 0;
-      radios.forEach(([radio, tr, text]) => { tr.hidden = q !== "" && !text.includes(q) && !radio.checked; if (!tr.hidden) shown++; });
+      let shown = 0, kept = false; // the chosen trace stays listed when it does not match
+      radios.forEach(([radio, tr, text]) => {
+        const match = q === "" || text.includes(q);
+        tr.hidden = !match && !radio.checked;
+        if (match) shown++; else if (radio.checked) kept = true;
+      });
       count.textContent = rows.length === 0 ? "No stored traces yet: upload one beside the list."
         : q === "" ? `All ${rows.length} trace${rows.length === 1 ? "" : "s"} you may use (your uploads and the imported logs).`
-          : `${shown} of ${rows.length} traces match “${search.value.trim()}”` + (radios.some(([r, tr]) => r.checked && !tr.hidden) ? " (the chosen one always shows)." : ".");
+          : `${shown} of ${rows.length} traces match “${search.value.trim()}”` + (kept ? "; the chosen one stays listed." : ".");
     }
     search.addEventListener("input", filter);
     const table = el("table", { class: "grid trace-list" },

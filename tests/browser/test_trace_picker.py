@@ -61,6 +61,9 @@ def test_a_trace_is_picked_from_the_list_and_its_machine_is_offered(page, live_s
     page.click("#w-trace-use-size")
     assert page.input_value("#w-datacenter\\.processors") == "338"
     assert "refused unless" not in page.inner_text("#w-trace-machine")
+    page.fill("#w-trace-search", "cluster")  # the chosen trace stays listed, and the count says so
+    assert sorted(_rows(page)) == ["CTC-SP2 sample", "my cluster log"]
+    assert page.inner_text("#w-trace-count") == "1 of 2 traces match “cluster”; the chosen one stays listed."
     page.set_viewport_size({"width": 1280, "height": 900})
     shoot(page, "wizard-trace-picker")
     page.click("#save-button")
