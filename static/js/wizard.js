@@ -262,6 +262,7 @@
           : `${shown} of ${rows.length} traces match “${search.value.trim()}”` + (kept ? "; the chosen one stays listed." : ".");
     }
     search.addEventListener("input", filter);
+    if (!rows.length) search.disabled = true;
     const table = el("table", { class: "grid trace-list" },
       el("thead", {}, el("tr", {}, ["", "Name", "Jobs", "Machine", "Largest job", "Time span", "Size", "From"].map((h) => el("th", { scope: "col", text: h })))), body);
     const machine = el("div", { class: "trace-machine", id: "w-trace-machine", "aria-live": "polite" });
@@ -290,7 +291,7 @@
       el("div", { class: "picker-row" },
         el("div", { class: "picker-list" },
           el("label", { for: "w-trace-search", text: "Search the traces" }), search, count,
-          el("div", { class: "table-scroll", tabindex: "0", role: "region", "aria-label": "Stored traces" }, table)),
+          rows.length ? el("div", { class: "table-scroll", tabindex: "0", role: "region", "aria-label": "Stored traces" }, table) : null),
         uploadBox),
       machine);
     if (uploadBox) uploadBox.hidden = false;

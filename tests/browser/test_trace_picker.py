@@ -112,7 +112,7 @@ def test_a_refused_upload_keeps_the_other_fields_and_names_the_line_at_the_trace
     page.wait_for_selector("#trace-file-errors")
     assert not Scenario.objects.exists() and not Trace.objects.exists()
     error = page.inner_text(".trace-picker #trace-file-errors")  # at the trace, beside the list
-    assert "line 3" in error and "18 fields" in error
+    assert "line 3" in error and "18 fields" in error and "trace_file" not in error  # plain words at the field
     assert page.input_value("#w-name") == "keep me" and page.input_value("#w-datacenter\\.processors") == "77"
     assert page.locator("#w-workload\\.max_jobs").is_visible()  # the trace tab is still the one shown
     assert page.input_value("#w-workload\\.max_jobs") == "123"
