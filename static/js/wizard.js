@@ -269,6 +269,8 @@
     function offer() {
       machine.innerHTML = "";
       const t = rows.find((r) => r.ref === chosen);
+      const file = !t && upload && upload.files.length ? upload.files[0].name : "";
+      if (file) machine.appendChild(el("p", { id: "w-trace-upload-note", text: `“${file}” is stored among your traces when you save, and the scenario reads it; its machine and largest job show on the scenario's page.` }));
       if (!t) return;
       machine.appendChild(el("p", {}, `“${t.name}” was logged on ${machineText(t)}` + (t.largest_job !== null ? `; its largest job needs ${t.largest_job.toLocaleString("en")}.` : ".")));
       const target = traces.size_field && document.getElementById("w-" + traces.size_field);
@@ -282,7 +284,12 @@
       }
     }
     const upload = $("id_trace_file");
-    if (upload) upload.addEventListener("change", () => { if (upload.files.length) { chosen = ""; radios.forEach(([r]) => { r.checked = false; }); offer(); } });
+    if (upload) upload.addEventListener("change", () => {
+      if (!upload.files.length) return;
+      chosen = "";
+      radios.forEach(([r]) => { r.checked = false; });
+      offer();
+    });
     const kept = others.length ? el("p", { class: "help", id: "w-trace-kept", text: `This scenario reads ${others.map((k) => (k === "path" ? `the server file ${value[k]}` : "SWF text given inline")).join(" and ")}; choosing a trace here replaces it.` }) : null;
     const box = el("fieldset", { class: "trace-picker wide", "data-path": joinPath(path, "trace") },
       el("legend", { text: "Trace" }),

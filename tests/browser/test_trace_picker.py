@@ -85,7 +85,9 @@ def test_a_new_trace_is_uploaded_beside_the_list(page, live_server, alice, tmp_p
     page.click("[data-tab='workload:trace']")
     assert "No stored traces yet" in page.inner_text("#w-trace-count")
     page.set_input_files(".trace-picker #id_trace_file", str(trace))
+    assert "“tiny.swf.gz” is stored among your traces when you save" in page.inner_text("#w-trace-upload-note")
     page.fill("#w-datacenter\\.processors", "8")
+    assert page.is_visible("#w-trace-upload-note")  # still said after another field changed
     page.click("#save-button")
     page.wait_for_selector("#run-button")
     stored = Trace.objects.get()
