@@ -242,7 +242,7 @@
       const tr = el("tr", { "data-ref": t.ref },
         el("td", {}, radio), el("td", {}, el("label", { for: `w-trace-${i}`, text: t.name })),
         el("td", { class: "num", text: t.jobs.toLocaleString("en") + (t.usable_jobs !== t.jobs ? ` (${t.usable_jobs.toLocaleString("en")} usable)` : "") }),
-        el("td", { class: "num", text: machineText(t) }),
+        el("td", { class: "num", title: machineText(t), text: `${t.processors.toLocaleString("en")} (${t.processors_from === "largest job" ? "largest job" : t.processors_from ? "header " + t.processors_from : "stored"})` }),
         el("td", { class: "num", text: t.largest_job === null ? "—" : t.largest_job.toLocaleString("en") }),
         el("td", { class: "num", text: spanText(t.span_s) }),
         el("td", { class: "num", text: bytesText(t.text_bytes) }), el("td", { text: t.from }));
@@ -264,7 +264,7 @@
     search.addEventListener("input", filter);
     if (!rows.length) search.disabled = true;
     const table = el("table", { class: "grid trace-list" },
-      el("thead", {}, el("tr", {}, ["", "Name", "Jobs", "Machine", "Largest job", "Time span", "Size", "From"].map((h) => el("th", { scope: "col", text: h })))), body);
+      el("thead", {}, el("tr", {}, ["", "Name", "Jobs", "Machine (processors)", "Largest job", "Time span", "Size", "From"].map((h) => el("th", { scope: "col", text: h })))), body);
     const machine = el("div", { class: "trace-machine", id: "w-trace-machine", "aria-live": "polite" });
     function offer() {
       machine.innerHTML = "";
