@@ -22,6 +22,8 @@ os.environ.setdefault("ARROW_DEFAULT_MEMORY_POOL", "system")
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(os.environ.get("CLOUDSCHED_VAR_DIR", BASE_DIR / "var"))
 VAR_DIR.mkdir(parents=True, exist_ok=True)
+# matplotlib (study figures as SVG/PDF) keeps its font cache with the instance, not in the home directory.
+os.environ.setdefault("MPLCONFIGDIR", str(VAR_DIR / "matplotlib"))
 
 
 def envbool(name, default):

@@ -64,9 +64,10 @@ class ScenarioForm(forms.Form):
             self.scenario_errors = exc.errors
             upload = [e for e in exc.errors if e["field"] == "trace_file"]
             rest = [e for e in exc.errors if e["field"] != "trace_file"]
-            raise forms.ValidationError(
-                {k: _messages(v) for k, v in (("trace_file", upload), ("config", rest)) if v}
-            ) from None
+            errors = {"config": _messages(rest)} if rest else {}
+            if upload:  # shown at the upload field itself: no field name before the words
+                errors["trace_file"] = _messages(upload, named=False)
+            raise forms.ValidationError(errors) from None
         data["family"] = family.name
         return data
 
@@ -79,9 +80,12 @@ class ScenarioForm(forms.Form):
         return config if isinstance(config, dict) else None
 
 
-def _messages(errors):
+def _messages(errors, named=True):
     return [
-        f"{e['field']}: {e['message']}" + (f" (allowed: {e['allowed']})" if e.get("allowed") else "") for e in errors
+        (f"{e['field']}: " if named else "")
+        + e["message"]
+        + (f" (allowed: {e['allowed']})" if e.get("allowed") else "")
+        for e in errors
     ]
 
 

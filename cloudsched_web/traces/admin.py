@@ -38,8 +38,8 @@ class TraceAdmin(admin.ModelAdmin):
                     "created_at")  # fmt: skip
     list_filter = ("imported",)
     search_fields = ("name", "sha256", "owner__username")
-    readonly_fields = ("sha256", "ref", "download", "jobs", "usable_jobs", "processors", "span_s", "natural_load",
-                       "text_bytes", "stored_bytes", "created_at")  # fmt: skip
+    readonly_fields = ("sha256", "ref", "download", "jobs", "usable_jobs", "processors", "processors_from",
+                       "largest_job", "span_s", "natural_load", "text_bytes", "stored_bytes", "created_at")  # fmt: skip
     fields = ("name", "owner", "imported", *readonly_fields)
     inlines = [TraceHolderInline]
 

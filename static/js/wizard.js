@@ -242,7 +242,7 @@
       const tr = el("tr", { "data-ref": t.ref },
         el("td", {}, radio), el("td", {}, el("label", { for: `w-trace-${i}`, text: t.name })),
         el("td", { class: "num", text: t.jobs.toLocaleString("en") + (t.usable_jobs !== t.jobs ? ` (${t.usable_jobs.toLocaleString("en")} usable)` : "") }),
-        el("td", { class: "num", text: machineText(t) }),
+        el("td", { class: "num", title: machineText(t), text: `${t.processors.toLocaleString("en")} (${t.processors_from === "largest job" ? "largest job" : t.processors_from ? "header " + t.processors_from : "stored"})` }),
         el("td", { class: "num", text: t.largest_job === null ? "—" : t.largest_job.toLocaleString("en") }),
         el("td", { class: "num", text: spanText(t.span_s) }),
         el("td", { class: "num", text: bytesText(t.text_bytes) }), el("td", { text: t.from }));
@@ -251,19 +251,26 @@
     });
     function filter() {
       const q = search.value.trim().toLowerCase();
-      let shown = 0;
-      radios.forEach(([radio, tr, text]) => { tr.hidden = q !== "" && !text.includes(q) && !radio.checked; if (!tr.hidden) shown++; });
+      let shown = 0, kept = false; // the chosen trace stays listed when it does not match
+      radios.forEach(([radio, tr, text]) => {
+        const match = q === "" || text.includes(q);
+        tr.hidden = !match && !radio.checked;
+        if (match) shown++; else if (radio.checked) kept = true;
+      });
       count.textContent = rows.length === 0 ? "No stored traces yet: upload one beside the list."
         : q === "" ? `All ${rows.length} trace${rows.length === 1 ? "" : "s"} you may use (your uploads and the imported logs).`
-          : `${shown} of ${rows.length} traces match “${search.value.trim()}”` + (radios.some(([r, tr]) => r.checked && !tr.hidden) ? " (the chosen one always shows)." : ".");
+          : `${shown} of ${rows.length} traces match “${search.value.trim()}”` + (kept ? "; the chosen one stays listed." : ".");
     }
     search.addEventListener("input", filter);
+    if (!rows.length) search.disabled = true;
     const table = el("table", { class: "grid trace-list" },
-      el("thead", {}, el("tr", {}, ["", "Name", "Jobs", "Machine", "Largest job", "Time span", "Size", "From"].map((h) => el("th", { scope: "col", text: h })))), body);
+      el("thead", {}, el("tr", {}, ["", "Name", "Jobs", "Machine (processors)", "Largest job", "Time span", "Size", "From"].map((h) => el("th", { scope: "col", text: h })))), body);
     const machine = el("div", { class: "trace-machine", id: "w-trace-machine", "aria-live": "polite" });
     function offer() {
       machine.innerHTML = "";
       const t = rows.find((r) => r.ref === chosen);
+      const file = !t && upload && upload.files.length ? upload.files[0].name : "";
+      if (file) machine.appendChild(el("p", { id: "w-trace-upload-note", text: `“${file}” is stored among your traces when you save, and the scenario reads it; its machine and largest job show on the scenario's page.` }));
       if (!t) return;
       machine.appendChild(el("p", {}, `“${t.name}” was logged on ${machineText(t)}` + (t.largest_job !== null ? `; its largest job needs ${t.largest_job.toLocaleString("en")}.` : ".")));
       const target = traces.size_field && document.getElementById("w-" + traces.size_field);
@@ -277,7 +284,12 @@
       }
     }
     const upload = $("id_trace_file");
-    if (upload) upload.addEventListener("change", () => { if (upload.files.length) { chosen = ""; radios.forEach(([r]) => { r.checked = false; }); offer(); } });
+    if (upload) upload.addEventListener("change", () => {
+      if (!upload.files.length) return;
+      chosen = "";
+      radios.forEach(([r]) => { r.checked = false; });
+      offer();
+    });
     const kept = others.length ? el("p", { class: "help", id: "w-trace-kept", text: `This scenario reads ${others.map((k) => (k === "path" ? `the server file ${value[k]}` : "SWF text given inline")).join(" and ")}; choosing a trace here replaces it.` }) : null;
     const box = el("fieldset", { class: "trace-picker wide", "data-path": joinPath(path, "trace") },
       el("legend", { text: "Trace" }),
@@ -286,7 +298,7 @@
       el("div", { class: "picker-row" },
         el("div", { class: "picker-list" },
           el("label", { for: "w-trace-search", text: "Search the traces" }), search, count,
-          el("div", { class: "table-scroll", tabindex: "0", role: "region", "aria-label": "Stored traces" }, table)),
+          rows.length ? el("div", { class: "table-scroll", tabindex: "0", role: "region", "aria-label": "Stored traces" }, table) : null),
         uploadBox),
       machine);
     if (uploadBox) uploadBox.hidden = false;

@@ -51,7 +51,7 @@ def test_a_trace_is_picked_from_the_list_and_its_machine_is_offered(page, live_s
     assert sorted(_rows(page)) == ["CTC-SP2 sample", "my cluster log"]  # never another user's trace
     assert "All 2 traces" in page.inner_text("#w-trace-count")
     row = page.locator("tr", has_text="my cluster log").inner_text()
-    assert "96 processors (header MaxNodes)" in row and "120" in row  # machine and largest job
+    assert "96 (header MaxNodes)" in row and "120" in row  # machine and largest job
     page.fill("#w-trace-search", "ctc")
     assert _rows(page) == ["CTC-SP2 sample"] and "1 of 2 traces match" in page.inner_text("#w-trace-count")
     page.check("tr:has-text('CTC-SP2 sample') input[type=radio]")
@@ -61,6 +61,9 @@ def test_a_trace_is_picked_from_the_list_and_its_machine_is_offered(page, live_s
     page.click("#w-trace-use-size")
     assert page.input_value("#w-datacenter\\.processors") == "338"
     assert "refused unless" not in page.inner_text("#w-trace-machine")
+    page.fill("#w-trace-search", "cluster")  # the chosen trace stays listed, and the count says so
+    assert sorted(_rows(page)) == ["CTC-SP2 sample", "my cluster log"]
+    assert page.inner_text("#w-trace-count") == "1 of 2 traces match “cluster”; the chosen one stays listed."
     page.set_viewport_size({"width": 1280, "height": 900})
     shoot(page, "wizard-trace-picker")
     page.click("#save-button")
@@ -82,7 +85,9 @@ def test_a_new_trace_is_uploaded_beside_the_list(page, live_server, alice, tmp_p
     page.click("[data-tab='workload:trace']")
     assert "No stored traces yet" in page.inner_text("#w-trace-count")
     page.set_input_files(".trace-picker #id_trace_file", str(trace))
+    assert "“tiny.swf.gz” is stored among your traces when you save" in page.inner_text("#w-trace-upload-note")
     page.fill("#w-datacenter\\.processors", "8")
+    assert page.is_visible("#w-trace-upload-note")  # still said after another field changed
     page.click("#save-button")
     page.wait_for_selector("#run-button")
     stored = Trace.objects.get()
@@ -109,7 +114,7 @@ def test_a_refused_upload_keeps_the_other_fields_and_names_the_line_at_the_trace
     page.wait_for_selector("#trace-file-errors")
     assert not Scenario.objects.exists() and not Trace.objects.exists()
     error = page.inner_text(".trace-picker #trace-file-errors")  # at the trace, beside the list
-    assert "line 3" in error and "18 fields" in error
+    assert "line 3" in error and "18 fields" in error and "trace_file" not in error  # plain words at the field
     assert page.input_value("#w-name") == "keep me" and page.input_value("#w-datacenter\\.processors") == "77"
     assert page.locator("#w-workload\\.max_jobs").is_visible()  # the trace tab is still the one shown
     assert page.input_value("#w-workload\\.max_jobs") == "123"
@@ -187,8 +192,7 @@ def test_a_wide_trace_is_refused_or_its_drop_count_shows_on_the_run_page(page, l
     run = Run.objects.get()
     run_simulation.apply(args=[run.pk])
     assert Run.objects.get(pk=run.pk).status == Run.Status.SUCCEEDED
-    page.reload()
-    page.wait_for_selector("#run-dropped")
+    page.wait_for_selector("#run-dropped", timeout=30_000)  # the page reloads itself when its run succeeds
     assert "2 jobs of the trace needed more than the machine of 100 processors" in page.inner_text("#run-dropped")
     assert page.inner_text("#validity-badge") == "checks passed, with a warning"
     assert "every trace job fits the machine: 2 jobs needed more than 100" in page.inner_text("li.warn")

@@ -105,6 +105,7 @@ WEB: dict[str, list[Case]] = {
     "study": [Case(G, "/studies/{study}/")],
     "study_status": [Case(G, "/studies/{study}/status.json")],
     "study_export": [Case(G, "/studies/{study}/points.csv")],
+    "study_figure": _each(G, "/studies/{study}/figure.{value}?metric=makespan_s", ["svg", "pdf"]),
     "study_jobs": [Case(G, "/studies/{study}/jobs.json"), Case(G, "/studies/{study}/jobs.json?point={run}")],
     "study_share": [Case(P, "/studies/{study}/share/"), Case(P, "/studies/{study}/share/", data={"revoke": "1"})],
     "api_tokens": [
@@ -127,6 +128,8 @@ WEB: dict[str, list[Case]] = {
     "study_shared": [Case(G, "/share/study/{study_share}/", 404)],  # Alice's study is not shared
     "study_shared_clone": [Case(P, "/share/study/{study_share}/clone/", 404)],
     "study_shared_jobs": [Case(G, "/share/study/{study_share}/jobs.json?point={run}", 404)],
+    "study_shared_status": [Case(G, "/share/study/{study_share}/status.json?payload=1", 404)],
+    "study_shared_figure": [Case(G, "/share/study/{study_share}/figure.svg?metric=makespan_s", 404)],
 }
 
 # /api/v1/, by "METHOD /path" as the routers declare it (paths below are relative to /api/v1).

@@ -38,7 +38,9 @@ def test_study_size_and_axes_are_limited(scenario):
 def test_a_preset_becomes_a_saved_scenario_and_a_study_with_claims(alice, django_capture_on_commit_callbacks):
     with django_capture_on_commit_callbacks(execute=True):
         study = create_preset_study(alice, "toy", "machines_sweep")
-    assert Scenario.objects.get(owner=alice).name == "Toy: makespan vs machines · preset toy/machines_sweep, paper scale"
+    assert (
+        Scenario.objects.get(owner=alice).name == "Toy: makespan vs machines · preset toy/machines_sweep, paper scale"
+    )
     assert study.name == "Toy: makespan vs machines"
     assert study.axes == ["datacenter.machines"]
     assert [r.point for r in study.runs.order_by("id")] == [{"datacenter.machines": m} for m in (1, 2, 4)]

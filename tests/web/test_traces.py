@@ -209,6 +209,7 @@ def test_api_upload_list_get_and_download(client, alice, bob):
     assert response.status_code == 201, response.content
     out = response.json()
     assert (out["jobs"], out["processors"], out["span_s"], out["name"]) == (5, 16, SPAN, "via api")
+    assert (out["processors_from"], out["largest_job"]) == ("MaxProcs", 16)
     assert out["natural_load"] == pytest.approx(LOAD) and out["ref"] == "sha256:" + out["sha256"]
     assert out["download_url"].endswith(f"/api/v1/traces/{out['id']}/download")
     again = io.BytesIO(gzip.compress(SWF.encode()))
