@@ -221,6 +221,8 @@
     } };
   }
 
+  let nameTyped = false; // the user typed a name: choosing a trace never renames the scenario then
+  document.addEventListener("input", (e) => { if (e.target && e.target.id === "w-name" && e.isTrusted) nameTyped = true; });
   const bytesText = (b) => (b >= 1048576 ? (b / 1048576).toFixed(1) + " MB" : b >= 1024 ? (b / 1024).toFixed(1) + " kB" : b + " bytes");
   const spanText = (s) => (s >= 86400 ? (s / 86400).toFixed(1) + " days" : s >= 3600 ? (s / 3600).toFixed(1) + " h" : Math.round(s) + " s");
   const machineText = (t) => `${t.processors.toLocaleString("en")} processors (${t.processors_from === "largest job" ? "its largest job: the header names no MaxProcs or MaxNodes" : t.processors_from ? "header " + t.processors_from : "as stored"})`;
@@ -238,7 +240,7 @@
     const radios = rows.map((t, i) => {
       const radio = el("input", { type: "radio", name: "w-trace-choice", id: `w-trace-${i}`, value: t.ref });
       radio.checked = t.ref === chosen;
-      radio.addEventListener("change", () => { chosen = t.ref; if (upload) upload.value = ""; offer(); });
+      radio.addEventListener("change", () => { chosen = t.ref; if (upload) upload.value = ""; offer(); renameAfter(t); });
       const tr = el("tr", { "data-ref": t.ref },
         el("td", {}, radio), el("td", {}, el("label", { for: `w-trace-${i}`, text: t.name })),
         el("td", { class: "num", text: t.jobs.toLocaleString("en") + (t.usable_jobs !== t.jobs ? ` (${t.usable_jobs.toLocaleString("en")} usable)` : "") }),
@@ -282,6 +284,13 @@
       if (t.largest_job !== null && Number.isFinite(n) && n > 0 && t.largest_job > n) {
         machine.appendChild(el("p", { class: "field-error", text: `The data centre size below is ${n.toLocaleString("en")}: jobs of up to ${t.largest_job.toLocaleString("en")} processors are wider. The scenario is refused unless you set “Jobs wider than the machine” to drop (the run then says how many it left out).` }));
       }
+    }
+    // A new scenario still named as the family's example (which names its generated workload) is named
+    // after the chosen trace instead; a name the user typed is never touched.
+    function renameAfter(t) {
+      const name = document.getElementById("w-name"), root = document.getElementById("wizard");
+      if (!name || !root || !root.hasAttribute("data-new") || nameTyped) return;
+      name.value = `${t.name}: ${t.jobs.toLocaleString("en")} jobs from the trace`;
     }
     const upload = $("id_trace_file");
     if (upload) upload.addEventListener("change", () => {

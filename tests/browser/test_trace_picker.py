@@ -54,7 +54,10 @@ def test_a_trace_is_picked_from_the_list_and_its_machine_is_offered(page, live_s
     assert "96 (header MaxNodes)" in row and "120" in row  # machine and largest job
     page.fill("#w-trace-search", "ctc")
     assert _rows(page) == ["CTC-SP2 sample"] and "1 of 2 traces match" in page.inner_text("#w-trace-count")
+    example = page.input_value("#w-name")
+    assert "Feitelson" in example  # the example names its generated workload
     page.check("tr:has-text('CTC-SP2 sample') input[type=radio]")
+    assert page.input_value("#w-name") == "CTC-SP2 sample: 3 jobs from the trace"  # named after the trace now
     machine = page.inner_text("#w-trace-machine")
     assert "338 processors (header MaxProcs)" in machine and "largest job needs 338" in machine
     assert "refused unless" in machine  # the default 64 processors are narrower than its widest job
@@ -68,6 +71,7 @@ def test_a_trace_is_picked_from_the_list_and_its_machine_is_offered(page, live_s
     shoot(page, "wizard-trace-picker")
     page.click("#save-button")
     page.wait_for_selector("#run-button")
+    assert Scenario.objects.get().name == "CTC-SP2 sample: 3 jobs from the trace"
     config = Scenario.objects.get().config
     assert config["workload"]["trace"] == stored["ctc"].ref and config["workload"]["swf"] == ""
     assert config["datacenter"]["processors"] == 338
@@ -197,3 +201,13 @@ def test_a_wide_trace_is_refused_or_its_drop_count_shows_on_the_run_page(page, l
     assert page.inner_text("#validity-badge") == "checks passed, with a warning"
     assert "every trace job fits the machine: 2 jobs needed more than 100" in page.inner_text("li.warn")
     shoot(page, "run-wide-trace-dropped")
+
+
+@pytest.mark.skipif("backfill" not in FAMILIES, reason="needs backfill")
+def test_a_name_the_user_typed_is_kept_when_a_trace_is_chosen(page, live_server, stored):
+    _login(page, live_server.url)
+    page.goto(f"{live_server.url}/scenarios/new/?family=backfill")
+    page.fill("#w-name", "my own study")
+    page.click("[data-tab='workload:trace']")
+    page.check("tr:has-text('CTC-SP2 sample') input[type=radio]")
+    assert page.input_value("#w-name") == "my own study"
