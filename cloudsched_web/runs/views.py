@@ -191,6 +191,44 @@ def _job_data(request, parsed, kind):
                                   get("log") in ("1", "true"))  # fmt: skip
 
 
+def _dist_figure(request, parsed, chart, fmt, title, name):
+    """A per-job distribution chart (``cdf`` or ``box``) as an SVG or PDF file, drawn from the payload the page
+    draws with the same query (``measure``, ``rep``, ``pixels``, ``log``: 1 or 0, default the measure's)."""
+    from cloudsched_web.results import jobfigures
+
+    if fmt not in jobfigures.FORMATS or chart not in jobfigures.CHARTS:
+        raise Http404("no such figure")
+    if parsed is None or not jobstats.measures_of(parsed):
+        raise Http404("these results keep no per-job records")
+    raw_log = request.GET.get("log", "")
+    try:
+        if raw_log not in ("", "0", "1", "true", "false"):
+            raise queries.QueryError("log", f"{raw_log[:20]!r} is not a yes or no", "1 or 0")
+        data = _job_data(request, parsed, "dist")  # log: the rows of dense outliers are cut for its scale
+        log = data["measure"]["log"] if raw_log == "" else raw_log in ("1", "true")
+        if log != data["log"] and any("n" in (r["box"].get("outliers") or {}) for r in data["runs"]):
+            data = jobstats.distributions(parsed, data["measure"]["key"], request.GET.get("rep") or None,
+                                          request.GET.get("pixels") or jobstats.OUTLIER_PIXELS, log)  # fmt: skip
+    except queries.QueryError as exc:
+        return JsonResponse({"error": str(exc), "field": exc.field, "allowed": exc.allowed}, status=400)
+    body = jobfigures.figure_bytes(data, chart, fmt, log, title)
+    key = re.sub(r"[^A-Za-z0-9_.-]", "_", data["measure"]["key"])
+    return _attachment(HttpResponse(body, content_type=jobfigures.FORMATS[fmt]), f"{name}-{key}-{chart}.{fmt}")
+
+
+def _run_dist_figure(request, run, chart, fmt):
+    return _dist_figure(request, _parsed(run), chart, fmt, run.title, f"run-{run.pk}")
+
+
+@login_required
+def run_dist_figure(request, pk, chart, fmt):
+    return _run_dist_figure(request, _get_run_for_user(request, pk), chart, fmt)
+
+
+def shared_run_dist_figure(request, token, chart, fmt):
+    return _run_dist_figure(request, _shared_run(token), chart, fmt)
+
+
 def _same_workload(request, run):
     """The owner's other finished runs with ``run``'s workload digest (one indexed query), newest first."""
     if not run.workload_digest:
@@ -528,6 +566,30 @@ def _study_jobs(request, study):
         return JsonResponse(_job_data(request, parsed, "dist"))
     except queries.QueryError as exc:
         return JsonResponse({"error": str(exc), "field": exc.field, "allowed": exc.allowed}, status=400)
+
+
+def _study_dist_figure(request, study, chart, fmt):
+    """A per-job distribution chart of one point of ``study`` (``point``: a finished run's number) as a file."""
+    finished = Run.objects.filter(study=study, status=Run.Status.SUCCEEDED)
+    done = list(finished.order_by("pk").values_list("pk", flat=True))
+    raw = request.GET.get("point", "")
+    if not raw.isdigit() or int(raw) not in done:
+        allowed = ", ".join(map(str, done)) or "none yet: no run of the study has finished"
+        return JsonResponse({"error": f"point: no finished run {raw[:20]!r} in this study", "field": "point",
+                             "allowed": allowed}, status=400)  # fmt: skip
+    point = Run.objects.get(pk=int(raw))
+    where = ", ".join(f"{k}={v}" for k, v in (point.point or {}).items())
+    title = f"{study.name} ({where})" if where else study.name
+    return _dist_figure(request, _parsed(point), chart, fmt, title, f"study-{study.pk}-run-{point.pk}")
+
+
+@login_required
+def study_dist_figure(request, pk, chart, fmt):
+    return _study_dist_figure(request, _get_study_for_user(request, pk), chart, fmt)
+
+
+def shared_study_dist_figure(request, token, chart, fmt):
+    return _study_dist_figure(request, _shared_study(token), chart, fmt)
 
 
 @login_required

@@ -95,6 +95,7 @@ WEB: dict[str, list[Case]] = {
         "/runs/{run}/export/{value}/",
         ["scenario", "json", "metrics", "summary", "schedule", "jobs", "series", "schedule.parquet", "series.parquet"],
     ),
+    "run_dist_figure": _each(G, "/runs/{run}/jobs-{value}", ["cdf.svg", "box.pdf"]),
     "run_delete": [Case(P, "/runs/{run}/delete/")],
     "study_delete": [Case(P, "/studies/{study}/delete/")],
     "trash": [Case(G, "/trash/", 200)],
@@ -106,6 +107,7 @@ WEB: dict[str, list[Case]] = {
     "study_status": [Case(G, "/studies/{study}/status.json")],
     "study_export": [Case(G, "/studies/{study}/points.csv")],
     "study_figure": _each(G, "/studies/{study}/figure.{value}?metric=makespan_s", ["svg", "pdf"]),
+    "study_dist_figure": _each(G, "/studies/{study}/jobs-{value}?point={run}", ["cdf.pdf", "box.svg"]),
     "study_jobs": [Case(G, "/studies/{study}/jobs.json"), Case(G, "/studies/{study}/jobs.json?point={run}")],
     "study_share": [Case(P, "/studies/{study}/share/"), Case(P, "/studies/{study}/share/", data={"revoke": "1"})],
     "api_tokens": [
@@ -123,6 +125,8 @@ WEB: dict[str, list[Case]] = {
         Case(G, "/share/{run_share}/export/metrics/", 200, public=True),
         Case(G, "/share/{run_share}/export/json/", 404, public=True),  # the full result is not shared
     ],
+    # the toy family keeps no per-job records: a 404 that says so (a shared backfill run's 200: test_job_figures)
+    "run_shared_dist_figure": [Case(G, "/share/{run_share}/jobs-box.svg", 404, public=True)],
     "run_shared_clone": [Case(P, "/share/{run_share}/clone/", 302, public=True)],
     "run_shared_trace": [Case(G, "/share/{run_share}/trace/", 200, public=True)],  # the shared run's trace
     "study_shared": [Case(G, "/share/study/{study_share}/", 404)],  # Alice's study is not shared
@@ -130,6 +134,7 @@ WEB: dict[str, list[Case]] = {
     "study_shared_jobs": [Case(G, "/share/study/{study_share}/jobs.json?point={run}", 404)],
     "study_shared_status": [Case(G, "/share/study/{study_share}/status.json?payload=1", 404)],
     "study_shared_figure": [Case(G, "/share/study/{study_share}/figure.svg?metric=makespan_s", 404)],
+    "study_shared_dist_figure": [Case(G, "/share/study/{study_share}/jobs-cdf.svg?point={run}", 404)],
 }
 
 # /api/v1/, by "METHOD /path" as the routers declare it (paths below are relative to /api/v1).
