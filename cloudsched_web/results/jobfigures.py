@@ -177,7 +177,7 @@ def distribution_figure(data, chart: str, log: bool = False, title: str = ""):
     matplotlib.use("Agg", force=False)
     parts = caption(data)
     text = " ".join(p for p in (parts["cdf" if chart == "cdf" else "box"], parts["missing"]) if p)
-    fig = _figure(textwrap.wrap(text, CAPTION_CHARS))
+    fig = _figure(textwrap.wrap(text, CAPTION_CHARS, break_on_hyphens=False))  # joined by spaces: the text again
     ax = fig.add_subplot()
     log = log_scale(data, log)
     name = _draw_cdf(ax, data, log) if chart == "cdf" else _draw_box(ax, data, log)

@@ -84,6 +84,20 @@
       return logBox.checked ? "logarithmic" : "linear";
     }
 
+    // The file links (cloudsched_web/results/jobfigures.py) ask for what the charts show: the point, measure,
+    // repetition, scale and the pixel rows the outliers were counted in; none until something is drawn.
+    function files(data) {
+      const box = role(root, "files");
+      if (!box) return;
+      const params = data ? new URLSearchParams({ measure: data.measure.key, log: logBox.checked ? "1" : "0", pixels: data.pixels }) : null;
+      if (params && repSelect.value) params.set("rep", repSelect.value);
+      if (params && root.dataset.point !== undefined) params.set("point", role(root, "point").value);
+      box.querySelectorAll("a[data-file]").forEach((a) => {
+        const [chart, format] = a.dataset.file.split(".");
+        if (params) a.href = box.dataset.base.replace("CHART", chart).replace("FMT", format) + "?" + params; else a.removeAttribute("href");
+      });
+    }
+
     function draw(data) {
       state.data = data;
       const m = data.measure;
@@ -132,6 +146,7 @@
       caption.textContent = `CDF: each algorithm's curve is drawn from ${data.cdf_points} quantiles of all its jobs (${data.algorithms.map((a) => `${a.algorithm} ${count(a.jobs)}`).join(", ")}${reps ? "; " + reps : ""}). ` +
         `Boxes: q1–q3, the median (line) and the mean (◆); whiskers: ${data.whiskers}; ${drawnAs}.` +
         (missing ? ` ${count(missing)} of ${count(jobs + missing)} jobs have no ${m.label} and are left out.` : "");
+      files(data);
       root.dataset.drawn = String(Number(root.dataset.drawn || 0) + 1);
     }
 
@@ -144,7 +159,7 @@
       if (root.dataset.point !== undefined) params.set("point", role(root, "point").value);
       try {
         const data = await getJson(`${url()}?${params}`);
-        if (!data.measure) { caption.textContent = "These results keep no per-job records."; return; }
+        if (!data.measure) { caption.textContent = "These results keep no per-job records."; files(null); return; }
         if (measureSelect.options.length !== data.measures.length) {
           measureSelect.innerHTML = "";
           data.measures.forEach((mm) => measureSelect.add(new Option(mm.label + unitOf(mm), mm.key)));
@@ -159,6 +174,7 @@
         draw(data);
       } catch (e) {
         caption.textContent = "could not load the distributions: " + e.message;
+        files(null);
       }
     }
     measureSelect.addEventListener("change", () => { logBox.dataset.touched = ""; load(); });
