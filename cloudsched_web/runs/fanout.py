@@ -3,7 +3,8 @@
 A run's algorithms and repetitions are independent (``schedulers.run_unit``: each sees the
 instance of ``stream(seed, rep, "workload")`` and its own ``stream(seed, rep, "algorithm:…")``),
 and ``schedulers.merge`` puts their records back together as ``schedulers.run`` would have. So a
-run whose estimate is at least ``RUN_FAN_OUT_MIN_CPU_S`` is executed as units:
+run whose estimate is at least ``RUN_FAN_OUT_MIN_CPU_S`` (or whose family has no estimate, as
+ep_jobs) is executed as units:
 
 * the task that claimed the run (the *coordinator*) sends ``units − 1`` helper tasks, then takes
   units itself until none is left, waits for the units other workers hold, merges and stores;
@@ -41,8 +42,10 @@ def units_to_spread(config):
     units = schedulers.units(config)
     if len(units) < 2:
         return None
-    if min_cpu_s and schedulers.estimate(config).cpu_s < min_cpu_s:
-        return None
+    if min_cpu_s:
+        est = schedulers.estimate(config)
+        if est.detail.get("estimated") and est.cpu_s < min_cpu_s:
+            return None  # a family that cannot estimate its cost (ep_jobs: no footprint) is spread
     return units
 
 

@@ -95,3 +95,11 @@ def test_small_runs_are_not_spread(heavy, settings):
     settings.RUN_FAN_OUT_MIN_CPU_S = 0
     assert fanout.units_to_spread(heavy.config) == schedulers.units(heavy.config)
     assert fanout.units_to_spread({**heavy.config, "repetitions": 1, "algorithms": ["easy"]}) is None
+
+
+def test_a_family_without_an_estimate_is_spread(settings):
+    """ep_jobs has no footprint (its cost is unknown before it runs): its runs of two units or more are spread."""
+    settings.RUN_FAN_OUT_MIN_CPU_S = 60
+    config = {**schedulers.example("ep_jobs"), "repetitions": 2}
+    assert not schedulers.estimate(config).detail.get("estimated")
+    assert fanout.units_to_spread(config) == schedulers.units(config)
