@@ -39,7 +39,9 @@ def test_a_spread_run_stores_the_result_of_a_whole_run(heavy, settings, monkeypa
     """Four units, three of them taken by helper tasks, merge into the whole run's document."""
     taken = []
     real = fanout.run_unit
-    monkeypatch.setattr(fanout, "run_unit", lambda config, parts, unit, *a: taken.append(unit) or real(config, parts, unit, *a))
+    monkeypatch.setattr(
+        fanout, "run_unit", lambda config, parts, unit, *a: taken.append(unit) or real(config, parts, unit, *a)
+    )
     spread = _run(heavy, settings, spread=True)
     assert spread.status == Run.Status.SUCCEEDED, spread.error
     assert sorted(taken) == sorted(schedulers.units(heavy.config))  # every unit once
