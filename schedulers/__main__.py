@@ -125,6 +125,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--workers", type=int, default=2, help="processes running scenarios in parallel")
     p.add_argument("--markdown", metavar="FILE", help="also write the verdicts as docs/reproduction.md-style markdown")
     p.add_argument("--cache", metavar="DIR", help="keep finished units here and reuse them (same scenario and code)")
+    p.add_argument(
+        "--from-cache", action="store_true", help="run nothing: report the units in --cache (others: not run)"
+    )
+    p.add_argument("--note", default="", help="a sentence for the markdown's header (how the results were made)")
     p.set_defaults(func=cmd_claims)
     args = parser.parse_args(argv)
     try:
@@ -161,9 +165,16 @@ def cmd_claims(args: argparse.Namespace) -> int:
         raise ScenarioError.single("--workers", f"{args.workers} workers", "1..64")
     targets = _targets(args.family, args.preset)
     t0 = time.monotonic()
+    if args.from_cache and not args.cache:
+        raise ScenarioError.single("--from-cache", "--from-cache reads the units of --cache DIR", "--cache DIR")
     cache = reproduce.UnitCache(args.cache) if args.cache else None
     reports = reproduce.run_claims(
-        targets, args.scale, args.workers, log=lambda line: print(line, file=sys.stderr, flush=True), cache=cache
+        targets,
+        args.scale,
+        args.workers,
+        log=lambda line: print(line, file=sys.stderr, flush=True),
+        cache=cache,
+        run=not args.from_cache,
     )
     wall = time.monotonic() - t0
     for r in reports:
@@ -185,7 +196,7 @@ def cmd_claims(args: argparse.Namespace) -> int:
         command = "python -m schedulers claims " + " ".join(
             [args.family, *([args.preset] if args.preset else []), "--scale", args.scale, "--markdown", args.markdown]
         )
-        Path(args.markdown).write_text(reproduce.markdown(reports, wall, command))
+        Path(args.markdown).write_text(reproduce.markdown(reports, wall, command, args.note))
     return 0 if counts[REPRODUCED] == sum(counts.values()) else 1
 
 

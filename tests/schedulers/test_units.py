@@ -89,3 +89,15 @@ def test_a_cached_unit_is_reused_only_by_the_code_that_computed_it(tmp_path, mon
     monkeypatch.setattr(reproduce, "_unit", lambda *a: calls.append(a) or (None, 0.0, "ran"))
     reproduce.run_units({"k": scenario}, 1, lambda line: None, reproduce.UnitCache(tmp_path))
     assert len(calls) == len(schedulers.units(scenario))
+
+
+def test_from_cache_runs_nothing_and_says_what_is_missing(tmp_path, monkeypatch):
+    """``claims --from-cache``: the cached units are reported, the others are 'not run' (no values, no verdict)."""
+    scenario = _scenario("vm_reservations", "fig5_4")
+    cache = reproduce.UnitCache(tmp_path)
+    alg, rep = schedulers.units(scenario)[0]
+    cache.put(scenario, "k", alg, rep, reproduce._unit(scenario, alg, rep))
+    monkeypatch.setattr(reproduce, "_unit", lambda *a: pytest.fail("ran a unit"))
+    done, merged = reproduce.run_units({"k": scenario}, 1, lambda line: None, cache, run=False)
+    assert [u for u, v in done.items() if v[2] != reproduce.NOT_RUN] == [("k", alg, rep)]
+    assert merged["k"] == (None, reproduce.NOT_RUN)
