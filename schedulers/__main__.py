@@ -129,6 +129,9 @@ def main(argv: list[str] | None = None) -> int:
         "--from-cache", action="store_true", help="run nothing: report the units in --cache (others: not run)"
     )
     p.add_argument("--note", default="", help="a sentence for the markdown's header (how the results were made)")
+    p.add_argument("--compare", nargs=3, metavar=("SCALE", "CACHE", "LINK"),
+                   help="list the claims whose verdict differs at SCALE, read from the units in CACHE (nothing is "
+                   "run), linking LINK (the markdown of that scale)")  # fmt: skip
     p.set_defaults(func=cmd_claims)
     args = parser.parse_args(argv)
     try:
@@ -194,9 +197,22 @@ def cmd_claims(args: argparse.Namespace) -> int:
     )
     if args.markdown:
         command = "python -m schedulers claims " + " ".join(
-            [args.family, *([args.preset] if args.preset else []), "--scale", args.scale, "--markdown", args.markdown]
+            [
+                args.family,
+                *([args.preset] if args.preset else []),
+                "--scale",
+                args.scale,
+                "--markdown",
+                args.markdown,
+                *(["--compare", *args.compare] if args.compare else []),
+            ]
         )
-        Path(args.markdown).write_text(reproduce.markdown(reports, wall, command, args.note))
+        other = []
+        if args.compare:
+            scale, cache_dir, _ = args.compare
+            other = reproduce.run_claims(targets, scale, 1, cache=reproduce.UnitCache(cache_dir), run=False)
+        link = args.compare[2] if args.compare else ""
+        Path(args.markdown).write_text(reproduce.markdown(reports, wall, command, args.note, other, link))
     return 0 if counts[REPRODUCED] == sum(counts.values()) else 1
 
 

@@ -314,10 +314,54 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
-def markdown(reports: Sequence[Mapping[str, Any]], wall_s: float, command: str, note: str = "") -> str:
+def differences(reports: Sequence[Mapping[str, Any]], other: Sequence[Mapping[str, Any]]) -> list[dict[str, str]]:
+    """The claims whose verdict differs between two sets of reports of the same presets (two scales).
+
+    A claim not evaluated in either set (its scenario failed or was not run) is left out: there is no
+    verdict to compare."""
+    theirs = {(r["family"], r["preset"]): r for r in other}
+    out = []
+    for r in reports:
+        o = theirs.get((r["family"], r["preset"]))
+        if o is None:
+            continue
+        for mine, their in zip(r["verdicts"], o["verdicts"], strict=True):
+            if NOT_EVALUATED in (mine["verdict"], their["verdict"]) or mine["verdict"] == their["verdict"]:
+                continue
+            out.append({"family": r["family"], "preset": r["preset"], "text": mine["text"], "note": mine["note"],
+                        r["scale"]: mine["verdict"], o["scale"]: their["verdict"],
+                        f"{r['scale']} measured": mine["measured"], f"{o['scale']} measured": their["measured"]})  # fmt: skip
+    return out
+
+
+def _differences_section(
+    reports: Sequence[Mapping[str, Any]], other: Sequence[Mapping[str, Any]], link: str
+) -> list[str]:
+    if not reports or not other:
+        return []
+    a, b = reports[0]["scale"], other[0]["scale"]
+    diffs = differences(reports, other)
+    compared = sum(1 for r in other for v in r["verdicts"] if v["verdict"] != NOT_EVALUATED)
+    lines = ["", f"## Verdicts that differ at {b} scale", "",
+             f"The {b}-scale verdicts are in [{link}]({link}) ({compared} claims evaluated there). "
+             f"{len(diffs)} claims evaluated at both scales change verdict; the measured numbers at both sizes "
+             "say why (the quantity a claim tests moves with the workload's size), the claim's known note beside them.",
+             ""]  # fmt: skip
+    if diffs:
+        lines += [f"| Preset | Claim | {a} | {b} | Measured at {a} → at {b} |", "|---|---|---|---|---|"]
+        for d in diffs:
+            why = f"{d[f'{a} measured']} → {d[f'{b} measured']}" + (f" — {d['note']}" if d["note"] else "")
+            lines.append(f"| {d['family']} {d['preset']} | {_cell(d['text'])} | {d[a]} | {d[b]} | {_cell(why)} |")
+    return lines
+
+
+def markdown(reports: Sequence[Mapping[str, Any]], wall_s: float, command: str, note: str = "",
+             other: Sequence[Mapping[str, Any]] = (), other_link: str = "") -> str:  # fmt: skip
     """docs/reproduction.md: per family, each claim's paper number, measurement and verdict, then the readings.
 
-    ``note`` is printed under the header (how the run was made, when it was not one command)."""
+    ``note`` is printed under the header (how the run was made, when it was not one command);
+    ``other`` are the same presets' reports at another scale (written at ``other_link``): the claims
+    whose verdict differs are listed after the totals."""
     total = verdict_counts([v for r in reports for v in r["verdicts"]])
     not_run = sum(r.get("not_run", 0) for r in reports)
     lines = [
@@ -347,6 +391,7 @@ def markdown(reports: Sequence[Mapping[str, Any]], wall_s: float, command: str, 
         "reduction (each preset's description says which); a claim that holds at `paper` scale may not at "
         "`small`, and the reverse. Run `python -m schedulers claims FAMILY --scale paper` for the paper's sizes.",
     ]
+    lines += _differences_section(reports, other, other_link)
     for family in dict.fromkeys(r["family"] for r in reports):
         lines += ["", f"## {family}", ""]
         for r in (r for r in reports if r["family"] == family):
