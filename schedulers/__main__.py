@@ -204,6 +204,8 @@ def cmd_claims(args: argparse.Namespace) -> int:
                 args.scale,
                 "--markdown",
                 args.markdown,
+                *(["--cache", args.cache] if args.cache else []),
+                *(["--from-cache"] if args.from_cache else []),
                 *(["--compare", *args.compare] if args.compare else []),
             ]
         )
