@@ -214,7 +214,9 @@ def cmd_claims(args: argparse.Namespace) -> int:
             scale, cache_dir, _ = args.compare
             other = reproduce.run_claims(targets, scale, 1, cache=reproduce.UnitCache(cache_dir), run=False)
         link = args.compare[2] if args.compare else ""
-        Path(args.markdown).write_text(reproduce.markdown(reports, wall, command, args.note, other, link))
+        Path(args.markdown).write_text(
+            reproduce.markdown(reports, -1.0 if args.from_cache else wall, command, args.note, other, link)
+        )
     return 0 if counts[REPRODUCED] == sum(counts.values()) else 1
 
 
