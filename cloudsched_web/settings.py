@@ -265,6 +265,9 @@ CELERY_BEAT_SCHEDULE = {
 }
 RUN_MEMORY_LIMIT_MB = envint("RUN_MEMORY_LIMIT_MB", 8192)  # per worker process; 0 = no limit
 RUN_HEARTBEAT_EVERY_S = envint("RUN_HEARTBEAT_EVERY_S", 30)
+# A run estimated at this many CPU seconds or more is spread over every free worker as its (algorithm,
+# repetition) units and merged (runs/fanout.py); -1: never. Units share MEDIA_ROOT (one host, or shared).
+RUN_FAN_OUT_MIN_CPU_S = envint("RUN_FAN_OUT_MIN_CPU_S", 60)
 # No heartbeat for this long: the run is requeued. 0 (default): three missed heartbeats (runs/models.py).
 RUN_STALE_AFTER_S = envint("RUN_STALE_AFTER_S", 0)
 LIST_PAGE_SIZE = 50  # rows a page on the home and studies lists and in the admin (bench/list_pages.py)

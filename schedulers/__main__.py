@@ -125,6 +125,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--workers", type=int, default=2, help="processes running scenarios in parallel")
     p.add_argument("--markdown", metavar="FILE", help="also write the verdicts as docs/reproduction.md-style markdown")
     p.add_argument("--cache", metavar="DIR", help="keep finished units here and reuse them (same scenario and code)")
+    p.add_argument(
+        "--from-cache", action="store_true", help="run nothing: report the units in --cache (others: not run)"
+    )
+    p.add_argument("--note", default="", help="a sentence for the markdown's header (how the results were made)")
+    p.add_argument("--compare", nargs=3, metavar=("SCALE", "CACHE", "LINK"),
+                   help="list the claims whose verdict differs at SCALE, read from the units in CACHE (nothing is "
+                   "run), linking LINK (the markdown of that scale)")  # fmt: skip
     p.set_defaults(func=cmd_claims)
     args = parser.parse_args(argv)
     try:
@@ -161,9 +168,16 @@ def cmd_claims(args: argparse.Namespace) -> int:
         raise ScenarioError.single("--workers", f"{args.workers} workers", "1..64")
     targets = _targets(args.family, args.preset)
     t0 = time.monotonic()
+    if args.from_cache and not args.cache:
+        raise ScenarioError.single("--from-cache", "--from-cache reads the units of --cache DIR", "--cache DIR")
     cache = reproduce.UnitCache(args.cache) if args.cache else None
     reports = reproduce.run_claims(
-        targets, args.scale, args.workers, log=lambda line: print(line, file=sys.stderr, flush=True), cache=cache
+        targets,
+        args.scale,
+        args.workers,
+        log=lambda line: print(line, file=sys.stderr, flush=True),
+        cache=cache,
+        run=not args.from_cache,
     )
     wall = time.monotonic() - t0
     for r in reports:
@@ -183,9 +197,26 @@ def cmd_claims(args: argparse.Namespace) -> int:
     )
     if args.markdown:
         command = "python -m schedulers claims " + " ".join(
-            [args.family, *([args.preset] if args.preset else []), "--scale", args.scale, "--markdown", args.markdown]
+            [
+                args.family,
+                *([args.preset] if args.preset else []),
+                "--scale",
+                args.scale,
+                "--markdown",
+                args.markdown,
+                *(["--cache", args.cache] if args.cache else []),
+                *(["--from-cache"] if args.from_cache else []),
+                *(["--compare", *args.compare] if args.compare else []),
+            ]
         )
-        Path(args.markdown).write_text(reproduce.markdown(reports, wall, command))
+        other = []
+        if args.compare:
+            scale, cache_dir, _ = args.compare
+            other = reproduce.run_claims(targets, scale, 1, cache=reproduce.UnitCache(cache_dir), run=False)
+        link = args.compare[2] if args.compare else ""
+        Path(args.markdown).write_text(
+            reproduce.markdown(reports, -1.0 if args.from_cache else wall, command, args.note, other, link)
+        )
     return 0 if counts[REPRODUCED] == sum(counts.values()) else 1
 
 

@@ -97,6 +97,7 @@ def _expected_cpu(scenario: dict[str, Any], algorithm: str) -> float:
 
 
 Unit = tuple[str, str, int]  # (scenario key, algorithm, repetition)
+NOT_RUN = "not run: the unit is not in the cache (claims --from-cache)"
 
 
 def code_digest(family: str) -> str:
@@ -156,11 +157,13 @@ def run_units(
     workers: int,
     log: Callable[[str], None],
     cache: UnitCache | None = None,
+    run: bool = True,
 ) -> tuple[dict[Unit, tuple[dict[str, Any] | None, float, str]], dict[str, tuple[dict[str, Any] | None, str]]]:
     """Run every unit of the scenarios ``todo`` (key → scenario), ``workers`` at a time, the longest expected first.
 
     Returns each unit's ``(record, CPU s, error)`` and each scenario's merged ``(summary or None, error)``.
     Units found in ``cache`` are not run again; the others are stored there as they finish.
+    ``run=False`` runs nothing: a unit not in the cache is reported as not run (:data:`NOT_RUN`).
     """
     units: list[Unit] = [(k, alg, rep) for k, s in todo.items() for alg, rep in schedulers.units(s)]
     done: dict[Unit, tuple[dict[str, Any] | None, float, str]] = {}
@@ -172,6 +175,9 @@ def run_units(
         if done:
             log(f"{len(done)} of {len(units)} units found in {cache.root}")
         units = [u for u in units if u not in done]
+    if not run:
+        done.update(dict.fromkeys(units, (None, 0.0, NOT_RUN)))
+        units = []
     expected = {(k, alg): _expected_cpu(todo[k], alg) for k, alg, _ in units}
     units.sort(key=lambda u: -expected[u[:2]])  # stable: equal estimates keep the preset order
     log(
@@ -207,6 +213,7 @@ def run_claims(
     workers: int = 2,
     log: Callable[[str], None] = lambda line: None,
     cache: UnitCache | None = None,
+    run: bool = True,
 ) -> list[dict[str, Any]]:
     """Run every ``(family, preset)`` at ``scale`` and check its claims.
 
@@ -217,7 +224,8 @@ def run_claims(
     Returns one report per preset: its name, description, verdicts, the number of
     scenarios, the CPU seconds its scenarios took (``seconds``; ``total_cpu_s`` is the
     whole run's, shared scenarios counted once), its units' CPU seconds
-    (``units``: ``[scenario name, algorithm, repetition, CPU s]``) and any scenario errors.
+    (``units``: ``[scenario name, algorithm, repetition, CPU s, scenario key]``), how many of them were
+    not run (``not_run``, with ``run=False``: only the cache is read) and any scenario errors.
     """
     docs = {t: schedulers.preset(*t, scale=scale) for t in targets}
     keys = {t: [_key(s) for s in doc["scenarios"]] for t, doc in docs.items()}
@@ -225,7 +233,7 @@ def run_claims(
     for t, doc in docs.items():
         for k, s in zip(keys[t], doc["scenarios"], strict=True):
             todo.setdefault(k, s)
-    done, merged = run_units(todo, workers, log, cache)
+    done, merged = run_units(todo, workers, log, cache, run)
     cpu = {k: sum(v[1] for u, v in done.items() if u[0] == k) for k in todo}
     total_cpu = sum(cpu.values())
     reports = []
@@ -242,9 +250,15 @@ def run_claims(
                 "scale": scale,
                 "scenarios": len(doc["scenarios"]),
                 "seconds": sum(cpu[k] for k in dict.fromkeys(keys[(family, name)])),
-                "units": [[s["name"], u[1], u[2], done[u][1]] for k, s in pairs for u in done if u[0] == k],
+                "units": [[s["name"], u[1], u[2], done[u][1], k] for k, s in pairs for u in done if u[0] == k],
                 "total_cpu_s": total_cpu,
                 "errors": errors,
+                "not_run": sum(
+                    1
+                    for k in dict.fromkeys(keys[(family, name)])
+                    for u, v in done.items()
+                    if u[0] == k and v[2] == NOT_RUN
+                ),
                 "verdicts": check_study(family, name, points),
             }
         )
@@ -265,25 +279,111 @@ def _longest(report: Mapping[str, Any]) -> str:
     units = report.get("units") or []
     if not units:
         return ""
-    name, alg, rep, cpu = max(units, key=lambda u: u[3])
-    return f", {len(units)} units (scenario, algorithm, repetition); the longest {name} {alg} rep {rep}: {cpu:.1f} s"
+    ran = [u for u in units if u[3] > 0 or not report.get("not_run")]
+    missing = f" ({report['not_run']} not run)" if report.get("not_run") else ""
+    if not ran:
+        return f", {len(units)} units{missing}"
+    name, alg, rep, cpu = max(ran, key=lambda u: u[3])[:4]
+    return (f", {len(units)} units (scenario, algorithm, repetition){missing}; "
+            f"the longest {name} {alg} rep {rep}: {cpu:.1f} s")  # fmt: skip
+
+
+UNIT_TARGET_S = 120.0  # issue #26: no unit of `claims all --scale paper` above this many CPU seconds
+
+
+def _units_section(reports: Sequence[Mapping[str, Any]]) -> list[str]:
+    """The CPU seconds of the longest units and of every unit above :data:`UNIT_TARGET_S`."""
+    seen: dict[tuple[str, str, int], tuple[float, tuple[str, str, str, int]]] = {}
+    for r in reports:
+        for name, alg, rep, cpu, key in r.get("units") or []:
+            seen.setdefault((key, alg, rep), (cpu, (r["family"], name, alg, rep)))  # a shared scenario once
+    ran = sorted((x for x in seen.values() if x[0] > 0), key=lambda x: -x[0])
+    if not ran:
+        return []
+    over = [x for x in ran if x[0] > UNIT_TARGET_S]
+    lines = ["", "## CPU time per unit", "",
+             f"{len(ran)} units ran, {sum(c for c, _ in ran):,.0f} CPU s in all; {len(over)} above "
+             f"{UNIT_TARGET_S:.0f} CPU s. The longest:", "",
+             "| Family | Scenario | Algorithm | Repetition | CPU s |", "|---|---|---|---|---|"]  # fmt: skip
+    for cpu, (family, name, alg, rep) in over if len(over) > 15 else ran[:15]:
+        lines.append(f"| {family} | {_cell(name)} | {alg} | {rep} | {cpu:.1f} |")
+    return lines
 
 
 def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
-def markdown(reports: Sequence[Mapping[str, Any]], wall_s: float, command: str) -> str:
-    """docs/reproduction.md: per family, each claim's paper number, measurement and verdict, then the readings."""
+def differences(reports: Sequence[Mapping[str, Any]], other: Sequence[Mapping[str, Any]]) -> list[dict[str, str]]:
+    """The claims whose verdict differs between two sets of reports of the same presets (two scales).
+
+    A claim not evaluated in either set (its scenario failed or was not run) is left out: there is no
+    verdict to compare."""
+    theirs = {(r["family"], r["preset"]): r for r in other}
+    out = []
+    for r in reports:
+        o = theirs.get((r["family"], r["preset"]))
+        if o is None:
+            continue
+        for mine, their in zip(r["verdicts"], o["verdicts"], strict=True):
+            if NOT_EVALUATED in (mine["verdict"], their["verdict"]) or mine["verdict"] == their["verdict"]:
+                continue
+            out.append({"family": r["family"], "preset": r["preset"], "text": mine["text"], "note": mine["note"],
+                        r["scale"]: mine["verdict"], o["scale"]: their["verdict"],
+                        f"{r['scale']} measured": mine["measured"], f"{o['scale']} measured": their["measured"]})  # fmt: skip
+    return out
+
+
+def _differences_section(
+    reports: Sequence[Mapping[str, Any]], other: Sequence[Mapping[str, Any]], link: str
+) -> list[str]:
+    if not reports or not other:
+        return []
+    a, b = reports[0]["scale"], other[0]["scale"]
+    diffs = differences(reports, other)
+    compared = sum(1 for r in other for v in r["verdicts"] if v["verdict"] != NOT_EVALUATED)
+    lines = ["", f"## Verdicts that differ at {b} scale", "",
+             f"The {b}-scale verdicts are in [{link}]({link}) ({compared} claims evaluated there). "
+             f"{len(diffs)} claims evaluated at both scales change verdict; the measured numbers at both sizes "
+             "say why (the quantity a claim tests moves with the workload's size), the claim's known note beside them.",
+             ""]  # fmt: skip
+    if diffs:
+        lines += [f"| Preset | Claim | {a} | {b} | Measured at {a} → at {b} |", "|---|---|---|---|---|"]
+        for d in diffs:
+            why = f"{d[f'{a} measured']} → {d[f'{b} measured']}" + (f" — {d['note']}" if d["note"] else "")
+            lines.append(f"| {d['family']} {d['preset']} | {_cell(d['text'])} | {d[a]} | {d[b]} | {_cell(why)} |")
+    return lines
+
+
+def markdown(reports: Sequence[Mapping[str, Any]], wall_s: float, command: str, note: str = "",
+             other: Sequence[Mapping[str, Any]] = (), other_link: str = "") -> str:  # fmt: skip
+    """docs/reproduction.md: per family, each claim's paper number, measurement and verdict, then the readings.
+
+    ``note`` is printed under the header (how the run was made, when it was not one command);
+    ``other`` are the same presets' reports at another scale (written at ``other_link``): the claims
+    whose verdict differs are listed after the totals."""
     total = verdict_counts([v for r in reports for v in r["verdicts"]])
+    not_run = sum(r.get("not_run", 0) for r in reports)
     lines = [
         "# Reproduction: the papers' claims, checked",
         "",
         f"Generated by `{command}`: {reports[0]['total_cpu_s'] if reports else 0:.0f} s of CPU for the "
-        f"distinct scenarios (shared ones run once), {wall_s / 60:.1f} min wall on this machine (2 cores, "
-        "shared with other jobs when generated). Do not edit by hand: rerun the command. "
+        "distinct scenarios (shared ones run once), "
+        + (f"{wall_s / 60:.1f} min wall" if wall_s >= 0 else "every unit read from the cache (wall times below)")
+        + " on this machine (2 cores, shared with other jobs when generated). Do not edit by hand: rerun the command. "
         "Each preset states its claims as checks over its study results "
         "(`schedulers/core/claims.py`); the same verdicts appear on a preset study's page when it finishes.",
+        *(["", note] if note else []),
+        *(
+            [
+                "",
+                f"**Partial:** {not_run} units were not run (not in the cache when this was written): "
+                "a scenario missing a unit has no values, so its presets' claims over it are 'not evaluated' "
+                "and name it as failed.",
+            ]
+            if not_run
+            else []
+        ),
         "",
         f"Totals: {total[REPRODUCED]} reproduced, {total[NOT_REPRODUCED]} not reproduced, "
         f"{total[NOT_EVALUATED]} not evaluated.",
@@ -292,6 +392,7 @@ def markdown(reports: Sequence[Mapping[str, Any]], wall_s: float, command: str) 
         "reduction (each preset's description says which); a claim that holds at `paper` scale may not at "
         "`small`, and the reverse. Run `python -m schedulers claims FAMILY --scale paper` for the paper's sizes.",
     ]
+    lines += _differences_section(reports, other, other_link)
     for family in dict.fromkeys(r["family"] for r in reports):
         lines += ["", f"## {family}", ""]
         for r in (r for r in reports if r["family"] == family):
@@ -314,4 +415,5 @@ def markdown(reports: Sequence[Mapping[str, Any]], wall_s: float, command: str) 
             f"- The algorithms' own readings (tie-breaks, models, units) are stated in the docstrings of "
             f"`schedulers/{family}/` and collected in `docs/{family}.md`."
         )
+    lines += _units_section(reports)
     return "\n".join(lines).rstrip() + "\n"

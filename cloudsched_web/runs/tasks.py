@@ -12,7 +12,7 @@ import time
 import uuid
 from contextlib import contextmanager
 
-from celery import shared_task, signals
+from celery import group, shared_task, signals
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 from django.db import connection
@@ -20,7 +20,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 import schedulers
-from cloudsched_web.runs import page
+from cloudsched_web.runs import fanout, page
 from cloudsched_web.runs.models import Run, heartbeat_every_s, stale_after_s
 from schedulers.plugins import RunLimit
 
@@ -62,6 +62,10 @@ class Cancelled(Exception):
 
 class RunTimeLimit(RunLimit):  # a plug-in interrupted by it lets it through, with a note naming it
     pass
+
+
+class UnitFailed(Exception):
+    """A unit of a spread run failed; its message is the run's error."""
 
 
 def _alarm(signum, frame):
@@ -212,7 +216,11 @@ def _execute(self, run_id):
     limit_s = settings.CELERY_TASK_SOFT_TIME_LIMIT if in_worker else 0
     try:
         with _time_limit(limit_s), _heartbeat(run_id, attempt):
-            result = schedulers.run(run.config, progress=_progress_writer(run_id, attempt))
+            units = fanout.units_to_spread(run.config)
+            if units is None:
+                result = schedulers.run(run.config, progress=_progress_writer(run_id, attempt))
+            else:
+                result = _run_spread(run, attempt, units)
         run.store_result(result, attempt, indexes=False)
         page_data = page.summarize(result)
     except Cancelled:
@@ -222,6 +230,9 @@ def _execute(self, run_id):
         return
     except schedulers.ScenarioError as exc:
         _finish(run_id, attempt, status=Run.Status.FAILED, error=exc.format())
+        return
+    except UnitFailed as exc:
+        _finish(run_id, attempt, status=Run.Status.FAILED, error=str(exc))
         return
     except (SoftTimeLimitExceeded, RunTimeLimit) as exc:
         where = "".join(f" ({n})" for n in getattr(exc, "__notes__", []))  # the plug-in it interrupted, if any
@@ -250,6 +261,87 @@ def _execute(self, run_id):
     )
     del result, page_data  # the indexes read the stored files: the worker's peak stays the run's
     _build_indexes(run_id, attempt, run)
+
+
+def _run_spread(run, attempt, units):
+    """Run ``units`` here and on every free worker (runs/fanout.py), then merge them as ``schedulers.run`` would."""
+    parts = fanout.Parts(run.id, attempt, units)
+    parts.create()
+    report = _progress_writer(run.id, attempt)
+    total = len(units)
+    try:
+        try:  # helpers: any free worker takes units too; without a broker this task does them all
+            group(run_unit_parts.s(run.id, attempt) for _ in range(total - 1)).apply_async()
+        except Exception:
+            log.warning("run %s: could not send its helper tasks; running its units here", run.id, exc_info=True)
+        while True:
+            unit = parts.take()
+            if unit is not None:
+                base = len(parts.finished())
+
+                def check(fraction, _base=base, _unit=unit):
+                    report((_base + fraction) / total, f"{_unit[0]} repetition {_unit[1]}")
+
+                fanout.run_unit(run.config, parts, unit, check, heartbeat_every_s())
+                continue
+            finished = len(parts.finished())
+            if finished == total:
+                break
+            parts.release_stale(stale_after_s())
+            report(finished / total, f"{finished} of {total} units done; the others on other workers")
+            time.sleep(fanout.POLL_S)
+        records, errors = parts.results()
+        if errors:
+            raise UnitFailed(errors[0])
+        return schedulers.merge(run.config, records)
+    finally:
+        parts.remove()
+
+
+def _still_mine(run_id, attempt):
+    """A check for a helper's unit: raises Cancelled once the attempt no longer owns the row (every 0.5 s)."""
+    last = [0.0]
+
+    def check(fraction=0.0):
+        now = time.monotonic()
+        if now - last[0] < PROGRESS_EVERY_S:
+            return
+        last[0] = now
+        if not _mine(run_id, attempt).exists():
+            raise Cancelled()
+
+    return check
+
+
+@shared_task(bind=True, acks_late=True, reject_on_worker_lost=True)
+def run_unit_parts(self, run_id, attempt):
+    """A helper of a spread run: take its units while any is left (runs/fanout.py)."""
+    run = _mine(run_id, attempt).only("config").first()
+    if run is None:  # finished, cancelled or taken over before this helper started
+        return
+    in_worker = not (self.request.is_eager or self.request.called_directly)
+    if in_worker:
+        _limit_memory()
+    parts = fanout.Parts(run_id, attempt, schedulers.units(run.config))
+    unit = None
+    try:
+        with _time_limit(settings.CELERY_TASK_SOFT_TIME_LIMIT if in_worker else 0):
+            while (unit := parts.take()) is not None:
+                fanout.run_unit(run.config, parts, unit, _still_mine(run_id, attempt), heartbeat_every_s())
+    except Cancelled:
+        return
+    except (MemoryError, SoftTimeLimitExceeded, RunTimeLimit) as exc:  # the coordinator fails the run with it
+        if unit is None:
+            return
+        limit = (
+            "memory limit"
+            if isinstance(exc, MemoryError)
+            else f"time limit of {settings.CELERY_TASK_SOFT_TIME_LIMIT} s"
+        )
+        parts.fail(unit, f"a unit of the run ({unit[0]}, repetition {unit[1]}) exceeded the {limit}")
+
+
+fanout.STOPS = (MemoryError, Cancelled, RunTimeLimit, SoftTimeLimitExceeded)
 
 
 def _build_indexes(run_id, attempt, run):

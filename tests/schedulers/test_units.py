@@ -89,3 +89,38 @@ def test_a_cached_unit_is_reused_only_by_the_code_that_computed_it(tmp_path, mon
     monkeypatch.setattr(reproduce, "_unit", lambda *a: calls.append(a) or (None, 0.0, "ran"))
     reproduce.run_units({"k": scenario}, 1, lambda line: None, reproduce.UnitCache(tmp_path))
     assert len(calls) == len(schedulers.units(scenario))
+
+
+def test_from_cache_runs_nothing_and_says_what_is_missing(tmp_path, monkeypatch):
+    """``claims --from-cache``: the cached units are reported, the others are 'not run' (no values, no verdict)."""
+    scenario = _scenario("vm_reservations", "fig5_4")
+    cache = reproduce.UnitCache(tmp_path)
+    alg, rep = schedulers.units(scenario)[0]
+    cache.put(scenario, "k", alg, rep, reproduce._unit(scenario, alg, rep))
+    monkeypatch.setattr(reproduce, "_unit", lambda *a: pytest.fail("ran a unit"))
+    done, merged = reproduce.run_units({"k": scenario}, 1, lambda line: None, cache, run=False)
+    assert [u for u, v in done.items() if v[2] != reproduce.NOT_RUN] == [("k", alg, rep)]
+    assert merged["k"] == (None, reproduce.NOT_RUN)
+
+
+def test_differences_list_the_claims_whose_verdict_changes_with_scale():
+    def report(scale, verdicts):
+        claims = [
+            {"text": f"claim {i}", "note": "", "paper": "", "measured": f"{scale} {i}", "verdict": v}
+            for i, v in enumerate(verdicts)
+        ]
+        return [{"family": "f", "preset": "p", "scale": scale, "verdicts": claims, "title": "p", "description": "",
+                 "scenarios": 1, "seconds": 0.0, "total_cpu_s": 0.0, "errors": []}]  # fmt: skip
+
+    small = report("small", ["reproduced", "not reproduced", "not evaluated", "reproduced"])
+    paper = report("paper", ["reproduced", "reproduced", "not reproduced", "not evaluated"])
+    (d,) = reproduce.differences(small, paper)  # not evaluated on either side: nothing to compare
+    assert (d["text"], d["small"], d["paper"], d["paper measured"]) == (
+        "claim 1",
+        "not reproduced",
+        "reproduced",
+        "paper 1",
+    )
+    assert "| f p | claim 1 | not reproduced | reproduced | small 1 → paper 1 |" in reproduce.markdown(
+        small, 0.0, "cmd", other=paper, other_link="reproduction-paper.md"
+    )
