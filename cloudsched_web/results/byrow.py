@@ -10,7 +10,7 @@ import pyarrow.parquet as pq
 from cloudsched_web.results import indexfiles, store
 from cloudsched_web.results.arrays import float_column
 
-__all__ = ["by_row_columns", "by_row_groups", "by_row_is_cheaper", "by_row_rows", "by_row_times", "group_stats"]
+__all__ = ["by_row_columns", "by_row_groups", "by_row_is_cheaper", "by_row_rows", "by_row_times", "group_stats", "overlapping"]
 
 
 def group_stats(parsed, index, by_row):
@@ -52,19 +52,31 @@ def by_row_columns(parsed, index, by_row):
     return parsed.memo(("byrow_columns", index), lambda: frozenset(pq.read_schema(store.source(by_row)).names))
 
 
-def by_row_is_cheaper(parsed, index, by_row, lo, hi, row0, rows):
-    """Whether the page's rows in the by-row index are fewer rows to read than the window's row groups of
-    the time-sorted segments file (both give the same segments)."""
-    by_time, by_rows = group_stats(parsed, index, by_row)
-    hit = (by_time[:, 1] < hi) & (by_time[:, 2] > lo) if hi > lo else (by_time[:, 1] <= lo) & (by_time[:, 2] >= lo)
-    page = (by_rows[:, 1] < row0 + rows) & (by_rows[:, 2] >= row0)
-    return by_rows[page, 0].sum() <= by_time[hit, 0].sum()
+def overlapping(stats, lo, hi):
+    """Which row groups (``stats``: per group ``(segments, min start, max end)``) may hold a segment of the
+    window ``[lo, hi)`` (touching ``lo`` when the window is an instant), as ``StoredRun.window`` keeps them."""
+    return (stats[:, 1] < hi) & (stats[:, 2] > lo) if hi > lo else (stats[:, 1] <= lo) & (stats[:, 2] >= lo)
 
 
-def by_row_groups(parsed, index, by_row, row0, rows):
-    """The by-row index's row groups holding rows ``row0 .. row0 + rows − 1`` (footer statistics)."""
+def _page_groups(parsed, index, by_row, lo, hi, row0, rows):
+    """Per row group of the by-row index, whether it holds rows of the page and times of the window."""
     by_rows = group_stats(parsed, index, by_row)[1]
-    return np.flatnonzero((by_rows[:, 1] < row0 + rows) & (by_rows[:, 2] >= row0)).tolist()
+    page = (by_rows[:, 1] < row0 + rows) & (by_rows[:, 2] >= row0)
+    return page & overlapping(by_row_times(parsed, index, by_row), lo, hi)
+
+
+def by_row_is_cheaper(parsed, index, by_row, lo, hi, row0, rows):
+    """Whether the page's rows in the window, read from the by-row index, are fewer rows to read than the
+    window's row groups of the time-sorted segments file (both give the same segments)."""
+    by_time, by_rows = group_stats(parsed, index, by_row)
+    return by_rows[_page_groups(parsed, index, by_row, lo, hi, row0, rows), 0].sum() <= by_time[
+        overlapping(by_time, lo, hi), 0].sum()
+
+
+def by_row_groups(parsed, index, by_row, row0, rows, lo, hi):
+    """The by-row index's row groups holding rows ``row0 .. row0 + rows − 1`` with times in the window
+    (footer statistics: a row's groups wholly before or after the window are not read)."""
+    return np.flatnonzero(_page_groups(parsed, index, by_row, lo, hi, row0, rows)).tolist()
 
 
 def by_row_rows(name, groups, lo, hi, row0, rows, modes, has_share, status=None):

@@ -98,7 +98,7 @@ def _gantt(parsed, index, t0, t1, row0, rows, pixels, max_bars, status=None):
         by_row = None  # an index written before its ``job`` column: the diff's colours from the segments
     if schema is not None and page:
         if by_row:  # the page's rows alone, from the worker's index sorted by row (results.indexes)
-            groups = by_row_groups(parsed, index, by_row, row0, len(page))
+            groups = by_row_groups(parsed, index, by_row, row0, len(page), lo, hi)
             lines = None if status is None else jobdiff.status_lines(parsed, index, status)
             rows_of_page = by_row_rows(by_row, groups, lo, hi, row0, len(page), modes, "share" in present, lines)
             shown = occupancy_and_zoom(rows_of_page, page, capacities, lo, hi, pixels, modes, max_bars, tiers)

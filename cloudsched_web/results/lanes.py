@@ -14,7 +14,7 @@ import pyarrow.parquet as pq
 from cloudsched_web.results import indexfiles, store
 from cloudsched_web.results.arrays import float_column, resource_codes
 from cloudsched_web.results.axis import resource_axis, rows_file
-from cloudsched_web.results.byrow import by_row_times, group_stats
+from cloudsched_web.results.byrow import by_row_times, group_stats, overlapping
 from cloudsched_web.results.queries import QueryError
 
 __all__ = ["greedy_lanes", "lane_counts", "window_lanes"]
@@ -218,9 +218,8 @@ def _index_lanes(parsed, index, by_row, codes, lo, hi):
     stored in the by-row index (``results.indexes``; each row's in start order, as :func:`_row_lanes` gives
     them). Only the row groups of those rows whose times overlap the window are read (footer statistics);
     nothing is kept."""
-    rows_of, times = group_stats(parsed, index, by_row)[1], by_row_times(parsed, index, by_row)
-    lo_t, hi_t = times[:, 1], times[:, 2]
-    when = (lo_t < hi) & (hi_t > lo) if hi > lo else (lo_t <= lo) & (hi_t >= lo)
+    rows_of = group_stats(parsed, index, by_row)[1]
+    when = overlapping(by_row_times(parsed, index, by_row), lo, hi)
     wanted = np.asarray(sorted(codes))
     first = np.searchsorted(wanted, rows_of[:, 1], side="left")  # the first wanted row at or after the group's
     holds = (first < wanted.size) & (wanted[np.minimum(first, wanted.size - 1)] <= rows_of[:, 2])
