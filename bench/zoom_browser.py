@@ -11,7 +11,7 @@ changes until every chart of the page has drawn it (``body[data-timeline-loaded]
 of ×4 around the middle down to a minute, the way back out (cached windows), and the diff page's first
 and last algorithms at the whole run. Targets (issue #24): the warm page with all its charts ≤ 2 s, every
 zoom step ≤ 1 s. Also prints each gunicorn
-process's resident memory at the end. Not a test.
+process's resident memory at boot and at the end. Not a test.
 """
 
 from __future__ import annotations
@@ -83,6 +83,9 @@ def main():
 
     try:
         _wait_up(port)
+        time.sleep(2)
+        kids = Path(f"/proc/{proc.pid}/task/{proc.pid}/children").read_text().split()
+        booted = {int(k): _rss_mb(int(k)) for k in kids}
         base = f"http://127.0.0.1:{port}"
         print(f"load average at start: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
         with sync_playwright() as pw:
@@ -130,7 +133,8 @@ def main():
             browser.close()
         print(f"worst zoom step {worst:.2f} s (target ≤ 1 s); load average now {os.getloadavg()[0]:.2f}")
         kids = Path(f"/proc/{proc.pid}/task/{proc.pid}/children").read_text().split()
-        print("gunicorn worker RSS (MB): " + ", ".join(f"{_rss_mb(int(k)):.0f}" for k in kids))
+        print("gunicorn worker RSS (MB), at boot → now (growth): " + ", ".join(
+            f"{booted.get(int(k), 0):.0f} → {_rss_mb(int(k)):.0f} (+{_rss_mb(int(k)) - booted.get(int(k), 0):.0f})" for k in kids))
     finally:
         proc.terminate()
         proc.wait(timeout=30)
