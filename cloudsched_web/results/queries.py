@@ -87,13 +87,10 @@ class ParsedResult:
         """Run ``index``'s job records as a table (read once: pages sort and slice it)."""
         return self.memo(("jobs", index), lambda: self.stored(index).table("jobs"))
 
-    def series_of(self, index):
-        """``{name: values}`` of run ``index``'s series (with the shared time axis ``t``)."""
-        return self.memo(("series_columns", index), lambda: self.stored(index).series(self.run(index)))
-
     def series_arrays(self, index):
-        """:meth:`series_of` with the stored columns as float arrays straight from Arrow (no Python lists:
-        the same values, a quarter of the memory); series kept in the header stay as they are."""
+        """``{name: values}`` of run ``index``'s series (with the shared time axis ``t``): the stored columns as
+        float arrays straight from Arrow (no Python lists, a quarter of their memory); series kept in the
+        header stay as they are."""
 
         def build():
             table = self.stored(index).table("series")

@@ -358,7 +358,7 @@ def _render_diff(request, run, token=None, other=None, candidates=()):
         b = min(0 if other is not None else 1, len(runs_b) - 1)
     ctx = {"run": run, "runs": runs, "runs_b": runs_b, "a": a, "b": b, "token": token, "shared": token is not None,
            "other": other, "candidates": [_candidate(c) for c in candidates]}  # fmt: skip
-    ctx["time_unit"] = checks.time_unit({"series": parsed.series_of(0)}) if runs else "s"
+    ctx["time_unit"] = checks.time_unit({"series": parsed.series_arrays(0)}) if runs else "s"
     return render(request, "runs/diff.html", ctx)
 
 

@@ -223,7 +223,7 @@ def test_memoised_indexes_of_one_result_never_collide():
     parsed = ParsedResult(_doc([_seg("1", "m0", 0, 1)], series=series))
     assert queries.series(parsed, 0)["series"]["power_w"]["v"] == [1.0, 2.0, 0.0]
     assert series_chart.series(parsed, 0)["series"]["power_w"]["a"]["v"] == [1.0, 2.0, 0.0]
-    assert checks.time_unit({"series": parsed.series_of(0)}) == "s"
+    assert checks.time_unit({"series": parsed.series_arrays(0)}) == "s"
     assert jobdiff.diff(parsed, 0, 0)["jobs"] == 1 and queries.jobs(parsed, 0)["total"] == 0
 
 
