@@ -210,15 +210,16 @@
     let current = null;
     function apply(lo, hi, source) {
       current = [lo, hi];
+      // The data of a window is asked once the gesture pauses (wheel ticks and pinch steps come every
+      // 16–50 ms): the axes move at once, the data follows 150 ms after the last step (counted from the
+      // step, not from the end of the redraw below).
+      clearTimeout(timer);
+      timer = setTimeout(() => onWindow(lo, hi), 150);
       charts.forEach((c) => {
         if (c === source) return;
         c.options.scales.x.min = lo; c.options.scales.x.max = hi;
         c.update("none");
       });
-      // The data of a window is asked once the gesture pauses (wheel ticks and pinch steps come every
-      // 16–50 ms): the axes move at once, the data follows 150 ms after the last step.
-      clearTimeout(timer);
-      timer = setTimeout(() => onWindow(lo, hi), 150);
     }
     const zoomOptions = {
       pan: { enabled: true, mode: "x", onPanComplete: ({ chart }) => apply(chart.scales.x.min, chart.scales.x.max, chart) },
@@ -229,7 +230,7 @@
       zoomOptions,
       add(chart) { alignTime(chart); charts.add(chart); chart.update("none"); if (current) { chart.options.scales.x.min = current[0]; chart.options.scales.x.max = current[1]; chart.update("none"); } },
       remove(chart) { charts.delete(chart); },
-      set(lo, hi) { charts.forEach((c) => { c.options.scales.x.min = lo; c.options.scales.x.max = hi; c.update("none"); }); apply(lo, hi, null); },
+      set(lo, hi) { apply(lo, hi, null); }, // every chart, each redrawn once
       align(lo, hi) { charts.forEach((c) => { c.options.scales.x.min = lo; c.options.scales.x.max = hi; c.update("none"); }); },
       reset() { current = null; charts.forEach((c) => { c.options.scales.x.min = undefined; c.options.scales.x.max = undefined; c.update("none"); }); clearTimeout(timer); timer = setTimeout(() => onWindow(null, null), 50); },
       get window() { return current; },
