@@ -4,7 +4,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-__all__ = ["float_column", "natural_key", "resource_codes", "rounded"]
+__all__ = ["float_column", "natural_key", "resource_codes", "rounded", "rounded_list"]
 
 
 def resource_codes(column, names):
@@ -34,3 +34,9 @@ def natural_key(name):
 
 def rounded(value):
     return round(value, 4) if isinstance(value, float) else value
+
+
+def rounded_list(values, digits=4):
+    """``values`` as a list of floats to ``digits`` decimals, at numpy's speed (a chart's points: ties may
+    round the other way than Python's ``round``, in the last decimal)."""
+    return np.round(np.asarray(values, dtype=float), digits).tolist()

@@ -10,7 +10,7 @@ interpolated, never held.
 
 import numpy as np
 
-from cloudsched_web.results.arrays import rounded
+from cloudsched_web.results.arrays import rounded, rounded_list
 from cloudsched_web.results.queries import QueryError, bounded, window
 from schedulers.core.series import energy_j, envelope
 
@@ -62,15 +62,15 @@ def _cut(t, v, lo, hi, points, cumulative=False):
             vv = np.interp(tt, t, v)
         else:
             vv = np.concatenate([[_level(t, v, lo)], v[a:b], [_level(t, v, hi)]])[: tt.size]
-        return {"t": [round(float(x), 3) for x in tt], "v": [float(x) for x in vv]}  # the stored levels, unrounded
+        return {"t": rounded_list(tt, 3), "v": np.asarray(vv, dtype=float).tolist()}  # the stored levels, unrounded
     edges = np.linspace(lo, hi, points + 1)
-    out = {"t": [round(float(x), 3) for x in edges], "bucket": (hi - lo) / points, "changes": b - a}
+    out = {"t": rounded_list(edges, 3), "bucket": (hi - lo) / points, "changes": b - a}
     if cumulative:
-        out["v"] = [rounded(float(x)) for x in np.interp(edges, t, v)]
+        out["v"] = rounded_list(np.interp(edges, t, v))
         return out
     env = envelope(t, v, points, lo, hi)
     end = rounded(float(_level(t, v, hi)))  # the closing point: the level holding at the window's end
-    out.update({k: [rounded(float(x)) for x in env[k]] + [end] for k in ("v", "min", "max")})
+    out.update({k: [*rounded_list(env[k]), end] for k in ("v", "min", "max")})
     return out
 
 

@@ -178,13 +178,15 @@ def envelope(t, values, points: int, lo: float | None = None, hi: float | None =
         tt, vv = t[a:b], v[a:b]
         return {"t": tt.tolist(), "v": vv.tolist(), "min": vv.tolist(), "max": vv.tolist(), "exact": True}
     edges = np.linspace(lo, hi, points + 1)
-    dt = np.diff(t)
-    cum = np.concatenate([[0.0], np.cumsum(v[:-1] * dt)])  # ∫ from t[0] to t[k]
+    # Only the levels holding inside the window (t[a] ≤ lo, t[b-1] the last change point ≤ hi), not the
+    # whole series: a narrow window of a long series costs its own length. hi ≤ t[-1], so no level is
+    # integrated past the series' end.
+    t, v = t[a:b], v[a:b]
+    cum = np.concatenate([[0.0], np.cumsum(v[:-1] * np.diff(t))])  # ∫ from t[0] (the window's first level) to t[k]
 
     def integral(x):
         i = np.clip(np.searchsorted(t, x, side="right") - 1, 0, t.size - 1)
-        inside = x >= t[0]
-        return np.where(inside, cum[i] + v[i] * np.minimum(x - t[i], np.where(i < t.size - 1, np.inf, 0.0)), 0.0)
+        return cum[i] + v[i] * (x - t[i])
 
     width = (hi - lo) / points
     mean = np.diff(integral(edges)) / width

@@ -165,3 +165,27 @@ def test_envelope_never_extends_a_series_past_its_last_point():
     t = np.arange(0.0, 100.0)
     env = envelope(t, np.cumsum(np.ones(100)), 10, 0.0, 500.0)  # the window is longer than this run
     assert env["t"][-1] < 99.0 and min(env["v"]) > 0
+
+
+def test_envelope_of_a_window_matches_bucket_by_bucket_integration():
+    """Each bucket's mean is ∫ level dt / width and its min/max span every level holding in it, for windows
+    anywhere in a series (inside it, at its start, running to its end, past it), from a direct loop."""
+    from schedulers.core.series import envelope
+
+    rng = np.random.default_rng(7)
+    t = np.cumsum(rng.exponential(1.0, 3000))
+    v = rng.integers(0, 50, 3000).astype(float)
+    ends = np.append(t[1:], t[-1])  # the last level holds at t[-1] only
+    for lo, hi, points in ((t[100] + 0.3, t[900] - 0.2, 37), (t[0], t[400], 50), (t[2500] + 0.1, t[-1], 41),
+                           (t[2000], t[-1] + 100.0, 29), (t[10], t[2990], 300), (t[5] - 0.5, t[-1], 7)):  # fmt: skip
+        env = envelope(t, v, points, lo, hi)
+        lo_, hi_ = max(lo, t[0]), min(hi, t[-1])
+        edges = np.linspace(lo_, hi_, points + 1)
+        assert env["t"] == edges[:-1].tolist()
+        for k in range(points):
+            a, b = edges[k], edges[k + 1]
+            area = np.sum(v * np.clip(np.minimum(ends, b) - np.maximum(t, a), 0.0, None))
+            assert np.isclose(env["v"][k], area / (b - a), rtol=1e-9, atol=1e-9), (lo, hi, k)
+            first = max(int(np.searchsorted(t, a, side="right")) - 1, 0)
+            last = max(int(np.searchsorted(t, b, side="left")) - 1, first)
+            assert env["min"][k] == v[first : last + 1].min() and env["max"][k] == v[first : last + 1].max(), (lo, hi, k)
