@@ -64,7 +64,7 @@ def checked_choice(plugin, choice):
     """``choice.deploy`` as the passes call it, ``ask(now, j)`` on ``sim``'s job j, through the plug-in guard: an
     exception, or an answer that is not 'K', 'M' or 'R' (policy.KILL, MIGRATE, REFUSE), fails the run naming the
     plug-in. Returns ``bind(sim) -> ask``."""
-    from schedulers.plugins import guard, invalid
+    from schedulers.plugins import invalid, reraise
 
     decide = choice.deploy
 
@@ -73,11 +73,10 @@ def checked_choice(plugin, choice):
 
         def ask(now: float, j: int) -> str:
             e = est_l[j]
-            try:  # the guard only when it raises (ordered.checked)
+            try:  # the guard only when it raises (plugins.reraise)
                 got = decide(now, j, size_l[j], e, e - est_remaining(j, now), cost)
             except BaseException:
-                with guard(plugin, "tier choice"):
-                    raise
+                reraise(plugin, "tier choice")
             if isinstance(got, str) and (got == "K" or got == "M" or got == "R"):
                 return str(got)  # numpy's str_ too
             raise invalid(plugin, "tier choice", f"at t = {now:g} s, background job {j}: answered {got!r}; allowed: "

@@ -183,7 +183,7 @@ def simulate_ordered(
 
 def checked_admit(plugin, rule) -> Callable[[float, int, int, float, float, int], bool]:
     """``rule.admit`` through the plug-in guard: an exception or an answer that is not a bool fails the run."""
-    from schedulers.plugins import guard, invalid
+    from schedulers.plugins import invalid, reraise
 
     admit = rule.admit
 
@@ -191,8 +191,7 @@ def checked_admit(plugin, rule) -> Callable[[float, int, int, float, float, int]
         try:
             got = admit(now, job, size, estimate, shadow, extra)
         except BaseException:
-            with guard(plugin, "backfill decision"):
-                raise
+            reraise(plugin, "backfill decision")
         if got is True or got is False:
             return got
         if isinstance(got, np.bool_):
@@ -205,17 +204,16 @@ def checked_admit(plugin, rule) -> Callable[[float, int, int, float, float, int]
 
 def checked(plugin, order) -> Callable[[float, Jobs], np.ndarray]:
     """``order``'s keys through the plug-in guard: an exception or a bad answer fails the run naming ``plugin``."""
-    from schedulers.plugins import guard, invalid
+    from schedulers.plugins import invalid, reraise
 
     decision = "queue order"
     key = order.key
 
     def ask(now: float, jobs: Jobs) -> np.ndarray:
-        try:  # the guard only when it raises: a with-block per pass costs ~10 % of a dynamic order's run
+        try:  # the guard only when it raises (plugins.reraise)
             got = key(now, jobs)
         except BaseException:
-            with guard(plugin, decision):
-                raise
+            reraise(plugin, decision)
         at = f"at t = {now:g} s" if now == now else "(static order: called once with now = nan)"
         try:
             keys = np.asarray(got, dtype=np.float64)

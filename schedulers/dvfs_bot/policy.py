@@ -70,7 +70,7 @@ def vm_choice(description: str = ""):
 
 def checked(plugin, rule: VmChoice) -> Callable[[Task], tuple[int, int]]:
     """``rule.choose`` through the plug-in guard, its answer checked: ``(vm, level)`` or ``(REJECT, -1)``."""
-    from schedulers.plugins import guard, invalid
+    from schedulers.plugins import index_in, invalid, reraise
 
     choose = rule.choose
     decision = "VM and frequency choice"
@@ -79,11 +79,10 @@ def checked(plugin, rule: VmChoice) -> Callable[[Task], tuple[int, int]]:
         try:
             got = choose(task)
         except BaseException:
-            with guard(plugin, decision):
-                raise
+            reraise(plugin, decision)
         v, lv = got if isinstance(got, tuple) and len(got) == 2 else (got, None)
         n, at = task.level.size, f"job {task.job}, task {task.task}"
-        if not isinstance(v, (int, np.integer)) or isinstance(v, bool) or not REJECT <= v < n:
+        if not index_in(v, REJECT, n):
             raise invalid(plugin, decision, f"{at}: answered {got!r}; allowed: a VM 0…{n - 1}, (VM, level) or REJECT")
         if v == REJECT:
             return REJECT, -1

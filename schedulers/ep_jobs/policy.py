@@ -47,7 +47,7 @@ def task_placement(description: str = ""):
 
 def checked(plugin, rule: TaskPlacement) -> Callable[[Any], np.ndarray]:
     """``rule.place`` through the plug-in guard, its answer checked (N integer servers in 0…M−1)."""
-    from schedulers.plugins import guard, invalid
+    from schedulers.plugins import invalid, reraise
 
     place = rule.place
     decision = "task placement"
@@ -56,8 +56,7 @@ def checked(plugin, rule: TaskPlacement) -> Callable[[Any], np.ndarray]:
         try:
             got = place(job)
         except BaseException:
-            with guard(plugin, decision):
-                raise
+            reraise(plugin, decision)
         n, m = job.n_tasks, job.platform.n_servers
         server = np.asarray(got)
         if server.shape != (n,) or not np.issubdtype(server.dtype, np.integer):

@@ -93,7 +93,7 @@ def choice_assign(planner: Planner, app: int, choose: Callable[[Task], int]) -> 
 
 def checked(plugin, rule: CloudChoice) -> Callable[[Task], int]:
     """``rule.choose`` through the plug-in guard: an exception or a cloud the task cannot use fails the run."""
-    from schedulers.plugins import guard, invalid
+    from schedulers.plugins import index_in, invalid, reraise
 
     choose = rule.choose
 
@@ -101,10 +101,9 @@ def checked(plugin, rule: CloudChoice) -> Callable[[Task], int]:
         try:
             c = choose(task)
         except BaseException:
-            with guard(plugin, "cloud mapping"):
-                raise
+            reraise(plugin, "cloud mapping")
         n = task.etm.size
-        if not isinstance(c, (int, np.integer)) or isinstance(c, bool) or not 0 <= c < n:
+        if not index_in(c, 0, n):
             raise invalid(plugin, "cloud mapping", f"task {task.task}: answered {c!r}; allowed: a cloud 0…{n - 1}")
         if not np.isfinite(task.etm[c]):
             raise invalid(plugin, "cloud mapping", f"task {task.task} ({task.vms} VMs) does not fit cloud {c}; "

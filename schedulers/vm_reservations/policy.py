@@ -174,7 +174,7 @@ def pack(s, e, d, g: int, order: np.ndarray, choose: Callable[[Fit], int], progr
 def checked(plugin, rule: PmChoice) -> tuple[Callable[[Fit], int], Callable[[Requests], np.ndarray] | None]:
     """``rule``'s choice (and its order key, if not a named order) through the plug-in guard: an exception, a
     PM that does not fit (constraint (1a)) or a non-PM fails the run naming ``plugin`` and the request."""
-    from schedulers.plugins import guard, invalid
+    from schedulers.plugins import index_in, invalid, reraise
 
     choose = rule.choose
 
@@ -182,10 +182,9 @@ def checked(plugin, rule: PmChoice) -> tuple[Callable[[Fit], int], Callable[[Req
         try:
             m = choose(fit)
         except BaseException:
-            with guard(plugin, "PM choice"):
-                raise
+            reraise(plugin, "PM choice")
         n = fit.peak.size
-        if not isinstance(m, (int, np.integer)) or isinstance(m, bool) or not NEW <= m < n:
+        if not index_in(m, NEW, n):
             raise invalid(plugin, "PM choice", f"request {fit.request}: answered {m!r}; allowed: an open PM "
                           f"0…{n - 1} or NEW (−1)" if n else f"request {fit.request}: answered {m!r}; allowed: "
                           "NEW (−1), no PM is open yet")  # fmt: skip
@@ -202,8 +201,7 @@ def checked(plugin, rule: PmChoice) -> tuple[Callable[[Fit], int], Callable[[Req
         try:
             got = key(requests)
         except BaseException:
-            with guard(plugin, "request order"):
-                raise
+            reraise(plugin, "request order")
         try:
             keys = np.asarray(got, dtype=np.float64)
         except (TypeError, ValueError):

@@ -103,6 +103,30 @@ def _time_limit(seconds):
         signal.signal(signal.SIGALRM, previous)
 
 
+def test_the_answer_checks_and_the_guard_the_families_share():
+    """``index_in`` (a VM, cloud or PM number): integers of Python and numpy in range, never a bool (True is 1)
+    nor a float; ``reraise`` turns the exception being handled into a PluginError naming plug-in and decision,
+    and lets a run limit through with a note."""
+    import numpy as np
+
+    assert plugins.index_in(0, 0, 3) and plugins.index_in(np.int32(2), 0, 3) and plugins.index_in(-1, -1, 3)
+    for bad in (True, False, 1.0, 3, -1, "1", None, np.float64(1)):
+        assert not plugins.index_in(bad, 0, 3), bad
+    plugin = plugins.Plugin("backfill", "p", None, "m:o", "pkg", "1.0", "f.py", "0" * 64)
+
+    def ask(exc):
+        try:
+            raise exc
+        except BaseException:
+            plugins.reraise(plugin, "queue order")
+
+    with pytest.raises(PluginError, match=r"backfill.p .*queue order: ZeroDivisionError: boom"):
+        ask(ZeroDivisionError("boom"))
+    with pytest.raises(RunLimit) as stopped:
+        ask(RunLimit("time"))
+    assert "interrupted plug-in backfill.p (pkg 1.0) in its queue order" in stopped.value.__notes__
+
+
 def test_a_slow_plugin_is_stopped_by_the_callers_time_limit_which_names_it(package):
     """The worker's limit (cloudsched_web/runs/tasks.py) raises a RunLimit: it passes the guard as itself,
     with a note naming the plug-in it interrupted, and the library is usable afterwards."""
