@@ -204,11 +204,12 @@ def _dist_figure(request, parsed, chart, fmt, title, name):
     try:
         if raw_log not in ("", "0", "1", "true", "false"):
             raise queries.QueryError("log", f"{raw_log[:20]!r} is not a yes or no", "1 or 0")
-        data = _job_data(request, parsed, "dist")  # log: the rows of dense outliers are cut for its scale
-        log = data["measure"]["log"] if raw_log == "" else raw_log in ("1", "true")
-        if log != data["log"] and any("n" in (r["box"].get("outliers") or {}) for r in data["runs"]):
-            data = jobstats.distributions(parsed, data["measure"]["key"], request.GET.get("rep") or None,
-                                          request.GET.get("pixels") or jobstats.OUTLIER_PIXELS, log)  # fmt: skip
+        measures = jobstats.measures_of(parsed)
+        key = request.GET.get("measure") or measures[0]["key"]
+        log = next((m["log"] for m in measures if m["key"] == key), False) if raw_log == "" else raw_log in ("1", "true")
+        # the scale first: the rows of dense outliers are cut for it
+        data = jobstats.distributions(parsed, key, request.GET.get("rep") or None,
+                                      request.GET.get("pixels") or jobstats.OUTLIER_PIXELS, log)  # fmt: skip
     except queries.QueryError as exc:
         return JsonResponse({"error": str(exc), "field": exc.field, "allowed": exc.allowed}, status=400)
     body = jobfigures.figure_bytes(data, chart, fmt, log, title)

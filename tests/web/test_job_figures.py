@@ -211,3 +211,12 @@ def test_a_study_point_draws_that_runs_jobs(alice_client, alice, run):
     study.save()
     shared = Client().get(f"/share/study/{study.share_token}/jobs-cdf.svg?point={run.pk}")
     assert shared.status_code == 200 and b"<svg" in shared.content
+
+
+def test_a_figure_without_a_scale_is_drawn_on_its_measures_default_scale(alice_client, run):
+    """No ``log``: the measure's own scale (response time: log), outlier rows cut for it, as the page draws it."""
+    default = next(m["log"] for m in jobstats.measures_of(queries.get_result(run)) if m["key"] == "response_s")
+    url = f"/runs/{run.pk}/jobs-box.svg?measure=response_s&pixels=10"
+    body = alice_client.get(url).content
+    assert body == alice_client.get(url + f"&log={int(default)}").content
+    assert body != alice_client.get(url + f"&log={int(not default)}").content
