@@ -2,6 +2,7 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
+from cloudsched_web.runs import study_views as studies
 from cloudsched_web.runs import views as runs
 from cloudsched_web.scenarios import views as scenarios
 from cloudsched_web.traces import views as traces
@@ -38,25 +39,25 @@ urlpatterns = [
     path("share/<uuid:token>/trace/", traces.shared_download, name="run_shared_trace"),
     path("traces/", traces.trace_list, name="traces"),
     path("traces/<int:pk>/download/", traces.download, name="trace_download"),
-    path("studies/", runs.studies, name="studies"),
-    path("studies/<int:pk>/", runs.study, name="study"),
-    path("studies/<int:pk>/status.json", runs.study_status, name="study_status"),
-    path("studies/<int:pk>/points.csv", runs.study_export, name="study_export"),
-    path("studies/<int:pk>/figure.<str:fmt>", runs.study_figure, name="study_figure"),
-    path("studies/<int:pk>/jobs.json", runs.study_jobs, name="study_jobs"),
-    path("studies/<int:pk>/jobs-<str:chart>.<str:fmt>", runs.study_dist_figure, name="study_dist_figure"),
-    path("studies/<int:pk>/share/", runs.study_share, name="study_share"),
-    path("studies/<int:pk>/delete/", runs.study_delete, name="study_delete"),
+    path("studies/", studies.studies, name="studies"),
+    path("studies/<int:pk>/", studies.study, name="study"),
+    path("studies/<int:pk>/status.json", studies.study_status, name="study_status"),
+    path("studies/<int:pk>/points.csv", studies.study_export, name="study_export"),
+    path("studies/<int:pk>/figure.<str:fmt>", studies.study_figure, name="study_figure"),
+    path("studies/<int:pk>/jobs.json", studies.study_jobs, name="study_jobs"),
+    path("studies/<int:pk>/jobs-<str:chart>.<str:fmt>", studies.study_dist_figure, name="study_dist_figure"),
+    path("studies/<int:pk>/share/", studies.study_share, name="study_share"),
+    path("studies/<int:pk>/delete/", studies.study_delete, name="study_delete"),
     path("trash/", runs.trash_list, name="trash"),
     path("trash/<str:kind>/<int:pk>/restore/", runs.trash_restore, name="trash_restore"),
-    path("share/study/<uuid:token>/", runs.shared_study, name="study_shared"),
-    path("share/study/<uuid:token>/clone/", runs.shared_study_clone, name="study_shared_clone"),
-    path("share/study/<uuid:token>/jobs.json", runs.shared_study_jobs, name="study_shared_jobs"),
-    path("share/study/<uuid:token>/status.json", runs.shared_study_status, name="study_shared_status"),
-    path("share/study/<uuid:token>/figure.<str:fmt>", runs.shared_study_figure, name="study_shared_figure"),
+    path("share/study/<uuid:token>/", studies.shared_study, name="study_shared"),
+    path("share/study/<uuid:token>/clone/", studies.shared_study_clone, name="study_shared_clone"),
+    path("share/study/<uuid:token>/jobs.json", studies.shared_study_jobs, name="study_shared_jobs"),
+    path("share/study/<uuid:token>/status.json", studies.shared_study_status, name="study_shared_status"),
+    path("share/study/<uuid:token>/figure.<str:fmt>", studies.shared_study_figure, name="study_shared_figure"),
     path(
         "share/study/<uuid:token>/jobs-<str:chart>.<str:fmt>",
-        runs.shared_study_dist_figure,
+        studies.shared_study_dist_figure,
         name="study_shared_dist_figure",
     ),
     path("api/v1/", include("cloudsched_web.api.urls")),

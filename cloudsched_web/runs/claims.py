@@ -49,3 +49,12 @@ def counts(claims):
         if c.get("verdict"):
             tally[c["verdict"]] = tally.get(c["verdict"], 0) + 1
     return ", ".join(f"{n} {v}" for v, n in tally.items())
+
+
+def study_claims(study):
+    """The claims beside a study: its verdicts once checked, else the preset's claims (not yet evaluated)."""
+    if study.verdicts:
+        return study.verdicts
+    if study.preset:
+        return preset_claims(study.scenario.family, study.preset) or [{"text": c} for c in study.claims]
+    return [{"text": c, "verdict": "not checked"} for c in study.claims]

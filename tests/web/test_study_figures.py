@@ -27,7 +27,7 @@ def study(scenario, django_capture_on_commit_callbacks):
 
 
 def _payload(study):
-    from cloudsched_web.runs.views import _study_payload
+    from cloudsched_web.runs.study_views import _study_payload
 
     return _study_payload(Study.objects.get(pk=study.pk))[1]
 
