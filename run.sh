@@ -45,6 +45,8 @@ log "serving on http://127.0.0.1:$PORT with gunicorn (Ctrl-C stops the server, t
 "$VENV/bin/gunicorn" --config scripts/gunicorn.conf.py cloudsched_web.wsgi &
 WEB=$!
 # gunicorn may exit from the same Ctrl-C before this shell handles it: never let `set -e` turn that into
-# exit 1. A pending INT/TERM trap runs before the next command, so an interrupt still ends with 130.
+# exit 1. And a shell without job control that sees its child catch SIGINT and exit normally leaves that
+# SIGINT to the child (bash's manual, "Signals"), so the trap may never run: gunicorn exits 0 only when told
+# to stop, so a clean exit is an interrupt too (130, as the trap says).
 wait "$WEB" || WEB_RC=$?
-exit "${WEB_RC:-0}"
+exit "${WEB_RC:-130}"
