@@ -3,16 +3,15 @@
 Served from each run's per-job index (``results.jobindex``), written by the worker or built here.
 """
 
-import itertools
-
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from cloudsched_web.results import indexfiles, jobindex
 from cloudsched_web.results.cuts import cut_at
+from cloudsched_web.results.queries import bounded
 
-__all__ = ["STATUSES", "STATUS_MAX", "diff", "status_lines", "status_of"]
+__all__ = ["MAX_ROWS", "ROWS", "STATUSES", "diff", "status_lines", "status_of"]
 
 
 def _job_table(parsed, index):
@@ -58,7 +57,8 @@ def _join(ja, jb):
     return np.flatnonzero(in_b), at[in_b], np.flatnonzero(~in_b), np.flatnonzero(~in_a)
 
 
-STATUS_MAX = 5000  # jobs of each kind listed in ``diff``'s ``status`` (the chart asks ``status_of`` per window)
+ROWS = 100  # changed jobs per page of the diff's table (``offset`` pages through all of them)
+MAX_ROWS = 1000
 
 # A job's status in the diff, as the Gantts colour it (``status_of``): what happened to it in B.
 STATUSES = ("same", "later", "earlier", "moved", "other_end", "not_in_b", "not_in_a", "cut_in_b", "cut_in_a")
@@ -100,8 +100,9 @@ def status_lines(side, index, status):
     return np.asarray(status(_job_table(side, index)["job"]), np.int64)
 
 
-def diff(parsed, a, b, limit=100, other=None):
-    """What changed between run ``a`` and run ``b`` of the same workload: moved and delayed jobs.
+def diff(parsed, a, b, limit=ROWS, other=None, offset=0):
+    """What changed between run ``a`` and run ``b`` of the same workload: moved and delayed jobs, counted, and
+    one page of the changed jobs (``rows``: ``limit`` from ``offset``; ``changed`` says how many there are).
 
     ``b`` indexes ``other`` (another stored run with the same workload digest) when given, else
     ``parsed``. Jobs on one side only are counted apart from jobs the other side's schedule
@@ -118,7 +119,9 @@ def diff(parsed, a, b, limit=100, other=None):
     moved = (ja["fp"][ia] != jb["fp"][ib]) | (ja["nres"][ia] != jb["nres"][ib])
     changed = np.flatnonzero(moved | (np.abs(dstart) > 1e-9) | (np.abs(dend) > 1e-9))
     order = changed[np.argsort(-np.abs(dend[changed]) - np.abs(dstart[changed]), kind="stable")]
-    top = order[:limit]
+    limit = bounded(limit, "limit", 1, MAX_ROWS)
+    offset = bounded(offset, "offset", 0, max(int(changed.size) - 1, 0))
+    top = order[offset : offset + limit]
     names = ja["job"].take(pa.array(ia[top])).to_pylist()
     columns = (sa[top].tolist(), sb[top].tolist(), ea[top].tolist(), eb[top].tolist(), dstart[top].tolist(),
                dend[top].tolist(), moved[top].tolist())  # fmt: skip
@@ -126,14 +129,6 @@ def diff(parsed, a, b, limit=100, other=None):
              "delta_end": de, "moved": mv} for job, s_a, s_b, e_a, e_b, ds, de, mv in zip(names, *columns, strict=True)]  # fmt: skip
     cut_a, cut_b = cut_at(parsed, a), cut_at(other, b)
     cut_in_b, cut_in_a = _missing(ja, only_a, cut_b), _missing(jb, only_b, cut_a)
-    shown = order[:STATUS_MAX]
-    status = dict(itertools.chain(
-        zip(ja["job"].take(pa.array(ia[shown])).to_pylist(), _status(dstart[shown], moved[shown]), strict=True),
-        zip(ja["job"].take(pa.array(only_a[:STATUS_MAX])).to_pylist(),
-            np.where(cut_in_b[:STATUS_MAX], "cut_in_b", "not_in_b").tolist(), strict=True),
-        zip(jb["job"].take(pa.array(only_b[:STATUS_MAX])).to_pylist(),
-            np.where(cut_in_a[:STATUS_MAX], "cut_in_a", "not_in_a").tolist(), strict=True),
-    ))  # fmt: skip
     return {
         "a": {"index": a, "algorithm": parsed.run(a).get("algorithm", ""), "cut_at": cut_a},
         "b": {"index": b, "algorithm": other.run(b).get("algorithm", ""), "cut_at": cut_b},
@@ -146,6 +141,6 @@ def diff(parsed, a, b, limit=100, other=None):
         "moved": int(moved.sum()),
         "later": int((dstart > 1e-9).sum()),
         "earlier": int((dstart < -1e-9).sum()),
+        "offset": offset,
         "rows": rows,
-        "status": status,
     }

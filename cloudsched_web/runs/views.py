@@ -127,7 +127,7 @@ def _int(request, name, default=0):
 
 def _data(request, run, other=None):
     """Windowed chart data: ``kind=gantt&run=i``, ``kind=series&rep=r``, ``kind=strips&rep=r`` (DVFS) or
-    ``kind=diff&a=i&b=j``.
+    ``kind=diff&a=i&b=j`` (``offset``, ``limit``: a page of its changed jobs).
 
     ``other`` (the owner's run named by ``with=<pk>``, same workload digest): ``b`` indexes its runs.
     """
@@ -159,7 +159,9 @@ def _data(request, run, other=None):
             data = strip_chart.strips(parsed, _int(request, "rep"), t0, t1, request.GET.get("points") or series.POINTS)
         elif kind == "diff":
             data = jobdiff.diff(parsed, _int(request, "a"), _int(request, "b", 1),
-                                 other=result_of(other) if other is not None else None)  # fmt: skip
+                                request.GET.get("limit") or jobdiff.ROWS,
+                                other=result_of(other) if other is not None else None,
+                                offset=request.GET.get("offset") or 0)  # fmt: skip
         elif kind in ("jobs", "dist"):
             data = job_data(request, parsed, kind)
         else:

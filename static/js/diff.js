@@ -73,7 +73,14 @@
   document.querySelector("#diff-pager .prev").addEventListener("click", () => page(-1));
   document.querySelector("#diff-pager .next").addEventListener("click", () => page(1));
 
+  // The changed jobs, a page at a time (the server orders all of them; d.offset, d.rows, d.changed).
+  const tablePager = document.getElementById("diff-table-pager");
   function table(d) {
+    const first = d.changed ? d.offset + 1 : 0, last = d.offset + d.rows.length;
+    tablePager.querySelector(".rows").textContent = `changed jobs ${first.toLocaleString("en-US")}–${last.toLocaleString("en-US")} of ${d.changed.toLocaleString("en-US")}`;
+    tablePager.querySelector(".prev").disabled = d.offset <= 0;
+    tablePager.querySelector(".next").disabled = last >= d.changed;
+    tablePager.dataset.offset = String(d.offset);
     const t = document.getElementById("diff-table");
     t.innerHTML = "";
     const head = t.createTHead().insertRow();
@@ -114,7 +121,16 @@
   }
 
   const diffUrl = `${url}?kind=diff&a=${a}&b=${b}` + (other ? `&with=${other}` : "");
-  window.cs.getJson(diffUrl).then((d) => {
+  const ROWS_PER_PAGE = 100;
+  function tablePage(delta) {
+    const offset = Math.max(0, Number(tablePager.dataset.offset || 0) + delta * ROWS_PER_PAGE);
+    tablePager.querySelectorAll("button").forEach((x) => { x.disabled = true; });
+    window.cs.getJson(`${diffUrl}&offset=${offset}&limit=${ROWS_PER_PAGE}`).then(table)
+      .catch((e) => { tablePager.querySelector(".rows").textContent = "could not load: " + e.message; });
+  }
+  tablePager.querySelector(".prev").addEventListener("click", () => tablePage(-1));
+  tablePager.querySelector(".next").addEventListener("click", () => tablePage(1));
+  window.cs.getJson(`${diffUrl}&limit=${ROWS_PER_PAGE}`).then((d) => {
     window.cloudsched.diff = d;
     const nothing = !d.jobs && !d.only_a && !d.only_b && !d.cut_in_a && !d.cut_in_b;
     document.getElementById("diff-summary").textContent = nothing

@@ -160,6 +160,39 @@ def test_the_diff_table_writes_every_digit_and_its_time_axes_align(page, live_se
     shoot(page, "time-diff-backfill")
 
 
+def test_the_diff_table_pages_through_every_changed_job(page, live_server, alice):
+    """No first-N list: the pager says which of all the changed jobs it shows, and its pages hold them all."""
+    run = _open(page, live_server, alice, "backfill")
+    runs = len(get_result(run).doc["runs"])
+    a, b = max(((i, j) for i in range(runs) for j in range(runs) if i != j),
+               key=lambda p: jobdiff.diff(get_result(run), *p)["changed"])  # fmt: skip
+    d = jobdiff.diff(get_result(run), a, b)
+    assert d["changed"] > jobdiff.ROWS, "the demo has a pair of algorithms with more changed jobs than a page"
+    page.goto(f"{live_server.url}/runs/{run.pk}/diff/?a={a}&b={b}")
+    page.wait_for_function("() => document.body.dataset.timelineLoaded")
+    jobs = lambda: page.evaluate("() => [...document.querySelectorAll('#diff-table tbody tr')].map((tr) => tr.cells[0].textContent)")  # noqa: E731
+    pager = page.locator("#diff-table-pager")
+    seen = []
+    for offset in range(0, d["changed"], jobdiff.ROWS):
+        last = min(offset + jobdiff.ROWS, d["changed"])
+        page.wait_for_function(f"() => document.querySelector('#diff-table-pager .rows').textContent === "
+                               f"'changed jobs {offset + 1:,}–{last:,} of {d['changed']:,}'")  # fmt: skip
+        want = jobdiff.diff(get_result(run), a, b, offset=offset)["rows"]
+        assert jobs() == [r["job"] for r in want]
+        assert pager.locator(".prev").is_disabled() == (offset == 0)
+        assert pager.locator(".next").is_disabled() == (last == d["changed"])
+        seen += jobs()
+        if last < d["changed"]:
+            pager.locator(".next").click()
+    assert len(seen) == len(set(seen)) == d["changed"]
+    back = (d["changed"] - 1) // jobdiff.ROWS * jobdiff.ROWS - jobdiff.ROWS  # the page before the last
+    pager.locator(".prev").click()
+    page.wait_for_function(f"() => document.querySelector('#diff-table-pager .rows').textContent === "
+                           f"'changed jobs {back + 1:,}–{back + jobdiff.ROWS:,} of {d['changed']:,}'")  # fmt: skip
+    assert jobs() == seen[back : back + jobdiff.ROWS]
+    shoot(page, "diff-table-pager")
+
+
 def test_a_study_of_a_duration_ticks_time_like_the_run_page(page, live_server, alice):
     """The study page's makespan axis: round times with their unit, never raw seconds."""
     from tests.browser.test_studies_drawn import _finish, _study

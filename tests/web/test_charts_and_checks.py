@@ -1,6 +1,7 @@
 """Pure payload builders and schedule checks, on hand-made results."""
 
 import numpy as np
+import pyarrow as pa
 import pytest
 
 from cloudsched_web.results import bounds, charts, checks, cuts, gantt, jobdiff, lanes, strips
@@ -210,8 +211,11 @@ def test_diff_colours_waiting_before_moving():
     b = [_seg("1", "m0", 2, 7), _seg("2", "m0", 0, 5), _seg("3", "m0", 5, 9)]
     doc = _doc(a)
     doc["runs"].append({**doc["runs"][0], "algorithm": "b", "schedule": b})
-    d = jobdiff.diff(ParsedResult(doc), 0, 1)
-    assert d["status"] == {"1": "later", "2": "moved"}
+    parsed = ParsedResult(doc)
+    d = jobdiff.diff(parsed, 0, 1)
+    codes = jobdiff.status_of(parsed, 0, None, 1)(pa.array(["1", "2", "3"]))
+    assert [jobdiff.STATUSES[c] for c in codes] == ["later", "moved", "same"]
+    assert [r["job"] for r in d["rows"]] == ["1", "2"]
     assert (d["jobs"], d["changed"], d["later"], d["moved"]) == (3, 2, 1, 1)
 
 

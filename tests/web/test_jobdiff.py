@@ -16,7 +16,7 @@ import pyarrow.compute as pc
 import pytest
 
 import schedulers
-from cloudsched_web.results import cuts, indexes, indexfiles, jobdiff, jobindex, store, stretches
+from cloudsched_web.results import cuts, indexes, indexfiles, jobdiff, jobindex, queries, store, stretches
 from cloudsched_web.results.queries import ParsedResult
 
 FAMILIES = ["backfill", "dvfs_bot", "ep_jobs", "federated", "vm_reservations"]
@@ -34,14 +34,6 @@ def _reference_jobs(parsed, index):
     return {str(j): [s, e, frozenset(r)] for j, s, e, r in zip(jobs, firsts, lasts, resources, strict=True)}
 
 
-def _reference_status(row):
-    if row["delta_start"] > 1e-9:
-        return "later"
-    if row["delta_start"] < -1e-9:
-        return "earlier"
-    return "moved" if row["moved"] else "same"
-
-
 def _reference_missing(jobs, other, cut):
     absent = sorted(jobs.keys() - other.keys())  # was: set order
     if cut is None:
@@ -49,8 +41,8 @@ def _reference_missing(jobs, other, cut):
     return {j: "cut" if jobs[j][0] >= cut - 1e-9 else "missing" for j in absent}
 
 
-def reference_diff(parsed, a, b, limit=100, other=None):
-    """``jobdiff.diff`` before the job index, ties in job id order."""
+def reference_diff(parsed, a, b, limit=100, other=None, offset=0):
+    """``jobdiff.diff`` before the job index, ties in job id order; a page of the changed jobs."""
     other = parsed if other is None else other
     ja, jb = _reference_jobs(parsed, a), _reference_jobs(other, b)
     common = sorted(ja.keys() & jb.keys())  # was: set order
@@ -68,13 +60,8 @@ def reference_diff(parsed, a, b, limit=100, other=None):
             rows.append({"job": job, "start_a": sa, "start_b": sb, "end_a": ea, "end_b": eb,
                          "delta_start": dstart, "delta_end": eb - ea, "moved": is_moved})  # fmt: skip
     rows.sort(key=lambda r: -abs(r["delta_end"]) - abs(r["delta_start"]))
-    status = {r["job"]: _reference_status(r) for r in rows[:5000]}
     cut_a, cut_b = cuts.cut_at(parsed, a), cuts.cut_at(other, b)
     absent_b, absent_a = _reference_missing(ja, jb, cut_b), _reference_missing(jb, ja, cut_a)
-    for job, why in itertools.islice(absent_b.items(), 5000):
-        status[job] = "cut_in_b" if why == "cut" else "not_in_b"
-    for job, why in itertools.islice(absent_a.items(), 5000):
-        status[job] = "cut_in_a" if why == "cut" else "not_in_a"
     cut_in_b, cut_in_a = sum(w == "cut" for w in absent_b.values()), sum(w == "cut" for w in absent_a.values())
     return {
         "a": {"index": a, "algorithm": parsed.run(a).get("algorithm", ""), "cut_at": cut_a},
@@ -88,8 +75,8 @@ def reference_diff(parsed, a, b, limit=100, other=None):
         "moved": moved,
         "later": waited,
         "earlier": earlier,
-        "rows": rows[:limit],
-        "status": status,
+        "offset": offset,
+        "rows": rows[offset : offset + limit],
     }
 
 
@@ -104,24 +91,27 @@ def _both(doc):
 
 
 def _sent(payload):
-    """The payload as JSON in the order it is sent (the status map's order included)."""
+    """The payload as JSON in the order it is sent."""
     return json.dumps(payload)
 
 
-def _assert_same(a_results, b_results=None, limits=(100, 3, 10**9)):
-    """Every pair of runs (across two results when ``b_results``), every storage combination and limit."""
+def _assert_same(a_results, b_results=None, pages=((100, 0), (3, 0), (3, 2), (1000, 0))):
+    """Every pair of runs (across two results when ``b_results``), every storage combination and page
+    (``limit``, ``offset``; an offset past the changed jobs is left out: it is refused, see below)."""
     plain_a, indexed_a = a_results
     plain_b, indexed_b = b_results or a_results
     for a in range(len(plain_a.doc["runs"])):
         for b in range(len(plain_b.doc["runs"])):
-            for limit in limits:
+            for limit, offset in pages:
                 other = None if b_results is None else plain_b
-                want = _sent(reference_diff(plain_a, a, b, limit, other))
+                want = reference_diff(plain_a, a, b, limit, other, offset)
+                if offset and offset >= want["changed"]:
+                    continue
                 for pa_, pb_ in itertools.product((plain_a, indexed_a), (plain_b, indexed_b)):
                     if b_results is None and pa_ is not pb_:
                         continue
-                    got = jobdiff.diff(pa_, a, b, limit, None if b_results is None else pb_)
-                    assert _sent(got) == want, (a, b, limit, pa_ is indexed_a, pb_ is indexed_b)
+                    got = jobdiff.diff(pa_, a, b, limit, None if b_results is None else pb_, offset)
+                    assert _sent(got) == _sent(want), (a, b, limit, offset, pa_ is indexed_a, pb_ is indexed_b)
 
 
 def _seg(job, res, s, e, **extra):
@@ -175,10 +165,13 @@ def test_hand_made_runs_with_jobs_on_one_side_and_cut_schedules_give_the_same_di
     results = _both(doc)
     _assert_same(results)
     d = jobdiff.diff(results[1], 0, 1)
-    assert list(d["status"].items()) == [  # by −|Δend| − |Δstart| (4, 1, 0), ties in job id order; then absent
-        ("s2", "later"), ("s3", "earlier"), ("s1", "same"), ("s4", "same"), ("big", "moved"), ("w1", "moved"),
-        ("w2", "moved"), ("gone", "not_in_b"), ("late", "not_in_b"), ("later", "not_in_b"), ("new", "not_in_a"),
-        ("new2", "not_in_a")]  # fmt: skip
+    # by −|Δend| − |Δstart| (4, 1, 0), ties in job id order
+    assert [r["job"] for r in d["rows"]] == ["s2", "s3", "s1", "s4", "big", "w1", "w2"]
+    names = ["s2", "s3", "s1", "s4", "big", "w1", "w2", "gone", "late", "later", "new", "new2", "nowhere"]
+    codes = jobdiff.status_of(results[1], 0, None, 1)(pa.array(names))
+    assert [jobdiff.STATUSES[c] if c >= 0 else None for c in codes] == [
+        "later", "earlier", "other_end", "other_end", "moved", "moved", "moved", "not_in_b", "not_in_b", "not_in_b",
+        "not_in_a", "not_in_a", None]  # fmt: skip
     assert (d["jobs"], d["changed"], d["moved"], d["later"], d["earlier"]) == (9, 7, 3, 1, 1)
     d = jobdiff.diff(results[1], 0, 2)
     assert (d["only_a"], d["cut_in_b"], d["only_b"], d["cut_in_a"]) == (1, 2, 1, 0)
@@ -194,7 +187,7 @@ def test_a_diff_across_two_results_one_stored_with_the_index_and_one_without_is_
     assert jobdiff.diff(_both(_doc(a))[1], 0, 0)["jobs"] == 12
 
 
-def test_many_ties_and_more_jobs_than_the_status_map_holds_come_in_job_id_order():
+def test_many_ties_come_in_job_id_order_and_the_pages_hold_every_changed_job_once():
     rng = np.random.default_rng(5)
     n = 12_000
     shift = rng.choice([0.0, 1.0, 2.0, -1.0], n)  # equal |Δ| for thousands of jobs
@@ -203,11 +196,20 @@ def test_many_ties_and_more_jobs_than_the_status_map_holds_come_in_job_id_order(
          for j in range(n) if j % 11]  # fmt: skip
     b += [_seg(f"x{j}", "m0", 0.0, 1.0) for j in range(5500)]  # more than 5,000 jobs only in B
     results = _both(_doc(a, b))
-    _assert_same(results, limits=(100,))
+    _assert_same(results, pages=((100, 0), (100, 7000)))
     d = jobdiff.diff(results[1], 0, 1)
-    assert len(d["status"]) == 5000 + n // 11 + 1 + 5000
     firsts = [r["job"] for r in d["rows"] if abs(r["delta_end"]) + abs(r["delta_start"]) == 4.0]
     assert firsts == sorted(firsts) and len(firsts) > 50
+    pages = [jobdiff.diff(results[1], 0, 1, 1000, offset=k) for k in range(0, d["changed"], 1000)]
+    jobs = [r["job"] for page in pages for r in page["rows"]]
+    changed = [str(j) for j in range(n) if j % 11 and (shift[j] or j % 3 == 0)]
+    assert len(jobs) == d["changed"] == len(set(jobs)) and sorted(jobs) == sorted(changed)
+    assert [p["offset"] for p in pages] == list(range(0, d["changed"], 1000))
+    for field, value, allowed in (("offset", d["changed"], f"integer 0..{d['changed'] - 1}"), ("offset", -1, None),
+                                  ("limit", 0, "integer 1..1000"), ("limit", 1001, None), ("limit", "x", None)):  # fmt: skip
+        with pytest.raises(queries.QueryError) as refused:
+            jobdiff.diff(results[1], 0, 1, **{"limit": 100, field: value})
+        assert refused.value.field == field and (allowed is None or refused.value.allowed == allowed)
 
 
 def test_the_fingerprint_is_the_set_of_resource_names():
@@ -252,7 +254,8 @@ def test_every_bar_of_a_gantt_window_carries_its_jobs_status_in_the_diff(family)
     header, manifest = store.save(0, uuid.uuid4().hex, doc)
     parsed = ParsedResult(header, indexes.build(header, manifest))
     a, b = 0, len(doc["runs"]) - 1
-    d = jobdiff.diff(parsed, a, b, limit=10**6)
+    d = jobdiff.diff(parsed, a, b, limit=jobdiff.MAX_ROWS)
+    assert d["changed"] <= jobdiff.MAX_ROWS
     changed = {r["job"] for r in d["rows"]}
     status = jobdiff.status_of(parsed, a, None, b)
     lo, hi = parsed.span(b)
