@@ -2,10 +2,12 @@
 share links, and the trash (the study pages: ``runs.study_views``)."""
 
 import json
+from urllib.parse import urlencode
 
 import orjson
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.core.paginator import Paginator
 from django.http import FileResponse, Http404, HttpResponse, JsonResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.defaultfilters import filesizeformat
@@ -195,7 +197,7 @@ def _same_workload(request, run):
         .exclude(pk=run.pk)
         .select_related("scenario")
         .only("pk", "config", "finished_at", "point", "study_id", "scenario__name")
-        .order_by("-finished_at")[:50]
+        .order_by("-finished_at", "-pk")
     )
 
 
@@ -287,13 +289,17 @@ def result_json(request, pk):
     return _export(_get_run_for_user(request, pk), "json")
 
 
+CANDIDATES_PER_PAGE = 50
+
+
 @login_required
 def diff(request, pk):
     run = _get_run_for_user(request, pk)
-    return _render_diff(request, run, other=_other_run(request, run), candidates=_same_workload(request, run))
+    candidates = Paginator(_same_workload(request, run), CANDIDATES_PER_PAGE).get_page(request.GET.get("page"))
+    return _render_diff(request, run, other=_other_run(request, run), candidates=candidates)
 
 
-def _render_diff(request, run, token=None, other=None, candidates=()):
+def _render_diff(request, run, token=None, other=None, candidates=None):
     """Two runs of one result (``a``, ``b``), or run ``a`` of this result and run ``b`` of ``other``."""
     parsed = result_of(run)
     if parsed is None:
@@ -308,7 +314,9 @@ def _render_diff(request, run, token=None, other=None, candidates=()):
     if not 0 <= b < len(runs_b):
         b = min(0 if other is not None else 1, len(runs_b) - 1)
     ctx = {"run": run, "runs": runs, "runs_b": runs_b, "a": a, "b": b, "token": token, "shared": token is not None,
-           "other": other, "candidates": [_candidate(c) for c in candidates]}  # fmt: skip
+           "other": other, "candidates": [_candidate(c) for c in candidates] if candidates else [],
+           "candidates_page": candidates,  # every one, a page at a time (the pager says which of how many)
+           "candidates_query": urlencode({"a": a, "b": b, **({"with": other.pk} if other else {})})}  # fmt: skip
     ctx["time_unit"] = checks.time_unit({"series": parsed.series_arrays(0)}) if runs else "s"
     return render(request, "runs/diff.html", ctx)
 

@@ -1,5 +1,7 @@
 """Studies and comparisons: cross-run diffs on one workload, claims with verdicts, shared studies."""
 
+import re
+
 import pytest
 from django.test import Client
 
@@ -187,3 +189,25 @@ def test_a_study_exports_its_points_as_csv_with_every_run_and_units(alice_client
     mean = first.load_header()["summary"]["fcfs"]["makespan_s"]["mean"]
     assert float(rows[0]["fcfs makespan_s"]) == mean and "fcfs makespan_s ci95" in rows[0]
     assert rows[2]["fcfs makespan_s"] == ""  # not finished: empty, not dropped
+
+
+def test_every_run_on_the_same_workload_is_listed_a_page_at_a_time(alice_client, two_runs):
+    """No first-N list: 52 candidates are counted as 52 and paged 50 + 2, the pager keeping A, B and the other run."""
+    from django.utils import timezone
+
+    run, same, _ = two_runs
+    Run.objects.bulk_create([
+        Run(scenario=same.scenario, config=same.config, status=Run.Status.SUCCEEDED, progress=1.0,
+            workload_digest=same.workload_digest, finished_at=timezone.now())
+        for _ in range(51)
+    ])  # fmt: skip
+    listed = lambda html: re.findall(r'class="diff-with" href="[^"]*\?with=(\d+)', html)  # noqa: E731
+    first = alice_client.get(f"/runs/{run.pk}/diff/?a=0&b=1").content.decode()
+    assert "(52 found)" in first and "runs 1–50 of 52" in first
+    assert "or with another run on the same workload (52)" in alice_client.get(f"/runs/{run.pk}/").content.decode()
+    assert "?a=0&amp;b=1&amp;page=2" in first
+    second = alice_client.get(f"/runs/{run.pk}/diff/?a=0&b=1&page=2").content.decode()
+    assert "runs 51–52 of 52" in second
+    pks = listed(first) + listed(second)
+    mine = Run.objects.filter(workload_digest=run.workload_digest).exclude(pk=run.pk)
+    assert len(pks) == len(set(pks)) == 52 and set(map(int, pks)) == set(mine.values_list("pk", flat=True))
