@@ -259,6 +259,19 @@ def git_commit():
         return ""
 
 
+def _algorithm_times(result):
+    """``{algorithm: {"total": s, "n": repetitions}}``: each algorithm's own wall time, summed over every one of
+    its repetitions (runs that recorded none are left out of the sum and of ``n``)."""
+    out = {}
+    for r in (result or {}).get("runs", []):
+        t = r.get("wall_time_s")
+        if isinstance(t, (int, float)):
+            entry = out.setdefault(str(r.get("algorithm", "")), {"total": 0.0, "n": 0})
+            entry["total"] += float(t)
+            entry["n"] += 1
+    return out
+
+
 def stamp(run, result, public=False):
     """The reproducibility stamp: what it takes to rerun this result bit for bit.
 
@@ -274,10 +287,7 @@ def stamp(run, result, public=False):
         "started_at": run.started_at,
         "finished_at": run.finished_at,
         "attempts": run.attempts,
-        "algorithm_times": {
-            f"{r.get('algorithm')} #{r.get('repetition', 0)}": r.get("wall_time_s")
-            for r in (result or {}).get("runs", [])[:50]
-        },
+        "algorithm_times": _algorithm_times(result),
     }
     plugins = (result or {}).get("plugins") or {}
     if plugins:  # which installed plug-in ran each plug-in algorithm (kept in the result: readable once it is removed)

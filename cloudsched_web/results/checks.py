@@ -101,7 +101,8 @@ def capacity(run, doc):
         for c, peak in sorted(zip(r[heads].tolist(), peaks.tolist(), strict=True), key=lambda x: first_at[x[0]]):
             if peak > caps[labels[c]] + EPS:
                 over.append(f"{labels[c]}: {peak:g} > {caps[labels[c]]:g}")
-    detail = f"{used.size} resources; " + ("; ".join(over[:5]) if over else "peak share within capacity everywhere")
+    shown = "; ".join(over[:5]) + (f"; and {len(over) - 5} more resources over their capacity" if len(over) > 5 else "")
+    detail = f"{used.size} resources; " + (shown if over else "peak share within capacity everywhere")
     return _check("capacity per resource", not over, detail)
 
 

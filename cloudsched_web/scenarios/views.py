@@ -190,10 +190,19 @@ def edit(request, pk):
 @login_required
 def detail(request, pk):
     scenario = _get_scenario_for_user(request, pk)
+    size = settings.LIST_PAGE_SIZE  # every run and study, a page at a time (each list its own pager)
+    runs = Paginator(scenario.runs.filter(study=None).order_by("-created_at", "-pk"), size).get_page(
+        request.GET.get("runs_page")
+    )
+    studies = Paginator(scenario.studies.order_by("-created_at", "-pk"), size).get_page(request.GET.get("studies_page"))
     ctx = {
         "scenario": scenario,
-        "runs": scenario.runs.filter(study=None)[:50],
-        "studies": scenario.studies.all()[:50],
+        "runs": runs.object_list,
+        "runs_page": runs,
+        "runs_query": urlencode({"studies_page": studies.number}),
+        "studies": studies.object_list,
+        "studies_page": studies,
+        "studies_query": urlencode({"runs_page": runs.number}),
         "config_json": json.dumps(scenario.config, indent=2),
         "traces": traces_of(scenario.config, request.user),
     }

@@ -43,6 +43,15 @@ def test_capacity_check_catches_overlap_when_capacities_are_reported():
     assert checks.validity(back_to_back)["ok"]
 
 
+def test_a_capacity_check_over_many_resources_says_how_many_it_does_not_name():
+    segs = [_seg(str(k), f"m{k}", 0, 10, 2.0) for k in range(8)] + [_seg("x", "m9", 0, 10, 1.0)]
+    doc = _doc(segs, capacities={f"m{k}": 1.0 for k in range(10)})
+    check = next(c for c in checks.validity(doc)["runs"][0]["checks"] if c["name"] == "capacity per resource")
+    assert check["status"] == "fail"
+    assert check["detail"] == ("9 resources; m0: 2 > 1; m1: 2 > 1; m2: 2 > 1; m3: 2 > 1; m4: 2 > 1; "
+                               "and 3 more resources over their capacity")  # fmt: skip
+
+
 def test_checks_on_columns_match_checks_on_records_resource_by_resource():
     from schedulers.core.columns import Columns
 

@@ -1,4 +1,5 @@
 import json
+import re
 
 import pytest
 
@@ -80,3 +81,20 @@ def test_delete_moves_the_scenario_and_its_runs_to_the_trash(alice_client, scena
     alice_client.post(f"/scenarios/{scenario.pk}/delete/")
     assert not Scenario.objects.exists() and not Run.objects.exists()
     assert Scenario.all_objects.get().trashed_at == Run.all_objects.get().trashed_at is not None
+
+
+def test_the_scenario_page_lists_every_run_and_study_a_page_at_a_time(alice_client, scenario):
+    """No first-N list: 53 runs and 51 studies are counted and paged, each list with its own pager."""
+    from cloudsched_web.runs.models import Study
+
+    Run.objects.bulk_create([Run(scenario=scenario, config=scenario.config) for _ in range(53)])
+    Study.objects.bulk_create([Study(scenario=scenario, name=f"study {k}") for k in range(51)])
+    first = alice_client.get(f"/scenarios/{scenario.pk}/").content.decode()
+    assert "runs 1–50 of 53" in first and "studies 1–50 of 51" in first
+    assert "?studies_page=1&amp;runs_page=2" in first and "?runs_page=1&amp;studies_page=2" in first
+    last = alice_client.get(f"/scenarios/{scenario.pk}/?runs_page=2&studies_page=2").content.decode()
+    assert "runs 51–53 of 53" in last and "studies 51–51 of 51" in last
+    shown = set()
+    for page in (first, last):
+        shown |= {int(pk) for pk in re.findall(r'<td><a href="/runs/(\d+)/">', page)}
+    assert shown == set(scenario.runs.values_list("pk", flat=True))

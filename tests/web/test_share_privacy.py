@@ -1,6 +1,7 @@
 """A share link shows what reproduces the result, and nothing about the server that made it."""
 
 import platform
+import re
 import socket
 from importlib import metadata
 
@@ -56,6 +57,12 @@ def test_the_shared_run_page_shows_what_reproduces_it(client, site):
         assert f"{package} {metadata.version(package)}" in html
     assert f"python {platform.python_version()}" in html
     assert "<dt>worker</dt>" not in html
+    totals = {}  # every run's own wall time, per algorithm over all its repetitions
+    for r in result["runs"]:
+        totals.setdefault(r["algorithm"], []).append(r["wall_time_s"])
+    times = re.search(r'<dd id="algorithm-times">(.*?)</dd>', html).group(1)
+    assert times == ", ".join(f"{alg} {sum(ts):.3f} s" + (f" over {len(ts)} repetitions" if len(ts) > 1 else "")
+                              for alg, ts in totals.items())  # fmt: skip
 
 
 def test_the_owner_still_sees_the_worker_and_every_version(client, alice, site):
