@@ -11,6 +11,7 @@ from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import F, Q
 from django.utils import timezone
 
 from cloudsched_web.runs.models import Run, Study
@@ -121,22 +122,37 @@ class Item:
         return ""
 
 
-def items(user, limit=500):
-    """The user's trash, newest first: each thing the user deleted, not what came along with it."""
-    found = [
-        Item("scenario", s, s.trashed_at)
-        for s in Scenario.all_objects.filter(owner=user, trashed_at__isnull=False)[:limit]
-    ]
-    for st in Study.all_objects.filter(scenario__owner=user, trashed_at__isnull=False).select_related("scenario")[
-        :limit
-    ]:
-        if st.trashed_at != st.scenario.trashed_at:
-            found.append(Item("study", st, st.trashed_at))
-    runs = Run.all_objects.defer("result_blob", "page").filter(scenario__owner=user, trashed_at__isnull=False)
-    for run in runs.select_related("scenario", "study")[:limit]:
-        if run.trashed_at not in (run.scenario.trashed_at, run.study.trashed_at if run.study else None):
-            found.append(Item("run", run, run.trashed_at))
-    return sorted(found, key=lambda i: i.trashed_at, reverse=True)
+def items(user):
+    """The user's trash, newest first: each thing the user deleted, not what came along with it — every one.
+
+    Returns ``(kind, pk, trashed_at)`` rows (three queries of two columns each, however full the trash); a page
+    of them becomes :class:`Item` objects through :func:`load`."""
+    scenarios = Scenario.all_objects.filter(owner=user, trashed_at__isnull=False).values_list("pk", "trashed_at")
+    studies = (
+        Study.all_objects.filter(scenario__owner=user, trashed_at__isnull=False)
+        .filter(Q(scenario__trashed_at__isnull=True) | ~Q(trashed_at=F("scenario__trashed_at")))
+        .values_list("pk", "trashed_at")
+    )
+    runs = Run.all_objects.filter(scenario__owner=user, trashed_at__isnull=False).values_list(
+        "pk", "trashed_at", "scenario__trashed_at", "study__trashed_at"
+    )
+    found = [("scenario", pk, at) for pk, at in scenarios] + [("study", pk, at) for pk, at in studies]
+    found += [("run", pk, at) for pk, at, with_scenario, with_study in runs if at not in (with_scenario, with_study)]
+    return sorted(found, key=lambda row: (row[2], row[0], row[1]), reverse=True)
+
+
+def load(rows):
+    """:class:`Item` objects for ``(kind, pk, trashed_at)`` rows of :func:`items`, in their order."""
+    related = {"scenario": (), "study": ("scenario",), "run": ("scenario", "study")}
+    objects = {}
+    for kind, model in KINDS.items():
+        pks = [pk for k, pk, _ in rows if k == kind]
+        if pks:
+            found = model.all_objects.filter(pk__in=pks).select_related(*related[kind])
+            if model is Run:
+                found = found.defer("result_blob", "page")
+            objects.update({(kind, o.pk): o for o in found})
+    return [Item(kind, objects[(kind, pk)], at) for kind, pk, at in rows if (kind, pk) in objects]
 
 
 def purge(now=None):

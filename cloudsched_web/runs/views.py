@@ -5,6 +5,7 @@ import json
 from urllib.parse import urlencode
 
 import orjson
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
@@ -391,7 +392,8 @@ def shared_clone(request, token):
 
 @login_required
 def trash_list(request):
-    ctx = {"items": trash.items(request.user), "keep_days": trash.keep_days()}
+    page = Paginator(trash.items(request.user), settings.LIST_PAGE_SIZE).get_page(request.GET.get("page"))
+    ctx = {"items": trash.load(page.object_list), "page": page, "keep_days": trash.keep_days()}
     return render(request, "runs/trash.html", ctx)
 
 

@@ -170,3 +170,28 @@ def test_a_run_deleted_on_its_own_stays_in_the_trash_when_its_study_comes_back(a
     assert alice_client.get(f"/runs/{first.pk}/").status_code == 404  # still in the trash, as the user left it
     alice_client.post(f"/trash/run/{first.pk}/restore/")
     assert alice_client.get(f"/runs/{first.pk}/").status_code == 200
+
+
+def test_a_full_trash_lists_every_deleted_thing_newest_first_a_page_at_a_time(alice_client, scenario):
+    """No silent cap (it listed an arbitrary 500 of each kind): 520 runs deleted one by one and a study deleted with
+    its run (one item), all counted and paged, newest first."""
+    import re
+
+    now = timezone.now()
+    Run.objects.bulk_create([
+        Run(scenario=scenario, config=scenario.config, trashed_at=now - timedelta(minutes=k)) for k in range(520)
+    ])  # fmt: skip
+    study = Study.objects.create(scenario=scenario, name="gone")
+    Run.objects.create(scenario=scenario, config=scenario.config, study=study)
+    trash.trash(study)
+    pages, seen = [], []
+    for number in range(1, 12):
+        html = alice_client.get(f"/trash/?page={number}").content.decode()
+        pages.append(html)
+        seen += re.findall(r'<tr id="trash-(\w+)-(\d+)">', html)
+    assert "deleted items 1–50 of 521" in pages[0] and "deleted items 501–521 of 521" in pages[10]
+    assert len(seen) == len(set(seen)) == 521
+    assert seen[0] == ("study", str(study.pk))  # the newest; its run came along with it, not an item of its own
+    runs = [int(pk) for kind, pk in seen if kind == "run"]
+    want = Run.all_objects.filter(study=None, trashed_at__isnull=False).order_by("-trashed_at", "-pk")
+    assert runs == list(want.values_list("pk", flat=True))
