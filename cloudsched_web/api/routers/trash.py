@@ -38,7 +38,7 @@ def list_trash(request):
     return [
         {"kind": i.kind, "id": i.obj.pk, "name": _name(i), "trashed_at": i.trashed_at, "purge_on": i.purge_on,
          "contents": i.contents}
-        for i in trash.items(owner(request))
+        for i in trash.load(trash.items(owner(request)))  # every item
     ]  # fmt: skip
 
 
