@@ -29,12 +29,17 @@ log "starting one Celery worker with the outbox sweeper (log: $VAR/celery.log)"
 WORKER=$!
 WEB=""
 stop_all() {
-  trap - EXIT INT TERM
+  trap - EXIT INT
+  trap '' TERM  # the TERM to the process group below is for what this script started, not for itself
   set +e  # best effort: a child the same Ctrl-C already stopped makes `kill` fail, which must not end the script with 1
   # TERM, not INT: a shell started without job control may hand its children an ignored SIGINT.
   kill -TERM $WEB $WORKER 2>/dev/null; wait $WEB $WORKER 2>/dev/null
   # Stop Redis only if this script started it (it saves its data in $VAR on the way out).
   [ -n "$STARTED_REDIS" ] && [ -f "$STARTED_REDIS" ] && redis-cli -p "${REDIS_PORT:-6379}" shutdown >/dev/null 2>&1
+  # Anything its parent left behind (a Celery pool or beat process caught starting by the Ctrl-C): when this
+  # script leads its process group (a terminal's job, or started in a session of its own) the group is only
+  # what it started, so it gets the TERM too.
+  [ "$(ps -o pgid= -p $$ | tr -d ' ')" = "$$" ] && kill -TERM -- -$$ 2>/dev/null
   return 0
 }
 trap stop_all EXIT

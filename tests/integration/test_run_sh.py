@@ -36,6 +36,12 @@ def _wait_serving(proc, url, log):
     pytest.fail(f"run.sh did not serve {url}:\n{log.read_text()[-3000:]}")
 
 
+def _group(pgid):
+    """The processes of group ``pgid`` (what a failure names): pid, parent, state, age and command line."""
+    out = subprocess.run(["ps", "-eo", "pid=,pgid=,ppid=,stat=,etime=,args="], capture_output=True, text=True).stdout
+    return "\n".join(line for line in out.splitlines() if line.split()[1] == str(pgid))
+
+
 def _group_gone(pgid):
     for _ in range(60):
         try:
@@ -78,7 +84,7 @@ def test_run_sh_serves_with_gunicorn_and_ctrl_c_stops_server_worker_and_redis(tm
             os.killpg(proc.pid, signal.SIGKILL)
             raise
     assert proc.returncode == 130, log.read_text()[-3000:]
-    assert _group_gone(proc.pid), "processes run.sh started are still running"  # gunicorn, Celery worker, beat
+    assert _group_gone(proc.pid), "processes run.sh started are still running:\n" + _group(proc.pid)
     ping = subprocess.run(["redis-cli", "-p", str(redis_port), "ping"], capture_output=True)
     assert b"PONG" not in ping.stdout, "the Redis run.sh started is still running"
     with pytest.raises(urllib.error.URLError, match="refused"):
