@@ -13,6 +13,7 @@ __all__ = ["attachment", "dist_figure", "has_jobs", "int_or", "job_data", "query
 
 
 def result_of(run):
+    """A succeeded run's parsed result (cached per process: ``queries.get_result``), else None."""
     return queries.get_result(run) if run.status == Run.Status.SUCCEEDED else None
 
 
@@ -70,13 +71,13 @@ def dist_figure(request, parsed, chart, fmt, title, name):
 
     if fmt not in jobfigures.FORMATS or chart not in jobfigures.CHARTS:
         raise Http404("no such figure")
-    if parsed is None or not jobstats.measures_of(parsed):
+    measures = jobstats.measures_of(parsed) if parsed is not None else []
+    if not measures:
         raise Http404("these results keep no per-job records")
     raw_log = request.GET.get("log", "")
     try:
         if raw_log not in ("", "0", "1", "true", "false"):
             raise queries.QueryError("log", f"{raw_log[:20]!r} is not a yes or no", "1 or 0")
-        measures = jobstats.measures_of(parsed)
         key = request.GET.get("measure") or measures[0]["key"]
         log = next((m["log"] for m in measures if m["key"] == key), False) if raw_log == "" else raw_log in ("1", "true")
         # the scale first: the rows of dense outliers are cut for it
