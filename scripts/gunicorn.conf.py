@@ -5,9 +5,6 @@ wait on the database or stream JSON, and each process keeps its own memo of pars
 MB for a large run), so more processes would cost memory rather than add throughput.
 """
 
-import contextlib
-import ctypes
-import ctypes.util
 import os
 
 bind = os.environ.get("BIND") or f"127.0.0.1:{os.environ.get('PORT', '8000')}"
@@ -22,19 +19,3 @@ errorlog = "-"
 # ready to serve, and a brand-new worker's first page does not pay ~0.3 s of imports (bench/web_first_page.py).
 preload_app = os.environ.get("WEB_PRELOAD", "1").strip().lower() in ("1", "true", "yes", "on")
 control_socket_disable = True  # its default path is per user, shared by every instance; nothing uses it
-
-
-# glibc gives each thread that allocates its own malloc arena (up to 8 per core), and what a window's request
-# freed in one stays with it: after a zoom session on a 200,000-job result each process kept 156-191 MB more
-# than at boot, 123-151 MB with two arenas, at the same speed (bench/zoom_browser.py; docs/deployment.md).
-# WEB_MALLOC_ARENAS=0 leaves glibc's default.
-MALLOC_ARENAS = int(os.environ.get("WEB_MALLOC_ARENAS", "2"))
-M_ARENA_MAX = -8  # glibc's mallopt parameter
-
-
-def post_fork(server, worker):
-    if MALLOC_ARENAS > 0:
-        libc = ctypes.util.find_library("c")
-        if libc:  # glibc (Debian): elsewhere mallopt may not exist, and nothing is set
-            with contextlib.suppress(AttributeError):
-                ctypes.CDLL(libc).mallopt(M_ARENA_MAX, MALLOC_ARENAS)
