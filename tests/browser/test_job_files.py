@@ -9,12 +9,12 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 import schedulers
-from cloudsched_web.runs.models import Run, Study
 from cloudsched_web.scenarios.models import Scenario
 from tests.api.factories import finished_run
 from tests.browser.conftest import screens_dir
 from tests.browser.test_jobs_drawn import _drawn
 from tests.browser.test_run_flow import _login
+from tests.jobdata import two_point_study
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 SVG = "{http://www.w3.org/2000/svg}"
@@ -69,14 +69,7 @@ def test_the_run_pages_file_links_follow_measure_repetition_and_scale(page, live
 
 
 def test_the_study_pages_file_links_follow_the_point(page, live_server, alice):
-    base = {**schedulers.example("backfill"), "algorithms": ["easy", "fcfs"]}
-    scenario = Scenario.objects.create(owner=alice, family="backfill", name="files study", config=base)
-    study = Study.objects.create(scenario=scenario, name="files study", axes=["datacenter.processors"])
-    points = []
-    for procs in (64, 96):
-        run = finished_run(scenario, schedulers.run({**base, "datacenter": {**base["datacenter"], "processors": procs}}))
-        Run.objects.filter(pk=run.pk).update(study=study, point={"datacenter.processors": procs})
-        points.append(run)
+    study, points = two_point_study(alice, "files study")
     _login(page, live_server.url)
     page.set_viewport_size({"width": 1400, "height": 1000})
     page.goto(f"{live_server.url}/studies/{study.pk}/")

@@ -9,11 +9,12 @@ import numpy as np
 import pytest
 
 import schedulers
-from cloudsched_web.results import queries
-from cloudsched_web.runs.models import Run, Study
 from cloudsched_web.scenarios.models import Scenario
 from tests.api.factories import finished_run
 from tests.browser.test_run_flow import _login
+from tests.jobdata import stored_jobs as _stored
+from tests.jobdata import tukey as _tukey
+from tests.jobdata import two_point_study
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
@@ -37,22 +38,6 @@ def _run(alice, family, **changes):
     config = {**schedulers.example(family), **changes}
     scenario = Scenario.objects.create(owner=alice, family=family, name=f"{family} jobs", config=config)
     return finished_run(scenario)
-
-
-def _stored(run, name):
-    parsed = queries.get_result(run)
-    out = {}
-    for i, r in enumerate(parsed.doc["runs"]):
-        values = parsed.stored(i).table("jobs")[name].to_numpy(zero_copy_only=False).astype(float)
-        out.setdefault(r["algorithm"], []).append(values[~np.isnan(values)])
-    return {alg: np.concatenate(parts) for alg, parts in out.items()}
-
-
-def _tukey(values):
-    """numpy's Tukey outliers (beyond 1.5 IQR of the quartiles), sorted."""
-    q1, q3 = np.quantile(values, [0.25, 0.75])
-    iqr = q3 - q1
-    return np.sort(values[(values < q1 - 1.5 * iqr) | (values > q3 + 1.5 * iqr)])
 
 
 def _drawn(page, selector, key="drawn", at_least=1):
@@ -141,14 +126,7 @@ def test_a_second_family_draws_its_own_measure(page, live_server, alice, tmp_pat
 
 
 def test_the_study_page_draws_the_distributions_of_the_chosen_point(page, live_server, alice, tmp_path):
-    base = {**schedulers.example("backfill"), "algorithms": ["easy", "fcfs"]}
-    scenario = Scenario.objects.create(owner=alice, family="backfill", name="jobs study", config=base)
-    study = Study.objects.create(scenario=scenario, name="jobs study", axes=["datacenter.processors"])
-    points = []
-    for procs in (64, 96):
-        run = finished_run(scenario, schedulers.run({**base, "datacenter": {**base["datacenter"], "processors": procs}}))
-        Run.objects.filter(pk=run.pk).update(study=study, point={"datacenter.processors": procs})
-        points.append(run)
+    study, points = two_point_study(alice, "jobs study")
     _login(page, live_server.url)
     page.set_viewport_size({"width": 1400, "height": 1000})
     page.goto(f"{live_server.url}/studies/{study.pk}/")

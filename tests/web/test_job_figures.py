@@ -16,6 +16,8 @@ from cloudsched_web.results import jobfigures, jobstats, queries
 from cloudsched_web.runs.models import Run, Study
 from cloudsched_web.scenarios.models import Scenario
 from tests.api.factories import finished_run
+from tests.jobdata import stored_jobs as _stored
+from tests.jobdata import tukey as _tukey
 
 pytestmark = pytest.mark.django_db
 SVG = "{http://www.w3.org/2000/svg}"
@@ -27,21 +29,6 @@ def run(alice):
     config = {**schedulers.example("backfill"), "algorithms": ["easy", "keasy", "fcfs"]}
     scenario = Scenario.objects.create(owner=alice, family="backfill", name="jobs figures", config=config)
     return finished_run(scenario)
-
-
-def _stored(run, column="response_s"):
-    parsed = queries.get_result(run)
-    out = {}
-    for i, r in enumerate(parsed.doc["runs"]):
-        values = parsed.stored(i).table("jobs")[column].to_numpy(zero_copy_only=False).astype(float)
-        out.setdefault(r["algorithm"], []).append(values[~np.isnan(values)])
-    return {alg: np.concatenate(parts) for alg, parts in out.items()}
-
-
-def _tukey(values):
-    q1, q3 = np.quantile(values, [0.25, 0.75])
-    iqr = q3 - q1
-    return np.sort(values[(values < q1 - 1.5 * iqr) | (values > q3 + 1.5 * iqr)])
 
 
 def _laid_out(data, chart, log, title):
