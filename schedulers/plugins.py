@@ -34,8 +34,8 @@ from typing import Any, NoReturn
 
 import numpy as np
 
-__all__ = ["GROUP", "Plugin", "PluginError", "RunLimit", "broken", "discover", "guard", "index_in", "invalid", "lookup",
-           "refresh", "reraise"]  # fmt: skip
+__all__ = ["GROUP", "Plugin", "PluginError", "RunLimit", "broken", "discover", "guard", "index_in", "invalid",
+           "is_stop", "keys_of", "lookup", "refresh", "reraise", "stop_on"]  # fmt: skip
 
 GROUP = "cloudsched.algorithms"
 NAME = re.compile(r"^[a-z][a-z0-9_-]{0,39}$")
@@ -43,6 +43,21 @@ NAME = re.compile(r"^[a-z][a-z0-9_-]{0,39}$")
 
 class RunLimit(Exception):
     """Raised by a caller's limit machinery (the worker's time limit): passes a plug-in guard unchanged."""
+
+
+_STOPS: list[type[BaseException]] = [RunLimit, MemoryError]
+
+
+def stop_on(*types: type[BaseException]) -> None:
+    """Let ``types`` through every plug-in guard and unit, like :class:`RunLimit`: for a caller whose limit
+    machinery raises its own exception (Celery's ``SoftTimeLimitExceeded``), so that a limit hit inside a
+    plug-in ends the run as the run's limit, with a note naming the plug-in, never as the plug-in's failure."""
+    _STOPS.extend(t for t in types if t not in _STOPS)
+
+
+def is_stop(exc: BaseException) -> bool:
+    """Whether ``exc`` is the caller's limit or interruption rather than an algorithm's failure."""
+    return isinstance(exc, (*_STOPS, KeyboardInterrupt))
 
 
 @dataclass(frozen=True)
@@ -184,14 +199,15 @@ def guard(plugin: Plugin, decision: str) -> Iterator[None]:
         yield
     except PluginError:
         raise
-    except (RunLimit, MemoryError) as exc:
-        exc.add_note(f"interrupted {plugin.label()} in its {decision}")
-        raise
-    except Exception as exc:
+    except SystemExit as exc:  # sys.exit() in a plug-in ends its own unit, never the process running the others
+        raise PluginError(plugin, decision, f"called sys.exit({exc.code!r})") from exc
+    except BaseException as exc:
+        if is_stop(exc):  # the caller's limit or the user's Ctrl-C: not ours to swallow
+            exc.add_note(f"interrupted {plugin.label()} in its {decision}")
+            raise
+        if not isinstance(exc, Exception):
+            raise
         raise PluginError(plugin, decision, f"{type(exc).__name__}: {exc}") from exc
-    except BaseException as exc:  # KeyboardInterrupt, SystemExit: not ours to swallow
-        exc.add_note(f"interrupted {plugin.label()} in its {decision}")
-        raise
 
 
 def reraise(plugin: Plugin, decision: str) -> NoReturn:
@@ -205,6 +221,30 @@ def reraise(plugin: Plugin, decision: str) -> NoReturn:
 def index_in(value: Any, lo: int, hi: int) -> bool:
     """Whether a plug-in's answer is an integer (Python's or numpy's, not a bool) in ``lo…hi − 1``."""
     return isinstance(value, (int, np.integer)) and not isinstance(value, bool) and lo <= value < hi
+
+
+def keys_of(plugin: Plugin, decision: str, got: Any, n: int, where: str, item: str, names: Any = None,
+            hint: str = "") -> np.ndarray:  # fmt: skip
+    """A plug-in's order keys as floats, checked: ``n`` finite numbers, one per ``item`` (ints, floats or bools;
+    never text, NaN or ±inf, which have no place in a total order). ``names[i]`` names the item of key ``i``
+    (default ``"<item> i"``); ``hint`` is added to the message of a key that is not finite."""
+    try:
+        raw = np.asarray(got)
+    except (TypeError, ValueError) as exc:
+        raise invalid(plugin, decision, f"{where}: keys must be numbers ({exc})") from None
+    if raw.dtype.kind not in "biuf":
+        raise invalid(plugin, decision, f"{where}: keys must be numbers, got {raw.dtype} ({type(got).__name__}); "
+                      "allowed: finite ints or floats")  # fmt: skip
+    if raw.shape != (n,):
+        raise invalid(plugin, decision, f"{where}: {n} keys expected (one per {item}), got shape {raw.shape}")
+    keys = raw.astype(np.float64, copy=False)
+    bad = np.flatnonzero(~np.isfinite(keys))
+    if bad.size:
+        i = int(bad[0])
+        who = names[i] if names is not None else f"{item} {i}"
+        more = f" ({bad.size} keys not finite)" if bad.size > 1 else ""
+        raise invalid(plugin, decision, f"{where}: key {keys[i]:g} for {who}{more}; allowed: finite numbers{hint}")
+    return keys
 
 
 def invalid(plugin: Plugin, decision: str, message: str) -> PluginError:

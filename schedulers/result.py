@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 import time
@@ -13,11 +14,14 @@ from schedulers.core import rng as rngmod
 from schedulers.core.columns import as_columns
 from schedulers.core.metrics import mean_ci
 from schedulers.core.validation import ScenarioError, validate_model
+from schedulers.plugins import is_stop
 from schedulers.registry import Family, RunOutput, get_family
 
 __all__ = [
     "WORKLOAD_PARTS",
     "InvalidResult",
+    "RunFailed",
+    "failure_record",
     "digest",
     "merge",
     "run",
@@ -31,6 +35,38 @@ __all__ = [
 
 class InvalidResult(RuntimeError):
     """A result that is not valid JSON (NaN or ±inf somewhere): a bug of the family, never written."""
+
+
+class RunFailed(RuntimeError):
+    """Every unit of a run failed: there is no result to write. ``failures`` holds each unit's record."""
+
+    def __init__(self, failures: list[dict[str, Any]]) -> None:
+        self.failures = failures
+        lines = [f"{f['algorithm']} repetition {f['repetition']}: {f['error']}" for f in failures]
+        super().__init__("every unit of the run failed: " + "; ".join(lines))
+
+
+class _CallerStop(BaseException):  # noqa: N818 - not an error of the unit: the caller's progress callback raised
+    """Carries an exception raised by the caller's progress callback (a cancellation) through the unit."""
+
+    def __init__(self, original: BaseException) -> None:
+        super().__init__(original)
+        self.original = original
+
+
+# Exceptions that stop the whole run rather than fail one unit: the caller's limits and interruptions.
+def _stops(exc: BaseException) -> bool:
+    return isinstance(exc, (MemoryError, KeyboardInterrupt)) or is_stop(exc)
+
+
+def failure_record(algorithm: str, repetition: int, exc: BaseException) -> dict[str, Any]:
+    """What a result keeps of a unit that failed (``failures``): its error, and the plug-in it names."""
+    out = {"algorithm": algorithm, "repetition": repetition, "error": str(exc) or type(exc).__name__,
+           "type": type(exc).__name__}  # fmt: skip
+    plugin = getattr(exc, "plugin", None)
+    if plugin is not None:
+        out["plugin"] = f"{plugin.family}.{plugin.name}"
+    return out
 
 
 def digest(scenario: dict[str, Any]) -> str:
@@ -110,9 +146,13 @@ def _one(family: Family, cfg: Any, instance: Any, alg: str, rep: int, progress: 
     ``stream(seed, rep, "workload")`` (:mod:`schedulers.core.rng`): neither depends on the other
     algorithms or repetitions, so a unit run alone (:func:`run_unit`) gives the record :func:`run` gives.
     """
+    if "entry_point" in family.origins.get(alg, {}):
+        # A plug-in runs on its own copy of the instance: whatever it writes (past the read-only views it is
+        # shown, schedulers.core.readonly) never reaches another algorithm of the scenario.
+        instance = copy.deepcopy(instance)
     t0 = time.perf_counter()
     out: RunOutput = family.simulate(cfg, instance, alg, rngmod.stream(cfg.seed, rep, "algorithm:" + alg), progress)
-    return {
+    record = {
         "algorithm": alg,
         "repetition": rep,
         "wall_time_s": time.perf_counter() - t0,
@@ -122,6 +162,10 @@ def _one(family: Family, cfg: Any, instance: Any, alg: str, rep: int, progress: 
         "jobs": as_columns(out.jobs),
         **({"extra": out.extra} if out.extra else {}),
     }
+    bad = jsonio.nonfinite_paths(record)
+    if bad:
+        raise InvalidResult(f"{alg} produced a result that is not valid JSON: NaN or inf at {', '.join(bad)}")
+    return record
 
 
 def units(scenario: dict[str, Any]) -> list[tuple[str, int]]:
@@ -145,22 +189,34 @@ def run_unit(
     return _one(family, cfg, instance, algorithm, repetition, report)
 
 
-def merge(scenario: dict[str, Any], runs: list[dict[str, Any]]) -> dict[str, Any]:
+def merge(
+    scenario: dict[str, Any], runs: list[dict[str, Any]], failures: list[dict[str, Any]] | None = None
+) -> dict[str, Any]:
     """:func:`run`'s document from the run records of every unit of ``scenario`` (:func:`run_unit`), in any order.
 
-    Records are put back in :func:`run`'s order (repetition, then the scenario's algorithm order)
-    before the summary is computed, so its means add the same floats in the same order.
+    ``failures`` are the :func:`failure_record` of the units that failed: every unit is either in ``runs``
+    or there. Records are put back in :func:`run`'s order (repetition, then the scenario's algorithm
+    order) before the summary is computed, so its means add the same floats in the same order.
+    Raises :class:`RunFailed` when every unit failed.
     """
     family, cfg = validate(scenario)
     order = {u: i for i, u in enumerate(units(scenario))}
-    got = sorted(runs, key=lambda r: order.get((r["algorithm"], r["repetition"]), len(order)))
-    have = [(r["algorithm"], r["repetition"]) for r in got]
+
+    def key(r: dict[str, Any]) -> int:
+        return order.get((r["algorithm"], r["repetition"]), len(order))
+
+    got, failed = sorted(runs, key=key), sorted(failures or [], key=key)
+    have = sorted([(r["algorithm"], r["repetition"]) for r in got + failed], key=lambda u: order.get(u, len(order)))
     if have != list(order):
         raise ValueError(f"units to merge {have} are not the scenario's {list(order)}")
-    return _document(family, cfg, got)
+    if not got:
+        raise RunFailed(failed)
+    return _document(family, cfg, got, failed)
 
 
-def _document(family: Family, cfg: Any, runs: list[dict[str, Any]]) -> dict[str, Any]:
+def _document(
+    family: Family, cfg: Any, runs: list[dict[str, Any]], failures: list[dict[str, Any]] | None = None
+) -> dict[str, Any]:
     normalised = cfg.model_dump(mode="json")
     doc = {
         "family": family.name,
@@ -170,12 +226,11 @@ def _document(family: Family, cfg: Any, runs: list[dict[str, Any]]) -> dict[str,
         "runs": runs,
         "summary": summarize(runs),
     }
+    if failures:
+        doc["failures"] = failures
     plugins = _plugins(family, cfg.algorithms)
     if plugins:
         doc["plugins"] = plugins
-    bad = jsonio.nonfinite_paths(doc)
-    if bad:
-        raise InvalidResult(f"{family.name} produced a result that is not valid JSON: NaN or inf at {', '.join(bad)}")
     return doc
 
 
@@ -189,21 +244,45 @@ def run(
     the scenario is invalid (:class:`ScenarioError` lists every bad field). The same
     document comes from :func:`merge` over :func:`run_unit` of every :func:`units` entry
     (timings aside), which is how the CLI's ``claims`` and web studies spread one scenario.
+
+    A unit (algorithm, repetition) that raises fails alone: its :func:`failure_record` goes to the
+    document's ``failures`` and the other units' records stay (a plug-in's bug never costs the papers'
+    results). What stops the whole run instead: every unit failing (the first unit's exception is raised,
+with the others' errors as notes), and the
+    caller's own interruptions (a :class:`~schedulers.plugins.RunLimit`, ``MemoryError``,
+    ``KeyboardInterrupt``, an exception raised by ``progress``), which pass through unchanged.
     """
     family, cfg = validate(scenario)
     total = cfg.repetitions * len(cfg.algorithms)
     report = progress or (lambda fraction, message="": None)
     runs: list[dict[str, Any]] = []
+    failures: list[dict[str, Any]] = []
+    first: Exception | None = None
     for rep in range(cfg.repetitions):
         instance = family.prepare(cfg, rngmod.stream(cfg.seed, rep, "workload"))
         for alg in cfg.algorithms:
-            done = len(runs)
+            done = len(runs) + len(failures)
 
             def sub(fraction: float, message: str = "", _done=done, _alg=alg, _rep=rep) -> None:
-                report((_done + min(max(fraction, 0.0), 1.0)) / total, message or f"{_alg} repetition {_rep}")
+                try:
+                    report((_done + min(max(fraction, 0.0), 1.0)) / total, message or f"{_alg} repetition {_rep}")
+                except BaseException as exc:
+                    raise _CallerStop(exc) from exc
 
-            sub(0.0)
-            runs.append(_one(family, cfg, instance, alg, rep, sub))
-    doc = _document(family, cfg, runs)
+            try:
+                sub(0.0)
+                runs.append(_one(family, cfg, instance, alg, rep, sub))
+            except _CallerStop as stop:
+                raise stop.original from None
+            except Exception as exc:
+                if _stops(exc):
+                    raise
+                failures.append(failure_record(alg, rep, exc))
+                first = first or exc
+    if first is not None and not runs:  # nothing to keep: the run fails with the first unit's own error
+        for f in failures[1:]:
+            first.add_note(f"also failed: {f['algorithm']} repetition {f['repetition']}: {f['error']}")
+        raise first
+    doc = _document(family, cfg, runs, failures)
     report(1.0, "done")
     return doc

@@ -108,14 +108,14 @@ def _simulate_ordered(inst: Instance, algorithm: str, progress: Progress, proces
 
 def _background_keys(inst: Instance, plugin) -> Any:
     """A tier choice's Step 3 keys, one per job (static: asked once); None for the papers' SJF (the estimates)."""
-    from schedulers.backfill.ordered import _jobs, checked
+    from schedulers.backfill.ordered import checked, jobs_view
     from schedulers.backfill.policy import ORDERS
 
     order = plugin.obj.background
     if order == "sjf":
         return None
     ask = ORDERS[order].key if isinstance(order, str) else checked(plugin, order)
-    return ask(float("nan"), _jobs(inst, np.arange(len(inst))))
+    return ask(float("nan"), jobs_view(inst, np.arange(len(inst))))
 
 
 def _plugin(algorithm: str):

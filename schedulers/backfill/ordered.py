@@ -29,11 +29,13 @@ import numpy as np
 
 from schedulers.backfill.easy import OneTierResult, shadow_and_extra
 from schedulers.backfill.policy import Jobs
+from schedulers.core.readonly import view
 
-__all__ = ["simulate_ordered"]
+__all__ = ["STATIC_AT", "checked", "checked_admit", "jobs_view", "simulate_ordered"]
 
 
-def _jobs(inst, idx: np.ndarray) -> Jobs:
+def jobs_view(inst, idx: np.ndarray) -> Jobs:
+    """The :class:`Jobs` columns of ``inst``'s jobs ``idx`` (copies: fancy indexing)."""
     return Jobs(idx, inst.submit[idx], inst.size[idx], inst.estimate[idx], inst.processors)
 
 
@@ -56,7 +58,7 @@ def simulate_ordered(
     run_l = inst.runtime.tolist()
     est_l = inst.estimate.tolist()
     if not dynamic:
-        perm = np.argsort(ask(float("nan"), _jobs(inst, np.arange(n))), kind="stable")
+        perm = np.argsort(ask(float("nan"), jobs_view(inst, np.arange(n))), kind="stable")
         job_of = perm.tolist()  # rank -> job
         rank_l = np.empty(n, dtype=np.int64)
         rank_l[perm] = np.arange(n)
@@ -94,7 +96,7 @@ def simulate_ordered(
     def ordered(now: float) -> list[int]:
         if not dynamic:
             return [job_of[r] for r in queue]
-        keys = ask(now, _jobs(inst, np.array(queue, dtype=np.int64)))
+        keys = ask(now, jobs_view(inst, np.array(queue, dtype=np.int64)))
         return [queue[i] for i in np.argsort(keys, kind="stable").tolist()]
 
     def schedule(now: float) -> None:
@@ -203,27 +205,35 @@ def checked_admit(plugin, rule) -> Callable[[float, int, int, float, float, int]
 
 
 def checked(plugin, order) -> Callable[[float, Jobs], np.ndarray]:
-    """``order``'s keys through the plug-in guard: an exception or a bad answer fails the run naming ``plugin``."""
-    from schedulers.plugins import invalid, reraise
+    """``order``'s keys through the plug-in guard: an exception or a bad answer fails the run naming ``plugin``.
+
+    The plug-in sees read-only views of the columns (a write fails its run naming the field)."""
+    from schedulers.plugins import keys_of, reraise
 
     decision = "queue order"
     key = order.key
 
     def ask(now: float, jobs: Jobs) -> np.ndarray:
+        shown = Jobs(view(jobs.index, "jobs.index"), view(jobs.submit, "jobs.submit"), view(jobs.size, "jobs.size"),
+                     view(jobs.estimate, "jobs.estimate"), jobs.processors)  # fmt: skip
         try:  # the guard only when it raises (plugins.reraise)
-            got = key(now, jobs)
+            got = key(now, shown)
         except BaseException:
             reraise(plugin, decision)
-        at = f"at t = {now:g} s" if now == now else "(static order: called once with now = nan)"
-        try:
-            keys = np.asarray(got, dtype=np.float64)
-        except (TypeError, ValueError):
-            raise invalid(plugin, decision, f"{at}: keys must be numbers, got {type(got).__name__}") from None
-        if keys.shape != (len(jobs),):
-            raise invalid(plugin, decision, f"{at}: {len(jobs)} keys expected (one per job), got shape {keys.shape}")
-        if np.isnan(keys).any():
-            hint = "" if now == now else "; an order that reads `now` must be declared dynamic=True"
-            raise invalid(plugin, decision, f"{at}: key NaN for job {int(jobs.index[np.isnan(keys)][0])}{hint}")
-        return keys
+        at, hint = (f"at t = {now:g} s", "") if now == now else STATIC_AT
+        return keys_of(plugin, decision, got, len(jobs), at, "job", _JobNames(jobs.index), hint)
 
     return ask
+
+
+STATIC_AT = ("(static order: called once with now = nan)", "; an order that reads `now` must be declared dynamic=True")
+
+
+class _JobNames:
+    """``names[i]`` for :func:`schedulers.plugins.keys_of`: the job of key ``i`` (built only for a bad key)."""
+
+    def __init__(self, index: np.ndarray) -> None:
+        self.index = index
+
+    def __getitem__(self, i: int) -> str:
+        return f"job {int(self.index[i])}"

@@ -273,11 +273,14 @@ class _Sim:
         self._commit(j, log, now)
 
     def _task_view(self, j, task, now, work, deadline, level, scores):
+        from schedulers.core.readonly import view
         from schedulers.dvfs_bot.policy import Task
 
         vms, dc = self.vms, self.dc
-        return Task(j, task, now, work, deadline, level.copy(), self.top_level, vms.level.copy(), vms.busy.copy(),
-                    vms.host_busy[dc.vm_host] > 0, dc.vm_rank, scores.copy())  # fmt: skip
+        return Task(j, task, now, work, deadline, view(level.copy(), "task.level"), view(self.top_level, "task.top"),
+                    view(vms.level.copy(), "task.current"), view(vms.busy.copy(), "task.busy"),
+                    view(vms.host_busy[dc.vm_host] > 0, "task.host_on"), view(dc.vm_rank, "task.energy_rank"),
+                    view(scores.copy(), "task.score"))  # fmt: skip
 
     def _row_terms(self, v: int, now: float, work: float, deadline: float) -> tuple[int, float, float, float]:
         """``queue_terms`` for the one VM ``v`` in scalars (same operations and order)."""

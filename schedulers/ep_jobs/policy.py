@@ -19,11 +19,14 @@ exceed it too. An answer that is not N servers fails the run naming the plug-in.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+
+from schedulers.core.readonly import freeze
 
 __all__ = ["TaskPlacement", "checked", "task_placement"]
 
@@ -53,8 +56,9 @@ def checked(plugin, rule: TaskPlacement) -> Callable[[Any], np.ndarray]:
     decision = "task placement"
 
     def placement(job) -> np.ndarray:
+        shown = freeze(copy.deepcopy(job), "job")  # its own read-only copy: OptRA's shares come from ``job``
         try:
-            got = place(job)
+            got = place(shown)
         except BaseException:
             reraise(plugin, decision)
         n, m = job.n_tasks, job.platform.n_servers

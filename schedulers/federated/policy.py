@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from schedulers.core.readonly import view
 from schedulers.federated.cls import average_times, priority_list
 from schedulers.federated.planner import Planner
 
@@ -86,7 +87,8 @@ def choice_assign(planner: Planner, app: int, choose: Callable[[Task], int]) -> 
         est = [planner.estimate(t, c) for c in clouds]
         erat = np.array([e for e, _ in est])
         task = Task(t, planner.task_app[t], planner.vms[t], planner.task_home[t], planner.is_ar[t], planner.now,
-                    planner.image_s, inst.etm[t], erat, np.array([tau for _, tau in est]))  # fmt: skip
+                    planner.image_s, view(inst.etm[t], "task.etm"), view(erat, "task.erat"),
+                    view(np.array([tau for _, tau in est]), "task.tau"))  # fmt: skip
         c = choose(task)
         planner.commit(t, c, float(erat[c]))
 

@@ -34,6 +34,7 @@ from typing import Any
 
 import numpy as np
 
+from schedulers.core.readonly import view
 from schedulers.vm_reservations.bound import Axis, Placement
 from schedulers.vm_reservations.ffd import FirstFit, Progress, est_order, ffd_order, mffde_order
 from schedulers.vm_reservations.llif import llif_order
@@ -136,7 +137,9 @@ def order_of(order: str | Callable[[Requests], Any], s, e, d, g: int, latest_fir
              ask: Callable[[Requests], np.ndarray] | None = None) -> np.ndarray:  # fmt: skip
     """The requests' placement order: a named one of the papers, or ``ask`` (the order key, checked) sorted."""
     if ask is not None:
-        return np.argsort(ask(Requests(np.arange(s.size), s, e, d, g)), kind="stable")
+        shown = Requests(view(np.arange(s.size), "requests.index"), view(s, "requests.start"),
+                         view(e, "requests.end"), view(d, "requests.demand"), g)  # fmt: skip
+        return np.argsort(ask(shown), kind="stable")
     if order == "llif":
         return llif_order(s, e, d, g)
     if order == "ffd":
@@ -162,9 +165,9 @@ def pack(s, e, d, g: int, order: np.ndarray, choose: Callable[[Fit], int], progr
     step = max(1, s.size // 50)
     for n, i in enumerate(order.tolist()):
         ai, bi = a[i], b[i]
-        block = packer.occ[: packer.count, ai:bi].view()
-        block.flags.writeable = False
-        m = choose(Fit(i, ss[i], ee[i], dd[i], g, block.max(axis=1), block, lengths[ai:bi]))
+        block = view(packer.occ[: packer.count, ai:bi], "fit.occupancy")
+        peak = view(block.max(axis=1), "fit.peak")
+        m = choose(Fit(i, ss[i], ee[i], dd[i], g, peak, block, view(lengths[ai:bi], "fit.lengths")))
         pm[i] = packer.put(packer.count if m == NEW else m, a[i], b[i], dd[i])
         if progress is not None and n % step == 0:
             progress(n / s.size)
@@ -174,7 +177,7 @@ def pack(s, e, d, g: int, order: np.ndarray, choose: Callable[[Fit], int], progr
 def checked(plugin, rule: PmChoice) -> tuple[Callable[[Fit], int], Callable[[Requests], np.ndarray] | None]:
     """``rule``'s choice (and its order key, if not a named order) through the plug-in guard: an exception, a
     PM that does not fit (constraint (1a)) or a non-PM fails the run naming ``plugin`` and the request."""
-    from schedulers.plugins import index_in, invalid, reraise
+    from schedulers.plugins import index_in, invalid, keys_of, reraise
 
     choose = rule.choose
 
@@ -202,14 +205,7 @@ def checked(plugin, rule: PmChoice) -> tuple[Callable[[Fit], int], Callable[[Req
             got = key(requests)
         except BaseException:
             reraise(plugin, "request order")
-        try:
-            keys = np.asarray(got, dtype=np.float64)
-        except (TypeError, ValueError):
-            raise invalid(plugin, "request order", f"keys must be numbers, got {type(got).__name__}") from None
-        if keys.shape != (len(requests),) or np.isnan(keys).any():
-            raise invalid(plugin, "request order", f"{len(requests)} numbers expected (one per request, no NaN), "
-                          f"got shape {keys.shape}")  # fmt: skip
-        return keys
+        return keys_of(plugin, "request order", got, len(requests), "the pool's request order", "request")
 
     return choice, ask
 

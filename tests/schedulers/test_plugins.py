@@ -71,19 +71,83 @@ def test_a_result_without_plugins_has_no_plugins_key():
     assert "plugins" not in schedulers.run(_scenario("easy", n_jobs=20))
 
 
-def test_a_raising_plugin_fails_the_run_naming_it_and_the_decision(package):
-    with pytest.raises(PluginError) as err:
-        schedulers.run(_scenario("easy", "raising"))
-    msg = str(err.value)
+def test_a_raising_plugin_fails_its_own_unit_naming_it_and_the_decision(package):
+    """The papers' algorithms of the same run keep their results, identical to a run without the plug-in."""
+    result = schedulers.run(_scenario("raising", "easy"))
+    assert [r["algorithm"] for r in result["runs"]] == ["easy"]
+    assert list(result["summary"]) == ["easy"]
+    (failure,) = result["failures"]
+    assert (failure["algorithm"], failure["repetition"], failure["plugin"]) == ("raising", 0, "backfill.raising")
+    assert failure["type"] == "PluginError"
+    msg = failure["error"]
     assert "backfill.raising (cloudsched-test-orders 0.3.1)" in msg
     assert "queue order" in msg and "ZeroDivisionError" in msg
+    alone = schedulers.run(_scenario("easy"))
+    assert result["runs"][0]["metrics"] == alone["runs"][0]["metrics"]
+    with pytest.raises(PluginError, match="backfill.raising"):  # nothing left to keep: the run fails with it
+        schedulers.run(_scenario("raising"))
 
 
 def test_a_wrong_answer_is_an_invalid_decision(package):
     with pytest.raises(PluginError, match=r"invalid decision.*300 keys expected \(one per job\), got shape \(299,\)"):
         schedulers.run(_scenario("short"))
-    with pytest.raises(PluginError, match="key NaN for job 0; an order that reads `now` must be declared dynamic"):
+    with pytest.raises(PluginError, match=r"key nan for job 0 \(300 keys not finite\); allowed: finite numbers; an "
+                       "order that reads `now` must be declared dynamic"):  # fmt: skip
         schedulers.run(_scenario("undeclared"))
+
+
+KEYS_SOURCE = """
+import numpy as np
+from schedulers.backfill.policy import queue_order
+from schedulers.vm_reservations.policy import pm_choice
+
+infinite = queue_order("inf for the widest")(lambda now, jobs: np.where(jobs.size == jobs.size.max(), np.inf, 0.0))
+text = queue_order("numbers as text")(lambda now, jobs: [str(v) for v in jobs.size.tolist()])
+flags = queue_order("wide jobs last (bools)")(lambda now, jobs: jobs.size > 8)
+exits = queue_order("exits")(lambda now, jobs: __import__("sys").exit(3))
+pm_inf = pm_choice("inf order", order=lambda r: np.full(len(r), -np.inf))(lambda fit: -1)
+"""
+
+
+def test_order_keys_must_be_finite_numbers(tmp_path):
+    eps = {"backfill.infinite": "infinite", "backfill.text": "text", "backfill.flags": "flags",
+           "backfill.exits": "exits", "vm_reservations.pm-inf": "pm_inf"}  # fmt: skip
+    with installed(tmp_path / "site", entry_points=eps, source=KEYS_SOURCE):
+        result = schedulers.run(_scenario("infinite", "text", "flags", "exits", n_jobs=50))
+        errors = {f["algorithm"]: f["error"] for f in result["failures"]}
+        assert [r["algorithm"] for r in result["runs"]] == ["flags"]  # bools are numbers (False first)
+        assert "key inf for job" in errors["infinite"] and "allowed: finite numbers" in errors["infinite"]
+        assert "keys must be numbers, got <U" in errors["text"]
+        assert "called sys.exit(3)" in errors["exits"]  # ends its own unit, never the process
+        vm = schedulers.example("vm_reservations")
+        with pytest.raises(PluginError, match=r"request order: .*the pool's request order: key -inf for request 0 "):
+            schedulers.run({**vm, "algorithms": ["pm-inf"]})
+
+
+def test_a_second_package_declaring_a_name_never_replaces_the_first(tmp_path):
+    """Discovery keeps the first package's algorithm (sys.path order) and lists the second as left out."""
+    with installed(tmp_path / "first", entry_points={"backfill.widest": "widest"}):
+        second = tmp_path / "second"
+        (second / "other_orders-2.0.dist-info").mkdir(parents=True)
+        (second / "other_orders.py").write_text(
+            "from schedulers.backfill.policy import queue_order\n\n"
+            "@queue_order('narrowest first')\ndef narrow(now, jobs):\n    return jobs.size\n"
+        )
+        info = second / "other_orders-2.0.dist-info"
+        (info / "METADATA").write_text("Metadata-Version: 2.1\nName: other-orders\nVersion: 2.0\n")
+        (info / "entry_points.txt").write_text("[cloudsched.algorithms]\nbackfill.widest = other_orders:narrow\n")
+        sys.path.append(str(second))
+        plugins.refresh()
+        try:
+            fam = schedulers.get_family("backfill")
+            assert fam.origins["widest"]["package"] == "cloudsched-test-orders"
+            assert fam.algorithms["widest"] == "widest job first"
+            left_out = [b for b in plugins.broken() if "other_orders:narrow" in b["entry_point"]]
+            assert len(left_out) == 1 and left_out[0]["error"] == "another package already declares this name"
+        finally:
+            sys.path.remove(str(second))
+            sys.modules.pop("other_orders", None)
+            plugins.refresh()
 
 
 @contextmanager
