@@ -1,21 +1,63 @@
 """Command line: ``python -m schedulers families | example | schema | run | preset | claims``.
 
-Exit code 0 on success, 2 on invalid input (the validation message goes to stderr).
-``claims`` exits 0 when every claim is reproduced and 1 when any is not (or could not be checked).
+Exit codes: 0 on success; 1 when the run failed (every unit failed: the first error, naming the plug-in
+if one failed, goes to stderr); 2 on invalid input (the validation message goes to stderr); 3 when some
+units failed: the result (with the others' records and a ``failures`` list) is written all the same and
+each failed unit is named on stderr; 4 when the run exceeded ``--time-limit`` (stderr names the plug-in it
+interrupted, if any). ``claims`` exits 0 when every claim is reproduced and 1 when any is not (or could not be
+checked).
 """
 
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import schedulers
 from schedulers.core import jsonio
 from schedulers.core.validation import ScenarioError, json_type
-from schedulers.result import InvalidResult
+from schedulers.plugins import PluginError, RunLimit
+from schedulers.result import InvalidResult, RunFailed
+
+PARTLY_FAILED, TIME_LIMIT = 3, 4
+
+
+class TimeLimit(RunLimit):
+    """``--time-limit`` ran out: the run's limit (it passes plug-in guards, with a note naming the plug-in)."""
+
+
+@contextmanager
+def _time_limit(seconds: float | None) -> Iterator[None]:
+    if not seconds:
+        yield
+        return
+
+    def alarm(signum: int, frame: Any) -> None:
+        raise TimeLimit(f"the run exceeded its time limit of {seconds:g} s")
+
+    previous = signal.signal(signal.SIGALRM, alarm)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def _failed_units(results: list[dict[str, Any]]) -> int:
+    """Name every failed unit of ``results`` on stderr; returns how many failed."""
+    count = 0
+    for doc in results:
+        for f in doc.get("failures", []):
+            count += 1
+            print(f"unit failed: {f['algorithm']} repetition {f['repetition']}: {f['error']}", file=sys.stderr)
+    return count
 
 
 def _progress_bar() -> Any:
@@ -62,14 +104,17 @@ def cmd_families(args: argparse.Namespace) -> None:
         print(f"plug-in left out: {bad['entry_point']}: {bad['error']}", file=sys.stderr)
 
 
-def cmd_run(args: argparse.Namespace) -> None:
+def cmd_run(args: argparse.Namespace) -> int:
     doc = _load_json(args.scenario)
     report = _progress_bar() if args.progress else None
-    if isinstance(doc, dict) and "scenarios" in doc:  # a preset study: run each scenario
-        results = [_run_in_study(i, s, report) for i, s in enumerate(_study_scenarios(doc))]
-        _emit({"study": doc.get("name"), "claims": doc.get("claims", []), "results": results}, args.output)
-    else:
-        _emit(schedulers.run(doc, progress=report), args.output)
+    with _time_limit(args.time_limit):
+        if isinstance(doc, dict) and "scenarios" in doc:  # a preset study: run each scenario
+            results = [_run_in_study(i, s, report) for i, s in enumerate(_study_scenarios(doc))]
+            out = {"study": doc.get("name"), "claims": doc.get("claims", []), "results": results}
+        else:
+            results = [out := schedulers.run(doc, progress=report)]
+    _emit(out, args.output)
+    return PARTLY_FAILED if _failed_units(results) else 0
 
 
 def _study_scenarios(doc: dict[str, Any]) -> list[Any]:
@@ -112,6 +157,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("scenario")
     p.add_argument("-o", "--output", help="write the result JSON here instead of stdout")
     p.add_argument("--progress", action="store_true", help="progress bar on stderr")
+    p.add_argument("--time-limit", type=_seconds, metavar="S", help="stop the run after S seconds (exit 4)")
     p.set_defaults(func=cmd_run)
     p = sub.add_parser("preset", help="a paper-figure experiment")
     p.add_argument("family")
@@ -142,10 +188,27 @@ def main(argv: list[str] | None = None) -> int:
     except (OSError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    except InvalidResult as exc:  # a family's bug, not the input's: exit 1, but no traceback and no bad JSON
+    except (InvalidResult, PluginError, RunFailed) as exc:  # an algorithm's failure, not the input's: no traceback
         print(f"error: {exc}", file=sys.stderr)
+        for note in getattr(exc, "__notes__", []):
+            print(note, file=sys.stderr)
         return 1
+    except TimeLimit as exc:
+        where = "".join(f" ({n})" for n in getattr(exc, "__notes__", []))
+        print(f"error: {exc}{where}", file=sys.stderr)
+        return TIME_LIMIT
     return rc or 0
+
+
+def _seconds(text: str) -> float:
+    """``--time-limit``: a positive number of seconds (argparse names the option when this raises)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0 < value < 1e9:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds; allowed: > 0 and < 1e9")
+    return value
 
 
 def _targets(family: str, preset: str | None) -> list[tuple[str, str]]:

@@ -25,7 +25,7 @@ VIEWS = {
                         "platform.fraction", "platform.A.data"]),
 }  # fmt: skip
 
-HEADER = '''
+HEADER = """
 import numpy as np
 
 from schedulers.backfill.policy import queue_order
@@ -63,7 +63,7 @@ def _best_vm(task):
 
 def _first_server(job):
     return np.argmin(job.ecost, axis=1)
-'''
+"""
 
 
 def _get(obj: str, path: str) -> str:
@@ -83,21 +83,27 @@ def _source() -> tuple[str, dict[str, str]]:
                     body = f'@queue_order("writes {field}")\ndef {fn}(now, {arg}):\n    {write}\n    return {arg}.index'
                     family = "backfill"
                 elif key == "vm_reservations":
-                    body = (f'def _{fn}_key({arg}):\n    {write}\n    return {arg}.index\n\n\n'
-                            f'@pm_choice("writes {field}", order=_{fn}_key)\ndef {fn}(fit):\n    return _first_fit(fit)')
+                    body = (
+                        f"def _{fn}_key({arg}):\n    {write}\n    return {arg}.index\n\n\n"
+                        f'@pm_choice("writes {field}", order=_{fn}_key)\ndef {fn}(fit):\n    return _first_fit(fit)'
+                    )
                     family = "vm_reservations"
                 elif key == "vm_fit":
                     body = f'@pm_choice("writes {field}")\ndef {fn}({arg}):\n    {write}\n    return _first_fit({arg})'
                     family = "vm_reservations"
                 elif key == "federated":
-                    body = f'@cloud_choice("writes {field}")\ndef {fn}({arg}):\n    {write}\n    return _best_cloud({arg})'
+                    body = (
+                        f'@cloud_choice("writes {field}")\ndef {fn}({arg}):\n    {write}\n    return _best_cloud({arg})'
+                    )
                     family = "federated"
                 elif key == "dvfs_bot":
                     body = f'@vm_choice("writes {field}")\ndef {fn}({arg}):\n    {write}\n    return _best_vm({arg})'
                     family = "dvfs_bot"
                 else:
-                    body = (f'@task_placement("writes {field}")\ndef {fn}({arg}):\n    {write}\n'
-                            f'    return _first_server({arg})')
+                    body = (
+                        f'@task_placement("writes {field}")\ndef {fn}({arg}):\n    {write}\n'
+                        f"    return _first_server({arg})"
+                    )
                     family = "ep_jobs"
                 lines.append(body)
                 eps[f"{family}.{name}"] = fn

@@ -229,3 +229,44 @@ def test_a_removed_plugin_leaves_its_results_readable_and_named(tmp_path):
     assert old["summary"]["widest"]["avg_response_time_s"]["mean"] > 0
     with pytest.raises(schedulers.ScenarioError, match=r"algorithms\[1\]: .*, not .widest."):  # rerunning names it
         schedulers.run(old["scenario"])
+
+
+def _cli(package, *args, cwd):
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(package.parent), str(ROOT)])}
+    return subprocess.run([sys.executable, "-m", "schedulers", *args], capture_output=True, text=True, env=env,
+                          cwd=cwd, timeout=120)  # fmt: skip
+
+
+def test_the_cli_keeps_the_other_results_and_names_the_failed_unit(package, tmp_path):
+    """Exit 3: the result is written with the papers' runs and the failure; stderr names the unit and plug-in."""
+    scenario = tmp_path / "s.json"
+    scenario.write_text(json.dumps(_scenario("raising", "easy", n_jobs=40)))
+    done = _cli(package, "run", str(scenario), "-o", str(tmp_path / "r.json"), cwd=tmp_path)
+    assert done.returncode == 3, done.stderr
+    assert "unit failed: raising repetition 0: plug-in backfill.raising (cloudsched-test-orders 0.3.1)" in done.stderr
+    result = json.loads((tmp_path / "r.json").read_text())
+    assert [r["algorithm"] for r in result["runs"]] == ["easy"]
+    assert result["failures"][0]["plugin"] == "backfill.raising"
+    scenario.write_text(json.dumps(_scenario("easy", n_jobs=40)))
+    assert _cli(package, "run", str(scenario), "-o", str(tmp_path / "r2.json"), cwd=tmp_path).returncode == 0
+
+
+def test_the_cli_time_limit_names_the_plugin_it_interrupted(package, tmp_path):
+    scenario = tmp_path / "s.json"
+    scenario.write_text(json.dumps(_scenario("easy", "sleepy", n_jobs=20)))
+    done = _cli(package, "run", str(scenario), "--time-limit", "1", cwd=tmp_path)
+    assert done.returncode == 4, done.stderr
+    assert "the run exceeded its time limit of 1 s" in done.stderr
+    assert "interrupted plug-in backfill.sleepy (cloudsched-test-orders 0.3.1)" in done.stderr
+    assert done.stdout == ""  # no half result
+
+
+def test_sys_exit_in_a_plugin_fails_its_unit_not_the_cli(tmp_path):
+    with installed(tmp_path / "site", entry_points={"backfill.exits": "exits"}, source=KEYS_SOURCE) as module:
+        scenario = tmp_path / "s.json"
+        scenario.write_text(json.dumps(_scenario("exits", n_jobs=20)))
+        done = _cli(module, "run", str(scenario), cwd=tmp_path)
+    assert done.returncode == 1  # the run failed (its only unit), not the exit code the plug-in asked for
+    assert "plug-in backfill.exits (cloudsched-test-orders 0.3.1) failed in its queue order: called sys.exit(3)" in (
+        done.stderr
+    )
