@@ -21,8 +21,8 @@ __all__ = [
     "WORKLOAD_PARTS",
     "InvalidResult",
     "RunFailed",
-    "failure_record",
     "digest",
+    "failure_record",
     "merge",
     "run",
     "run_unit",
@@ -46,7 +46,7 @@ class RunFailed(RuntimeError):
         super().__init__("every unit of the run failed: " + "; ".join(lines))
 
 
-class _CallerStop(BaseException):  # noqa: N818 - not an error of the unit: the caller's progress callback raised
+class _CallerStop(BaseException):
     """Carries an exception raised by the caller's progress callback (a cancellation) through the unit."""
 
     def __init__(self, original: BaseException) -> None:

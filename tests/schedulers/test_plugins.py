@@ -84,7 +84,7 @@ def test_a_raising_plugin_fails_its_own_unit_naming_it_and_the_decision(package)
     assert "queue order" in msg and "ZeroDivisionError" in msg
     alone = schedulers.run(_scenario("easy"))
     assert result["runs"][0]["metrics"] == alone["runs"][0]["metrics"]
-    with pytest.raises(PluginError, match="backfill.raising"):  # nothing left to keep: the run fails with it
+    with pytest.raises(PluginError, match=r"backfill\.raising"):  # nothing left to keep: the run fails with it
         schedulers.run(_scenario("raising"))
 
 
