@@ -14,7 +14,17 @@ from typing import TYPE_CHECKING, Any
 from schedulers.core.estimate import Estimate, estimate
 from schedulers.core.validation import ScenarioError
 from schedulers.registry import Family, RunOutput, all_families, get_family, register
-from schedulers.result import digest, merge, run, run_unit, units, validate, workload_digest
+from schedulers.result import (
+    RunFailed,
+    digest,
+    failure_record,
+    merge,
+    run,
+    run_unit,
+    units,
+    validate,
+    workload_digest,
+)
 
 if TYPE_CHECKING:  # imported where used: start-up time (bench/startup.py)
     from schedulers.core.claims import Claim
@@ -23,12 +33,14 @@ __all__ = [
     "SCALES",
     "Estimate",
     "Family",
+    "RunFailed",
     "RunOutput",
     "ScenarioError",
     "all_families",
     "digest",
     "estimate",
     "example",
+    "failure_record",
     "get_family",
     "merge",
     "preset",

@@ -59,6 +59,14 @@ def _stops(exc: BaseException) -> bool:
     return isinstance(exc, (MemoryError, KeyboardInterrupt)) or is_stop(exc)
 
 
+def unit_label(family: Family, algorithm: str, repetition: int) -> str:
+    """How progress and errors name a unit: ``"easy repetition 0"``, a plug-in's with its package."""
+    origin = family.origins.get(algorithm, {})
+    where = f" (plug-in {family.name}.{algorithm}, {origin['package']} {origin['version']})" if "entry_point" in origin \
+        else ""  # fmt: skip
+    return f"{algorithm} repetition {repetition}{where}"
+
+
 def failure_record(algorithm: str, repetition: int, exc: BaseException) -> dict[str, Any]:
     """What a result keeps of a unit that failed (``failures``): its error, and the plug-in it names."""
     out = {"algorithm": algorithm, "repetition": repetition, "error": str(exc) or type(exc).__name__,
@@ -265,7 +273,7 @@ with the others' errors as notes), and the
 
             def sub(fraction: float, message: str = "", _done=done, _alg=alg, _rep=rep) -> None:
                 try:
-                    report((_done + min(max(fraction, 0.0), 1.0)) / total, message or f"{_alg} repetition {_rep}")
+                    report((_done + min(max(fraction, 0.0), 1.0)) / total, message or unit_label(family, _alg, _rep))
                 except BaseException as exc:
                     raise _CallerStop(exc) from exc
 

@@ -22,6 +22,7 @@ def run_out(request, run):
         "summary": run.summary or {},
         "url": absolute(request, "run", run.pk),
         "share_url": absolute(request, "run_shared", run.share_token) if run.share_token else None,
+        "failures": (run.load_header() or {}).get("failures", []) if run.outcome == "partly failed" else [],
     }
 
 

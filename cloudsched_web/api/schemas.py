@@ -85,6 +85,10 @@ class Stalled(Schema):
 class RunStatus(Schema):
     id: int
     status: str
+    outcome: str = Field(
+        description='the status as the pages say it: "partly failed" for a run that succeeded while some of its '
+        "(algorithm, repetition) units failed (``error`` names them; the result keeps the others)"
+    )
     progress: float
     message: str
     error: str
@@ -95,6 +99,14 @@ class RunStatus(Schema):
         None, description="estimated seconds left (average rate so far); null until the run is 3 % done"
     )
     remaining: str = Field("", description='the same, as text: "about 2 min left" (empty when unknown)')
+
+
+class UnitFailure(Schema):
+    algorithm: str
+    repetition: int
+    error: str
+    type: str
+    plugin: str | None = Field(None, description="the plug-in (family.algorithm) whose unit failed, if one did")
 
 
 class RunOut(RunStatus):
@@ -109,6 +121,9 @@ class RunOut(RunStatus):
     summary: dict[str, Any]
     url: str
     share_url: str | None
+    failures: list[UnitFailure] = Field(
+        default_factory=list, description="the units that failed in a run that is partly failed (else empty)"
+    )
 
 
 class RunPage(Schema):

@@ -30,6 +30,7 @@ from pathlib import Path
 from django.conf import settings
 
 import schedulers
+from schedulers.plugins import is_stop
 
 POLL_S = 0.2
 
@@ -121,16 +122,20 @@ class Parts:
                 claim.unlink(missing_ok=True)
 
     def results(self):
-        """``(records, errors)`` of every unit (records are our own pickles, written by this app's workers)."""
-        records, errors = [], []
+        """``(records, failures, errors)`` of every unit (our own pickles, written by this app's workers).
+
+        A failure is a unit's own (``schedulers.failure_record``: the run keeps the other units); an error
+        (text) fails the whole run: an invalid scenario, or a unit that hit the run's time or memory limit."""
+        records, failures, errors = [], [], []
         for unit in self.units:
             if self._file(unit, "error").exists():
                 with open(self._file(unit, "error"), "rb") as f:
-                    errors.append(pickle.load(f))
+                    got = pickle.load(f)
+                (failures if isinstance(got, dict) else errors).append(got)
             else:
                 with open(self._file(unit, "part"), "rb") as f:
                     records.append(pickle.load(f))
-        return records, errors
+        return records, failures, errors
 
     def remove(self):
         shutil.rmtree(self.dir, ignore_errors=True)
@@ -161,8 +166,10 @@ def run_unit(config, parts, unit, check, keepalive_s):
         return
     except STOPS:
         raise
-    except Exception as exc:  # a bug in an algorithm: the run fails with it, readably, as a whole run would
-        parts.fail(unit, f"{type(exc).__name__}: {exc}")
+    except Exception as exc:  # a failing algorithm fails its own unit, as in schedulers.run
+        if is_stop(exc):
+            raise
+        parts.fail(unit, schedulers.failure_record(unit[0], unit[1], exc))
         return
     parts.save(unit, record)
 

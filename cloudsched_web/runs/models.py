@@ -274,6 +274,14 @@ class Run(Shareable, Trashable):
     def is_finished(self):
         return self.status in self.FINISHED
 
+    @property
+    def outcome(self):
+        """The status as pages say it: a run that succeeded with some units failed (its ``error`` names them,
+        the result keeps the others) is "partly failed"."""
+        if self.status == self.Status.SUCCEEDED and self.error:
+            return "partly failed"
+        return self.status
+
     def status_dict(self):
         """What pages poll and the API returns for a run's progress (one shape for both)."""
         stalled = self.stalled()
@@ -281,6 +289,7 @@ class Run(Shareable, Trashable):
         return {
             "id": self.pk,
             "status": self.status,
+            "outcome": self.outcome,
             "progress": self.progress,
             "message": self.progress_message,
             "error": self.error,

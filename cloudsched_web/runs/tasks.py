@@ -22,7 +22,7 @@ from django.utils import timezone
 import schedulers
 from cloudsched_web.runs import fanout, page
 from cloudsched_web.runs.models import Run, heartbeat_every_s, stale_after_s
-from schedulers.plugins import RunLimit
+from schedulers.plugins import RunLimit, stop_on
 
 log = logging.getLogger(__name__)
 PROGRESS_EVERY_S = 0.5
@@ -62,6 +62,10 @@ class Cancelled(Exception):
 
 class RunTimeLimit(RunLimit):  # a plug-in interrupted by it lets it through, with a note naming it
     pass
+
+
+# Celery's own soft limit (should it fire before ours) and a cancellation are the run's, never a plug-in's failure.
+stop_on(SoftTimeLimitExceeded, Cancelled)
 
 
 class UnitFailed(Exception):
@@ -112,7 +116,9 @@ def _claim(run_id, task_id, worker=""):
         Run.objects.filter(id=run_id, status=run.status).update(
             status=Run.Status.FAILED,
             finished_at=now,
-            error=f"the worker running this run died {run.attempts} times (killed, or out of memory); not retried",
+            error=f"the worker running this run died {run.attempts} times (killed, or out of memory)"
+            + (f" while running {run.progress_message}" if run.progress_message else "")
+            + "; not retried",
         )
         return None
     updated = Run.objects.filter(id=run_id, status=run.status, heartbeat_at=run.heartbeat_at).update(
@@ -133,13 +139,14 @@ def _mine(run_id, attempt):
 
 
 def _progress_writer(run_id, attempt):
-    last = [0.0]
+    last = [0.0, None]  # when, and the message written then
 
     def report(fraction, message=""):
         now = time.monotonic()
-        if now - last[0] < PROGRESS_EVERY_S and fraction < 1.0:
+        # a new message (the next unit) is always written: a failed or killed run names the unit it was in
+        if now - last[0] < PROGRESS_EVERY_S and fraction < 1.0 and message == last[1]:
             return
-        last[0] = now
+        last[0], last[1] = now, message
         rows = _mine(run_id, attempt).update(
             progress=round(float(fraction), 4), progress_message=str(message)[:200], heartbeat_at=timezone.now()
         )
@@ -169,6 +176,14 @@ def _heartbeat(run_id, attempt):
     finally:
         stop.set()
         thread.join()
+
+
+def failures_text(failures, succeeded):
+    """The error of a run whose other units succeeded ("" when none failed): every failed unit, named."""
+    if not failures:
+        return ""
+    units = "; ".join(f"{f['algorithm']} repetition {f['repetition']}: {f['error']}" for f in failures)
+    return f"{len(failures)} of {len(failures) + succeeded} units failed (the others' results are kept): {units}"
 
 
 def _finish(run_id, attempt, **fields):
@@ -250,6 +265,7 @@ def _execute(self, run_id):
     summary = {alg: {k: v["mean"] for k, v in metrics.items()} for alg, metrics in result["summary"].items()}
     _mine(run_id, attempt).update(
         status=Run.Status.SUCCEEDED,
+        error=failures_text(result.get("failures", []), len(result["runs"])),
         progress=1.0,
         progress_message="done",
         summary=summary,
@@ -290,10 +306,10 @@ def _run_spread(run, attempt, units):
             parts.release_stale(stale_after_s())
             report(finished / total, f"{finished} of {total} units done; the others on other workers")
             time.sleep(fanout.POLL_S)
-        records, errors = parts.results()
+        records, failures, errors = parts.results()
         if errors:
             raise UnitFailed(errors[0])
-        return schedulers.merge(run.config, records)
+        return schedulers.merge(run.config, records, failures)
     finally:
         parts.remove()
 

@@ -52,7 +52,7 @@ def test_a_spread_run_stores_the_result_of_a_whole_run(heavy, settings, monkeypa
     assert not (fanout.Parts(spread.pk, spread.task_id, []).dir.parent).exists()  # the parts are gone
 
 
-def test_a_failing_unit_fails_the_run_with_its_error(heavy, settings, monkeypatch):
+def test_a_failing_unit_fails_alone_and_the_run_keeps_the_others(heavy, settings, monkeypatch):
     real = schedulers.run_unit
 
     def broken(config, algorithm, repetition, progress=None):
@@ -62,8 +62,13 @@ def test_a_failing_unit_fails_the_run_with_its_error(heavy, settings, monkeypatc
 
     monkeypatch.setattr(schedulers, "run_unit", broken)
     run = _run(heavy, settings, spread=True)
-    assert run.status == Run.Status.FAILED
-    assert run.error == "ZeroDivisionError: a bug in repetition 1"
+    assert (run.status, run.outcome) == (Run.Status.SUCCEEDED, "partly failed")
+    assert run.error == ("1 of 4 units failed (the others' results are kept): measy repetition 1: a bug in "
+                         "repetition 1")  # fmt: skip
+    result = run.load_result()
+    assert [(r["algorithm"], r["repetition"]) for r in result["runs"]] == [("easy", 0), ("measy", 0), ("easy", 1)]
+    assert result["failures"] == [{"algorithm": "measy", "repetition": 1, "error": "a bug in repetition 1",
+                                   "type": "ZeroDivisionError"}]  # fmt: skip
 
 
 def test_a_helper_of_an_attempt_that_lost_the_row_does_nothing(heavy, settings):

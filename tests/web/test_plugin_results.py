@@ -58,7 +58,11 @@ def test_the_capacity_check_runs_on_a_plugins_schedule_and_would_report_an_over_
     with installed(tmp_path / "site"):
         doc = schedulers.run(config | {"algorithms": ["ffd", "ffd:worst"]})  # pm-zero itself fails its run
         with pytest.raises(PluginError, match=r"vm_reservations\.pm-zero .*would over-fill"):
-            schedulers.run(config)
+            schedulers.run(config | {"algorithms": ["pm-zero"]})
+        partly = schedulers.run(config)  # beside ffd it fails its own units, ffd's stay
+        assert {f["algorithm"] for f in partly["failures"]} == {"pm-zero"}
+        assert "would over-fill" in partly["failures"][0]["error"]
+        assert [r["algorithm"] for r in partly["runs"]] == ["ffd"]
     assert validity(doc)["ok"] and "capacity per resource" in validity(doc)["ran"]
     cfg = VmScenario.model_validate(config | {"algorithms": ["ffd"]})
     inst = workloads.build_instance(cfg, np.random.default_rng(1))
