@@ -52,6 +52,11 @@ def sleepy(now, jobs):
     return jobs.index
 
 
+@queue_order("exits the process")
+def exits(now, jobs):
+    raise SystemExit(3)
+
+
 not_an_order = 42
 
 
@@ -66,6 +71,7 @@ ENTRY_POINTS = {
     "backfill.short": "short",
     "backfill.undeclared": "undeclared",
     "backfill.sleepy": "sleepy",
+    "backfill.exits": "exits",
     "vm_reservations.pm-zero": "pm_zero",  # over-fills PM 0: an invalid decision in another family
 }
 
