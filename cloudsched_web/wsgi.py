@@ -22,6 +22,11 @@ def _warm() -> None:
         for path in sorted(folder.rglob("*.html")):
             get_template(str(path.relative_to(folder)))
     connections.close_all()  # nothing opened here may be shared by forked workers
+    import logging
+
+    from schedulers import plugins
+
+    plugins.log_left_out(logging.getLogger("cloudsched_web"))  # an operator sees a broken package at start
 
 
 _warm()

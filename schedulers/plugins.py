@@ -35,7 +35,7 @@ from typing import Any, NoReturn
 import numpy as np
 
 __all__ = ["GROUP", "Plugin", "PluginError", "RunLimit", "broken", "discover", "guard", "index_in", "invalid",
-           "is_stop", "keys_of", "lookup", "refresh", "reraise", "stop_on"]  # fmt: skip
+           "is_stop", "keys_of", "log_left_out", "lookup", "refresh", "reraise", "stop_on"]  # fmt: skip
 
 GROUP = "cloudsched.algorithms"
 NAME = re.compile(r"^[a-z][a-z0-9_-]{0,39}$")
@@ -171,20 +171,30 @@ def discover() -> dict[str, dict[str, Plugin]]:
             try:
                 plugin = _load(ep, families)
             except Exception as exc:  # a broken package never takes the library down
-                _BROKEN.append({"entry_point": where, "error": f"{type(exc).__name__}: {exc}"})
+                _BROKEN.append({"name": ep.name, "entry_point": where, "error": f"{type(exc).__name__}: {exc}"})
                 continue
             if plugin.name in loaded.get(plugin.family, {}):
-                _BROKEN.append({"entry_point": where, "error": "another package already declares this name"})
+                _BROKEN.append({"name": ep.name, "entry_point": where,
+                                "error": "another package already declares this name"})  # fmt: skip
                 continue
             loaded.setdefault(plugin.family, {})[plugin.name] = plugin
         _LOADED = loaded
     return _LOADED
 
 
-def broken() -> list[dict[str, str]]:
-    """Entry points left out, with why (``{"entry_point", "error"}``)."""
+def broken(family: str | None = None) -> list[dict[str, str]]:
+    """Entry points left out, with why (``{"name", "entry_point", "error"}``; ``name`` is ``<family>.<algorithm>``
+    as declared), of one ``family`` or of all."""
     discover()
-    return list(_BROKEN)
+    return [b for b in _BROKEN if family is None or b["name"].partition(".")[0] == family]
+
+
+def log_left_out(logger: Any) -> int:
+    """Warn on ``logger`` about every plug-in left out (a server's log at start); returns how many."""
+    left = broken()
+    for b in left:
+        logger.warning("plug-in left out: %s: %s", b["entry_point"], b["error"])
+    return len(left)
 
 
 def lookup(family: str, name: str) -> Plugin:

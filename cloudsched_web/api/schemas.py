@@ -39,6 +39,10 @@ class FamilyOut(Schema):
     origins: dict[str, dict[str, str]]
     presets: list[str]
     summary_metrics: list[str]
+    plugins_left_out: list[dict[str, str]] = Field(
+        default_factory=list,
+        description="installed plug-ins of this family that could not be loaded: {name, entry_point, error}",
+    )
 
 
 class FamilyDetail(FamilyOut):

@@ -22,6 +22,7 @@ from django.utils import timezone
 import schedulers
 from cloudsched_web.runs import fanout, page
 from cloudsched_web.runs.models import Run, heartbeat_every_s, stale_after_s
+from schedulers import plugins
 from schedulers.plugins import RunLimit, stop_on
 
 log = logging.getLogger(__name__)
@@ -46,6 +47,7 @@ def warm_imports():
             importlib.import_module(info.name)
     for name in WARM_MODULES:
         importlib.import_module(name)
+    plugins.log_left_out(log)  # the worker's log names every plug-in it cannot run
     from cloudsched_web.results import store  # noqa: F401
 
     log.info("worker: imports warmed in %.2f CPU-s before forking the pool", time.process_time() - started)

@@ -19,6 +19,7 @@ from cloudsched_web.scenarios.forms import ScenarioForm, SweepForm, error_paths
 from cloudsched_web.scenarios.models import Scenario
 from cloudsched_web.traces.services import INLINE_FIELDS, max_upload_bytes
 from cloudsched_web.traces.views import picker_rows, traces_of
+from schedulers import plugins
 
 SORTS = {
     "updated": "-updated_at",
@@ -142,6 +143,7 @@ def _editor(request, form, scenario, family, config):
         schema = schedulers.schema(family)
         ctx["reads_traces"] = reads_traces(schema)
         ctx["plugins"] = plugin_algorithms(families[family])
+        ctx["plugins_left_out"] = plugins.broken(family)
         ctx["wizard"] = {
             "schema": schema,
             "algorithms": labelled_algorithms(families[family]),

@@ -72,3 +72,26 @@ def test_the_capacity_check_runs_on_a_plugins_schedule_and_would_report_an_over_
     caps = {f"{pool.name}-1": pool.g / pool.scale for pool in inst.pools}
     check = capacity({"schedule": schedule, "extra": {"capacities": caps}}, {})
     assert check["status"] == "fail" and "-1: " in check["detail"]
+
+
+def test_plugins_left_out_are_shown_on_the_wizard_the_admin_the_api_and_the_logs(alice_client, admin_client, tmp_path,
+                                                                                  caplog):  # fmt: skip
+    import logging
+
+    from schedulers import plugins
+
+    bad = {"backfill.widest": "widest", "backfill.number": "not_an_order", "backfill.gone": "nope_module:x"}
+    with installed(tmp_path / "site", entry_points=bad):
+        wizard = alice_client.get("/scenarios/new/?family=backfill").content.decode()
+        admin = admin_client.get("/admin/").content.decode()
+        api = {f["name"]: f for f in alice_client.get("/api/v1/families").json()}
+        with caplog.at_level(logging.WARNING):
+            assert plugins.log_left_out(logging.getLogger("cloudsched_web")) == 2
+    for page in (wizard, admin):
+        assert 'id="plugins-left-out"' in page
+        assert "backfill.number = cloudsched_test_orders:not_an_order" in page and "QueueOrder" in page
+        assert "backfill.gone = nope_module:x" in page and "ModuleNotFoundError" in page
+    left = {b["name"]: b["error"] for b in api["backfill"]["plugins_left_out"]}
+    assert set(left) == {"backfill.number", "backfill.gone"} and api["federated"]["plugins_left_out"] == []
+    assert sum("plug-in left out: backfill." in r.getMessage() for r in caplog.records) == 2
+    assert 'id="plugins-left-out"' not in alice_client.get("/scenarios/new/?family=backfill").content.decode()

@@ -5,6 +5,7 @@ from ninja import Router
 import schedulers
 from cloudsched_web.api.errors import ApiError
 from cloudsched_web.api.schemas import FamilyDetail, FamilyOut, PresetOut
+from schedulers import plugins
 
 router = Router(tags=["families"])
 
@@ -30,6 +31,7 @@ def _out(family):
         "origins": {name: _origin(family.origins[name]) for name in family.algorithms},
         "presets": list(family.presets),
         "summary_metrics": list(family.summary_metrics),
+        "plugins_left_out": plugins.broken(family.name),
     }
 
 
