@@ -37,11 +37,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from schedulers.backfill import prepare
 from schedulers.backfill.easy import simulate_one_tier
-from schedulers.backfill.keasy import checked_choice
+from schedulers.backfill.keasy import checked_choice, simulate_two_tier
 from schedulers.backfill.model import BackfillScenario
 from schedulers.backfill.ordered import checked, checked_admit, simulate_ordered
 from schedulers.backfill.policy import ORDERS, TIERS, Backfill, easy_admit, queue_order
-from schedulers.backfill.simulator import simulate_two_tier
 from schedulers.core import rng as rngmod
 from schedulers.plugins import Plugin
 

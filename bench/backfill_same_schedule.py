@@ -30,8 +30,8 @@ def dump(out: str, root: str | None, jobs: int, model: str, cpu_info: str) -> No
     sys.path.insert(0, root or str(Path(__file__).resolve().parents[1]))
     import schedulers
     from schedulers.backfill import prepare, simulate
+    from schedulers.backfill.keasy import simulate_two_tier
     from schedulers.backfill.model import BackfillScenario
-    from schedulers.backfill.simulator import simulate_two_tier
     from schedulers.core import rng as rngmod
 
     print(f"code: {Path(schedulers.__file__).parent}")

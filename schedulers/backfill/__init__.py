@@ -57,7 +57,7 @@ def simulate(
     """Run one algorithm; the simulators are deterministic given the instance (``rng`` is unused)."""
     # imported on first use (start-up time: bench/startup.py)
     from schedulers.backfill.easy import simulate_one_tier
-    from schedulers.backfill.simulator import simulate_two_tier
+    from schedulers.backfill.keasy import simulate_two_tier
 
     choice = background = None
     if algorithm not in ALGORITHMS:  # a plug-in: a tier choice runs the two-tier passes, the others EASY's loop

@@ -38,14 +38,16 @@ Readings where the pseudo-code is loose:
 
 from __future__ import annotations
 
+import bisect
+import heapq
 from bisect import bisect_right
 
 import numpy as np
 
 from schedulers.backfill.easy import shadow_and_extra
-from schedulers.backfill.simulator import BG, WAITING, TwoTier
+from schedulers.backfill.simulator import BG, DONE, FG, WAITING, TwoTier, TwoTierResult, bits, low
 
-__all__ = ["arrival_pass", "background_pass", "checked_choice", "deploy", "foreground_pass"]
+__all__ = ["CHECK", "arrival_pass", "background_pass", "checked_choice", "deploy", "foreground_pass", "simulate_two_tier"]
 
 inf = float("inf")
 LONG_LIST = 32  # above this many jobs after the head, backfill candidates come from one numpy comparison
@@ -371,3 +373,301 @@ def background_pass(sim: TwoTier, now: float, na: int) -> None:
         if used == free:
             break
     sim.bg_left = free - used
+
+
+CHECK = None  # tests: a callable (sim, now) run where each scheduling pass of the event loop ends
+
+
+def simulate_two_tier(
+    inst, algorithm: str, params, progress=None, reservations: dict | None = None, choice=None, background=None
+) -> TwoTierResult:
+    """Run KEASY, REASY or MEASY (Algs. 1–3) on ``inst``; with ``choice`` (``keasy.checked_choice(plugin, tier
+    choice)``), ``algorithm`` names a plug-in and Deploy's mode is its answer per job (policy.TierChoice).
+    ``background``: Step 3's keys, one float per job, smallest first (a tier choice's static order; None: SJF).
+
+    ``reservations``, if given, receives {head job: (first shadow time computed for it, its tier then)} (for tests).
+    The module's ``CHECK``, if set, is called as ``CHECK(sim, now)`` where each pass ends (tests: the incremental
+    structures against a rescan); the loop runs the passes' common paths inline (issue 17, fourth round), so a
+    wrapper around keasy's functions would no longer see every pass.
+    """
+    reservation, incremental = _reservation, INCREMENTAL
+
+    mode = "P" if choice is not None else {"keasy": "K", "reasy": "R", "measy": "M"}[algorithm]
+    sim = TwoTier(inst, params, record=params.record_schedule)
+    if choice is not None:
+        sim.choose = choice(sim)
+    if background is not None:
+        sim.bg_key = np.asarray(background, dtype=np.float64)
+        sim.bg_key_l = sim.bg_key.tolist()
+    choice_moved = _choice_moved
+    sim.reservations = reservations
+    check = CHECK
+    n = sim.n
+    submit = inst.submit.tolist()
+    heap = sim.heap
+    ts: list[float] = []
+    s_fg: list[int] = []
+    s_bg: list[int] = []
+    s_q: list[int] = []
+    ts_append, s_fg_append, s_bg_append, s_q_append = ts.append, s_fg.append, s_bg.append, s_q.append
+    na = done = 0
+    step = max(1, n // 100)
+    inf = float("inf")
+    version, tier, unfg, wl, end = sim.version, sim.tier, sim.unfg, sim.wl, sim.end
+    arrive, leave_unfg, heappop = sim.arrive, sim.leave_unfg, heapq.heappop
+    ALL, cpu_known, record, P = sim.ALL, sim.cpu_known, sim.record, sim.P
+    jm, size_l, fg_run, bg_run, fg_sorted, fg_key = sim.jm, sim.size_l, sim.fg_run, sim.bg_run, sim.fg_sorted, sim.fg_key
+    above, above_res, bisect_left = sim.above, sim.above_res, bisect.bisect_left
+    fg_candidates, usz, est_l = sim.fg_candidates, sim.usz, sim.est_l
+    first_start, tupd, rate, slack, seg_start, procs = sim.first_start, sim.tupd, sim.rate, sim.slack, sim.seg_start, sim.procs
+    cpu, loss, eff, threshold, heappush, insort = sim.cpu, sim.loss, sim.eff, sim.threshold, heapq.heappush, bisect.insort
+    while done < n:
+        while heap and heap[0][1] != version[heap[0][2]]:
+            heappop(heap)
+        t_done = heap[0][0] if heap else inf
+        t_arr = submit[na] if na < n else inf
+        now = t_done if t_done <= t_arr else t_arr  # min(), the first on a tie
+        if now == inf:  # nothing running, nothing to come: only a pass can restart the machine
+            now = ts[-1] if ts else 0.0
+            foreground_pass(sim, now, na, mode)
+            if check is not None:
+                check(sim, now)
+            background_pass(sim, now, na)
+            if check is not None:
+                check(sim, now)
+            if not heap:
+                raise RuntimeError(f"{algorithm}: {n - done} jobs can never start (simulation stalled)")
+            continue
+        full = False  # an fg job left: full Steps 1–2; arrivals alone: the incremental pass
+        na0 = na
+        while heap and heap[0][0] <= now:
+            _, ver, j = heappop(heap)
+            if ver != version[j]:
+                continue
+            # sim.remove(j, now, done=True), inline: a job done is never read again, so its work is not settled
+            # unless its last stretch is recorded (its pending completion event is this one: no version bump)
+            if record:
+                sim._set_rate(j, 0.0, now, force=True)
+            m = jm[j]
+            if tier[j] == FG:
+                full = True
+                sim.fgm &= ~m
+                if sim.hotm & m:
+                    sim.elig_up = True
+                    sim.hotm &= ~m
+                sim.idle_fg += size_l[j]
+                fg_run.discard(j)
+                if record:
+                    fgj = sim.fgj
+                    for p in sim.procs[j]:
+                        fgj[p] = -1
+                del fg_sorted[bisect_left(fg_sorted, fg_key[j])]
+                if sim.bgm & m:
+                    under = [k for k in bg_run if jm[k] & m]
+                    if len(under) > 1:  # job order (the order stretches close in); ~2 bg jobs run at a time
+                        under.sort()
+                    for k in under:  # and sim._refresh, inline: each bg job's new rate
+                        over = above[k]
+                        del over[j]
+                        above_res.pop(k, None)
+                        if over:  # eq. 3.2, the slowest process: under the busiest fg job above k
+                            e = eff[k]
+                            r = min(e, e * (1.0 - max(over.values())) / cpu[k])
+                        else:
+                            r = 1.0
+                        old = rate[k]
+                        if r != old:  # _set_rate: settle the work at the old rate
+                            w = wl[k] = wl[k] - old * (now - tupd[k])
+                            tupd[k] = now
+                            if record:
+                                sim._close(k, now)
+                            rate[k] = r
+                            v = version[k] = version[k] + 1
+                            if r > 0:
+                                heappush(heap, (now + (0.0 if w < 0.0 else w) / r, v, k))
+            else:
+                sim.bgm &= ~m
+                sim.elig_up = True
+                bg_run.discard(j)
+                sim.busy_bg -= size_l[j]
+                over = above.pop(j)
+                above_res.pop(j, None)
+                if over:
+                    bgm = sim.bgm
+                    for f in sim._over(j) if record else over:  # and sim._refresh, inline: eq. 3.1
+                        r = 1.0 if not bgm & jm[f] else 1.0 - loss[f]
+                        old = rate[f]
+                        if r != old:  # _set_rate: settle the work at the old rate
+                            w = wl[f] = wl[f] - old * (now - tupd[f])
+                            tupd[f] = now
+                            if record:
+                                sim._close(f, now)
+                            rate[f] = r
+                            v = version[f] = version[f] + 1
+                            if r > 0:
+                                heappush(heap, (now + (0.0 if w < 0.0 else w) / r, v, f))
+            wl[j] = 0.0
+            tier[j] = DONE
+            if unfg[j]:  # a job done in the background
+                leave_unfg(j)
+            end[j] = now
+            done += 1
+            if progress is not None and done % step == 0:
+                progress(done / n)
+        while na < n and submit[na] <= now:
+            na += 1
+        if full:
+            for j in range(na0, na):
+                arrive(j)
+            foreground_pass(sim, now, na, mode)
+            if check is not None:
+                check(sim, now)
+        elif na > na0:  # keasy.arrival_pass (it makes the new jobs arrive, or starts them at once); its two
+            # common paths inline (issue 17, fourth round), the rest by the call
+            c = sim.fg_cache
+            empty = not usz  # J_q ∪ J_bg empty: Step 1 (Alg. 1 lines 3–10) deploys the new jobs while they fit
+            if not incremental or (not empty and (c is None or c[1] < now)):
+                arrival_pass(sim, now, na0, na, mode)
+                j = -1
+            elif empty:
+                j = na0
+            else:  # the new jobs against the kept reservation (Alg. 1 lines 24–32 / Alg. 3 lines 20–28)
+                qh = sim.qh  # _advance to the first member below na0 (the new jobs are not flagged yet)
+                if qh < na0:
+                    qh = unfg.find(1, qh, na0)
+                    sim.qh = qh = na0 if qh < 0 else qh
+                h, shadow, extra = c
+                if qh == h and mode == "P" and choice_moved(sim):  # a tier choice may answer otherwise now
+                    qh = -1
+                elif qh == h and mode == "R" and tier[h] == BG:  # Alg. 3 lines 14–17: the reservation afresh
+                    rc = above_res.get(h)  # keasy._reservation, its cached terms inline
+                    if rc is None:
+                        shadow_now, extra_now = reservation(sim, h, now, mode)
+                    else:
+                        shadow_now = rc[1] if rc[1] > now else now
+                        extra_now = sim.idle_fg + rc[0] - size_l[h]
+                    if shadow_now != shadow or extra_now > extra:
+                        qh = -1
+                    extra = extra_now
+                if qh != h:  # not the same head (or REASY's reservation changed): the full Steps 1–2
+                    for j in range(na0, na):
+                        arrive(j)
+                    foreground_pass(sim, now, na, mode)
+                    j = -1
+                else:
+                    j = na0
+            if j >= 0:
+                idle = sim.idle_fg
+                while j < na:
+                    sj = size_l[j]
+                    if sj > idle:
+                        if empty:  # the first that does not fit is the head: the rest of the full pass from there
+                            break
+                        arrive(j)
+                        j += 1
+                        continue
+                    if not empty:
+                        late = est_l[j] > shadow - now  # t_r + t_c > T_S (Alg. 1 lines 28, 31; Alg. 3 lines 24, 27)
+                        if late:
+                            if sj > extra:  # nor N_j ≤ N_E (line 28 / 24): not backfilled
+                                arrive(j)
+                                j += 1
+                                continue
+                            extra -= sj
+                    # Deploy of a new job = Dispatch(j, FG) (Alg. 2 lines 19–22) and sim.place_fg, inline: it starts
+                    # at once and never enters J_q's structures; fg_candidates' common cases (every VM from the
+                    # calm ones, or no CPU information) inline, the grouping by bg CPU use by the call
+                    free_fg = ALL & ~sim.fgm
+                    if not cpu_known:
+                        m = low(free_fg, sj) if sj > 1 else free_fg & -free_fg
+                        pr = bits(m, sj) if record else None
+                    else:
+                        calm = free_fg & ~sim.bgm
+                        if sj == 1 and calm:  # a serial job: the lowest calm VM
+                            m = calm & -calm
+                            pr = [m.bit_length() - 1] if record else None
+                        elif calm.bit_count() >= sj:
+                            m = low(calm, sj)
+                            pr = bits(m, sj) if record else None
+                        else:
+                            m, pr = fg_candidates(sj)
+                    first_start[j] = now
+                    tupd[j] = now
+                    jm[j] = m
+                    sim.fgm |= m
+                    idle = sim.idle_fg = idle - sj
+                    if cpu_known and cpu[j] >= threshold:  # the bg VMs above it stop being eligible
+                        sim.hotm |= m
+                    fg_run.add(j)
+                    tier[j] = FG
+                    if record:
+                        procs[j] = pr
+                        fgj = sim.fgj
+                        for p in pr:
+                            fgj[p] = j
+                    seg_start[j] = now
+                    w = wl[j]
+                    key = (now + ((w - rate[j] * (now - tupd[j])) + slack[j]), j)  # est_remaining
+                    fg_key[j] = key
+                    insort(fg_sorted, key)
+                    shared = sim.bgm & m
+                    r = 1.0 if not shared else 1.0 - loss[j]  # eq. 3.1; start the rate:
+                    rate[j] = r
+                    v = version[j] + 1
+                    version[j] = v
+                    if r > 0:
+                        heappush(heap, (now + (0.0 if w < 0.0 else w) / r, v, j))
+                    if shared:
+                        c_j = cpu[j]
+                        under = [k for k in bg_run if jm[k] & m]
+                        if len(under) > 1:  # job order (the order stretches close in)
+                            under.sort()
+                        for k in under:  # and sim._refresh, inline: each bg job's new rate
+                            over = above[k]
+                            over[j] = c_j
+                            above_res.pop(k, None)
+                            e = eff[k]  # eq. 3.2, the slowest process: under the busiest fg job above k
+                            r = min(e, e * (1.0 - max(over.values())) / cpu[k])
+                            old = rate[k]
+                            if r != old:  # _set_rate: settle the work at the old rate
+                                w = wl[k] = wl[k] - old * (now - tupd[k])
+                                tupd[k] = now
+                                if record:
+                                    sim._close(k, now)
+                                rate[k] = r
+                                v = version[k] = version[k] + 1
+                                if r > 0:
+                                    heappush(heap, (now + (0.0 if w < 0.0 else w) / r, v, k))
+                    j += 1
+                    if idle == 0 and not empty:
+                        for k in range(j, na):
+                            arrive(k)
+                        break
+                if empty:
+                    sim.fg_cache = None
+                    if j < na:
+                        for k in range(j, na):
+                            arrive(k)
+                        foreground_pass(sim, now, na, mode)
+                else:
+                    sim.fg_cache = (h, shadow, extra)
+            if check is not None:
+                check(sim, now)
+        if sim.n_waiting and (sim.arrived or sim.elig_up):  # Step 3 has nothing to place otherwise
+            # background_pass's own early returns, tested here: no eligible bg VM; the smallest waiting job does
+            # not fit; no arrival and no more eligible VMs than the last pass left (every job still waiting is
+            # larger) — most events (issue 17, third round). Skipping a pass that places nothing keeps its
+            # bookkeeping (``arrived``, ``bg_left``) on the safe side: fewer later skips, never a wrong one. With
+            # no arrival and no removal that frees an eligible VM since the last count (``elig_up``), the count
+            # can only have fallen: each of these skips still holds, and nothing is counted.
+            sim.elig_up = False
+            free = (ALL & ~(sim.bgm | sim.hotm) if cpu_known else ALL & ~sim.bgm).bit_count()
+            if free and sim.wsz[0] <= free and (sim.arrived or free > sim.bg_left):
+                background_pass(sim, now, na)
+                if check is not None:
+                    check(sim, now)
+        ts_append(now)
+        s_fg_append(P - sim.idle_fg)
+        s_bg_append(sim.busy_bg)
+        s_q_append(sim.n_waiting)
+    return TwoTierResult(np.array(sim.first_start), np.array(sim.end), sim.stretches, sim.counters, ts, s_fg, s_bg, s_q)

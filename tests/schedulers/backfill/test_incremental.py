@@ -15,8 +15,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from schedulers.backfill import keasy, simulator
-from schedulers.backfill.simulator import BG, DONE, FG, WAITING, TwoTier, _bits, _low, simulate_two_tier
+from schedulers.backfill import keasy
+from schedulers.backfill.keasy import simulate_two_tier
+from schedulers.backfill.simulator import BG, DONE, FG, WAITING, TwoTier, bits, low
 
 from .helpers import config, instance
 from .test_two_tier import TWO_TIER, _crowded_instance
@@ -82,7 +83,7 @@ def check_state(sim) -> None:
 
 
 def _checking(calls: list):
-    """The event loop's hook (``simulator.CHECK``): check_state where each pass ends (the loop runs the passes'
+    """The event loop's hook (``keasy.CHECK``): check_state where each pass ends (the loop runs the passes'
     common paths inline, so wrapping keasy's functions would miss them)."""
 
     def checked_pass(sim, now):
@@ -96,7 +97,7 @@ def _checking(calls: list):
 def checked(monkeypatch):
     """Run check_state after every pass of the event loop."""
     calls: list = []
-    monkeypatch.setattr(simulator, "CHECK", _checking(calls))
+    monkeypatch.setattr(keasy, "CHECK", _checking(calls))
     return calls
 
 
@@ -104,8 +105,8 @@ def test_bits_and_low_take_the_lowest_set_bits_in_order():
     for m in (0, 1, 0b1011, (1 << 300) | (1 << 7) | 0xFF00, (1 << 4500) - 1, 1 << 5000, 0xF0F0F0F0F0F0F0F0F0):
         every = _procs(m)
         for k in (0, 1, 3, 8, 9, 20, 33, 400, 10_000):
-            assert _bits(m, k) == every[:k], (m, k)
-            assert _low(m, k) == _mask(every[:k]), (m, k)
+            assert bits(m, k) == every[:k], (m, k)
+            assert low(m, k) == _mask(every[:k]), (m, k)
 
 
 @settings(max_examples=60, deadline=None, derandomize=True)
@@ -150,12 +151,12 @@ def test_incremental_sets_equal_a_rescan_after_random_operations(seed, cpu_info,
 @given(st.integers(0, 2**32 - 1), st.sampled_from(TWO_TIER), st.sampled_from(["exact", "none"]))
 def test_incremental_sets_equal_a_rescan_on_crowded_instances(seed, alg, cpu_info):
     calls: list = []
-    simulator.CHECK = _checking(calls)
+    keasy.CHECK = _checking(calls)
     try:
         params = config(params={"cpu_info": cpu_info, "record_schedule": seed % 2 == 0}).params
         simulate_two_tier(_crowded_instance(seed), alg, params)
     finally:
-        simulator.CHECK = None
+        keasy.CHECK = None
     assert calls
 
 

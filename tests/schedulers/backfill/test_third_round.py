@@ -13,7 +13,8 @@ from __future__ import annotations
 import pytest
 
 from schedulers.backfill import keasy
-from schedulers.backfill.simulator import BG, simulate_two_tier
+from schedulers.backfill.keasy import simulate_two_tier
+from schedulers.backfill.simulator import BG
 
 from .helpers import config, instance
 from .test_incremental import check_state

@@ -15,10 +15,9 @@ import pytest
 
 import schedulers
 from schedulers import plugins
-from schedulers.backfill import keasy, simulator
-from schedulers.backfill.keasy import checked_choice
+from schedulers.backfill import keasy
+from schedulers.backfill.keasy import checked_choice, simulate_two_tier
 from schedulers.backfill.policy import KILL, MIGRATE, REFUSE, TIERS, TierChoice
-from schedulers.backfill.simulator import simulate_two_tier
 from schedulers.plugins import Plugin, PluginError
 from tests.plugin_pkg import package_fixture
 
@@ -117,7 +116,7 @@ def test_a_choice_that_changes_with_time_gets_the_full_pass_schedule(seed, monke
     runs, calls = [], []
     for incremental in (True, False):
         monkeypatch.setattr(keasy, "INCREMENTAL", incremental)
-        monkeypatch.setattr(simulator, "CHECK", _checking(calls))
+        monkeypatch.setattr(keasy, "CHECK", _checking(calls))
         runs.append(simulate_two_tier(inst, "fickle", params, choice=checked_choice(_plugin("fickle", choice), choice)))
     _same(*runs)
     assert calls

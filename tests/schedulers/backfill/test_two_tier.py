@@ -259,7 +259,7 @@ def test_a_reserved_head_reaches_the_fg_tier_by_its_shadow_time(seed, alg, cpu_i
     """With exact estimates and no fg loss every estimated termination is exact, so KEASY and MEASY keep EASY's
     guarantee: the head of J_q ∪ J_bg is in the fg tier (or done) by the first shadow time computed for it.
     (REASY does not: a pinned bg head waits for its own fg VMs, Alg. 3.) Derandomised crowded instances."""
-    from schedulers.backfill.simulator import simulate_two_tier
+    from schedulers.backfill.keasy import simulate_two_tier
 
     inst = _crowded_instance(seed, exact=True)
     rng = np.random.default_rng(seed)
@@ -281,7 +281,7 @@ def test_the_fast_paths_equal_the_plain_passes(seed, alg, cost):
     """The long-list branch of Step 2 (one numpy comparison) picks the same jobs as the short-list loop, and
     the incremental pass after arrivals (keasy.arrival_pass) gives the same schedule as full Steps 1–2."""
     from schedulers.backfill import keasy
-    from schedulers.backfill.simulator import simulate_two_tier
+    from schedulers.backfill.keasy import simulate_two_tier
 
     inst = _crowded_instance(seed)
     params = config(params={"record_schedule": False, "migration_cost_s": cost}).params
@@ -302,7 +302,7 @@ def test_the_arrival_pass_equals_the_full_pass_on_a_long_jwload_run():
     """8,000 JWload jobs at load 0.85 under MEASY: long enough for arrivals to meet reservations whose shadow
     time has passed while its fg job overran (eq. 3.1's loss), which the small random instances rarely do."""
     from schedulers.backfill import keasy
-    from schedulers.backfill.simulator import simulate_two_tier
+    from schedulers.backfill.keasy import simulate_two_tier
 
     cfg = config(workload={"model": "jann", "n_jobs": 8000, "load": 0.85}, params={"record_schedule": False})
     inst = instance(cfg)
