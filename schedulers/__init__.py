@@ -11,12 +11,13 @@ from __future__ import annotations
 import copy
 from typing import TYPE_CHECKING, Any
 
-from schedulers.core.estimate import Estimate, estimate
+from schedulers.core.estimate import Estimate
 from schedulers.core.validation import ScenarioError
 from schedulers.registry import Family, RunOutput, all_families, get_family, register
 from schedulers.result import (
     RunFailed,
     digest,
+    estimate,
     failure_record,
     merge,
     run,

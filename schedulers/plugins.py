@@ -27,14 +27,14 @@ import hashlib
 import os
 import re
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
 import numpy as np
 
-__all__ = ["GROUP", "Plugin", "PluginError", "RunLimit", "broken", "discover", "guard", "index_in", "invalid",
+__all__ = ["GROUP", "Plugin", "PluginError", "RunLimit", "broken", "connect", "discover", "guard", "index_in", "invalid",
            "is_stop", "keys_of", "log_left_out", "lookup", "refresh", "reraise", "stop_on"]  # fmt: skip
 
 GROUP = "cloudsched.algorithms"
@@ -93,6 +93,19 @@ class PluginError(RuntimeError):
 
 _LOADED: dict[str, dict[str, Plugin]] | None = None
 _BROKEN: list[dict[str, str]] = []
+# The family registry sits above this module (it merges each family with its plug-ins): it hands over its
+# families and what to forget on refresh when it is imported, so this module never imports it.
+_FAMILIES: Callable[[], Any] | None = None
+_ON_REFRESH: list[Callable[[], None]] = []
+
+
+def connect(families: Callable[[], Any], on_refresh: Callable[[], None]) -> None:
+    """Called once by :mod:`schedulers.registry`: where discovery finds the families (a mapping name → family
+    with ``registered(name)``), and what :func:`refresh` must make the registry forget."""
+    global _FAMILIES
+    _FAMILIES = families
+    if on_refresh not in _ON_REFRESH:
+        _ON_REFRESH.append(on_refresh)
 
 
 def refresh() -> None:
@@ -100,9 +113,8 @@ def refresh() -> None:
     global _LOADED
     _LOADED = None
     _BROKEN.clear()
-    from schedulers import registry
-
-    registry.forget_plugins()
+    for forget in _ON_REFRESH:
+        forget()
 
 
 def _source(module_name: str) -> tuple[str, str]:
@@ -162,9 +174,9 @@ def discover() -> dict[str, dict[str, Plugin]]:
     if _LOADED is None:
         from importlib import metadata
 
-        from schedulers.registry import all_families
-
-        families = all_families()
+        if _FAMILIES is None:
+            raise RuntimeError("no family registry: schedulers.registry hands plugins its families when imported")
+        families = _FAMILIES()
         loaded: dict[str, dict[str, Plugin]] = {}
         for ep in sorted(metadata.entry_points(group=GROUP), key=lambda e: e.name):
             where = f"{ep.name} = {ep.value}" + (f" ({ep.dist.name} {ep.dist.version})" if ep.dist else "")

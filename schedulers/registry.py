@@ -18,6 +18,7 @@ from typing import Any, Literal, Protocol, get_args, get_origin
 import numpy as np
 from pydantic import Field, create_model
 
+from schedulers import plugins
 from schedulers.core.columns import Columns, as_columns
 from schedulers.core.metrics import Metric
 from schedulers.core.validation import ScenarioBase, ScenarioError
@@ -108,8 +109,6 @@ def _with_plugins(family: Family) -> Family:
     cached = _WITH_PLUGINS.get(family.name)
     if cached is not None and cached[0] is family:
         return cached[1]
-    from schedulers import plugins
-
     builtin = {"package": "cloudsched", "version": "built-in"}  # the stamp's app commit says which
     origins = dict.fromkeys(family.algorithms, builtin)
     found = plugins.discover().get(family.name, {}) if family.adopt else {}
@@ -147,12 +146,10 @@ def _packages() -> list[str]:
     """
     global _PACKAGES
     if _PACKAGES is None:
-        import schedulers
-
         only = {n.strip() for n in os.environ.get("CLOUDSCHED_FAMILIES", "").split(",") if n.strip()}
         _PACKAGES = [
             m.name
-            for m in pkgutil.iter_modules(schedulers.__path__)
+            for m in pkgutil.iter_modules([os.path.dirname(__file__)])  # the family packages beside this module
             if m.ispkg and m.name != "core" and (not only or m.name in only)
         ]
     return _PACKAGES
@@ -203,3 +200,6 @@ def get_family(name: str) -> Family:
         allowed = ", ".join(families) or "(none installed)"
         raise ScenarioError.single("family", f"unknown family {name!r}", f"one of {allowed}")
     return families[name]
+
+
+plugins.connect(all_families, forget_plugins)

@@ -9,6 +9,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from schedulers.core import estimate as estimates
 from schedulers.core import jsonio
 from schedulers.core import rng as rngmod
 from schedulers.core.columns import as_columns
@@ -22,6 +23,7 @@ __all__ = [
     "InvalidResult",
     "RunFailed",
     "digest",
+    "estimate",
     "failure_record",
     "merge",
     "run",
@@ -123,6 +125,13 @@ def validate(scenario: Any) -> tuple[Family, Any]:
     if family.check is not None:
         family.check(cfg)
     return family, cfg
+
+
+def estimate(scenario: Any) -> estimates.Estimate:
+    """A scenario's peak memory and simulation CPU time, estimated without running it (milliseconds): a scenario
+    dict (validated here: a :class:`ScenarioError` if invalid) or a ``(family, model)`` pair from :func:`validate`
+    (:func:`schedulers.core.estimate.estimate`)."""
+    return estimates.estimate(scenario if isinstance(scenario, tuple) else validate(scenario))
 
 
 def _plugins(family: Family, algorithms: list[str]) -> dict[str, dict[str, str]]:

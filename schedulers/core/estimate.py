@@ -102,14 +102,12 @@ def _combine(runs: Mapping[str, RunSize], algorithms: list[str], repetitions: in
 def estimate(scenario: Any) -> Estimate:
     """Estimate a scenario's peak memory and simulation CPU time without running it (milliseconds).
 
-    ``scenario`` is a scenario dict (validated here; a :class:`ScenarioError` if invalid) or a
-    ``(family, model)`` pair from :func:`schedulers.validate`. ``detail`` holds the shape in words,
+    ``scenario`` is a ``(family, model)`` pair from :func:`schedulers.validate` (``schedulers.estimate``
+    takes a scenario dict and validates it first). ``detail`` holds the shape in words,
     the field that most drives the size (``driver``), and the memory and time of one repetition
     and of one algorithm, so a caller can say which change would make it fit.
     """
-    from schedulers.result import validate
-
-    family, cfg = scenario if isinstance(scenario, tuple) else validate(scenario)
+    family, cfg = scenario
     algorithms, reps = list(cfg.algorithms), int(cfg.repetitions)
     fp = footprint(family, cfg)
     shape = f"{_plural(len(algorithms), 'algorithm')} × {_plural(reps, 'repetition')}"

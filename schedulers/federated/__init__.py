@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from schedulers.federated.model import ALGORITHMS, FederatedScenario, check
+from schedulers.federated.checks import check
+from schedulers.federated.model import ALGORITHMS, FederatedScenario
 from schedulers.federated.presets import PRESETS
 from schedulers.federated.report import METRICS, SUMMARY_METRICS, build_output
 from schedulers.registry import Family, RunOutput, register
