@@ -19,7 +19,7 @@ $M migrate --noinput -v0
 $M createcachetable
 $M collectstatic --noinput --clear -v0  # --clear: nothing an older version collected stays served
 $M ensure_admin
-$M load_demos
+$M load_demos --run  # the first start also queues one run of each demo (the worker below runs them)
 $M import_trace --trace-dirs  # real logs beside the checkout (or in $CLOUDSCHED_TRACE_DIRS), once each
 
 redis_start

@@ -19,3 +19,13 @@ errorlog = "-"
 # ready to serve, and a brand-new worker's first page does not pay ~0.3 s of imports (bench/web_first_page.py).
 preload_app = os.environ.get("WEB_PRELOAD", "1").strip().lower() in ("1", "true", "yes", "on")
 control_socket_disable = True  # its default path is per user, shared by every instance; nothing uses it
+
+
+def post_worker_init(worker):
+    """A worker leaves SIGINT to the master. A terminal's Ctrl-C reaches the whole process group: a gthread worker
+    that stopped on its own SIGINT could be inside its thread pool's shutdown when the master's SIGQUIT re-entered
+    it and blocked on the same lock (seen: 21-22 s stops, the worker SIGKILLed after graceful_timeout). The master
+    stops the workers on its SIGINT anyway."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)

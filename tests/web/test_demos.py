@@ -54,3 +54,15 @@ def test_a_key_is_unique_per_owner_but_many_rows_have_none(alice, toy_scenario):
     Scenario.objects.create(owner=alice, family="toy", name="c", key="demo-toy", config=toy_scenario)
     with pytest.raises(IntegrityError):
         Scenario.objects.create(owner=alice, family="toy", name="d", key="demo-toy", config=toy_scenario)
+
+
+def test_the_first_load_with_run_queues_one_run_of_each_demo_and_a_later_load_none(django_user_model):
+    from cloudsched_web.runs.models import Run
+
+    user = django_user_model.objects.create_superuser("first", "f@example.org", "pw-first-start-9")
+    call_command("load_demos", "--user", user.username, "--run", stdout=io.StringIO())
+    runs = Run.objects.filter(scenario__owner=user)
+    families = sorted(runs.values_list("scenario__family", flat=True))
+    assert families and families == sorted(schedulers.all_families())  # one run each, every family
+    call_command("load_demos", "--user", user.username, "--run", stdout=io.StringIO())
+    assert Run.objects.filter(scenario__owner=user).count() == len(families)  # kept demos are not run again

@@ -5,6 +5,7 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import IntegrityError, transaction
 
 import schedulers
+from cloudsched_web.runs.services import submit_run
 from cloudsched_web.scenarios.models import Scenario
 
 
@@ -42,6 +43,10 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("--user", help="username that owns the demos")
+        parser.add_argument(
+            "--run", action="store_true",
+            help="queue one run of each demo created now (a first start), so the home page links to results",
+        )  # fmt: skip
 
     def handle(self, *args, **opts):
         users = get_user_model().objects
@@ -51,4 +56,8 @@ class Command(BaseCommand):
         for family in schedulers.all_families():
             scenario, created = load_demo(user, family)
             state = "created" if created else ("kept (in the trash)" if scenario.trashed_at else "kept")
+            if created and opts["run"]:
+                # Queued now, sent when the broker answers (the outbox): run.sh starts Redis and the worker next.
+                run = submit_run(scenario)
+                state += f", run {run.pk} queued"
             self.stdout.write(f"{state} demo scenario for {family}: “{scenario.name}”")
