@@ -258,8 +258,17 @@ def test_a_result_with_nan_is_never_returned():
     toy = toy_family.TOY
     register(Family("nan_toy", "returns NaN", NanToy, toy.algorithms, toy.example, toy.prepare, simulate))
     try:
-        with pytest.raises(InvalidResult, match=r"runs\[0\]\.metrics\.makespan_s"):
+        with pytest.raises(InvalidResult, match=r"fcfs produced a result that is not valid JSON: NaN or inf at "
+                           r"metrics\.makespan_s"):  # fmt: skip
             schedulers.run({**toy.example(), "family": "nan_toy"})
+        # beside an algorithm that succeeds, the NaN fails its own unit and is never in the result
+        nan_once = Family("nan_toy", "NaN for fcfs", NanToy, toy.algorithms, toy.example, toy.prepare,
+                          lambda cfg, inst, alg, rng, p: simulate(cfg, inst, alg, rng, p) if alg == "fcfs"
+                          else toy.simulate(cfg, inst, alg, rng, p))  # fmt: skip
+        register(nan_once)
+        doc = schedulers.run({**toy.example(), "family": "nan_toy"})
+        assert {f["algorithm"] for f in doc["failures"]} == {"fcfs"} and doc["runs"]
+        assert {r["algorithm"] for r in doc["runs"]} == {"lpt"}
     finally:
         unregister("nan_toy")
 

@@ -24,6 +24,7 @@ def test_status_json_reports_progress(alice_client, scenario):
     assert data == {
         "id": run.pk,
         "status": "queued",
+        "outcome": "queued",
         "progress": 0.25,
         "message": "half way",
         "error": "",
