@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy
 from typing import TYPE_CHECKING, Any
 
+from schedulers.analysis import load
 from schedulers.core.estimate import Estimate, estimate
 from schedulers.core.validation import ScenarioError
 from schedulers.registry import Family, RunOutput, all_families, get_family, register
@@ -30,6 +31,7 @@ __all__ = [
     "estimate",
     "example",
     "get_family",
+    "load",
     "merge",
     "preset",
     "preset_claims",
