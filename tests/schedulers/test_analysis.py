@@ -14,6 +14,7 @@ import pytest
 
 import schedulers
 from schedulers.core import jsonio
+from tests.docblocks import fenced
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "analysis.md"
@@ -105,19 +106,7 @@ def test_to_pandas_gives_a_dataframe_or_says_what_to_install(examples):
 
 
 def _blocks(lang: str) -> list[str]:
-    """The page's fenced blocks tagged ``lang`` ("" for untagged ones: the output shown), in order."""
-    found, body, tag = [], None, ""
-    for line in DOC.read_text().splitlines(keepends=True):
-        if line.startswith("```"):
-            if body is None:
-                body, tag = [], line[3:].strip()
-            else:
-                if tag == lang:
-                    found.append("".join(body))
-                body = None
-        elif body is not None:
-            body.append(line)
-    return found
+    return fenced(DOC.read_text(), lang)
 
 
 def test_the_analysis_page_runs_as_written(tmp_path):
