@@ -116,7 +116,7 @@ def test_the_analysis_page_runs_as_written(tmp_path):
     bin_dir.mkdir()
     (bin_dir / "cloudsched").write_text(f'#!/bin/sh\nexec "{sys.executable}" -m schedulers "$@"\n')
     (bin_dir / "cloudsched").chmod(0o755)
-    env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}", "PYTHONPATH": str(ROOT),
+    env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}", "PYTHONPATH": os.pathsep.join([str(ROOT), *os.environ.get("PYTHONPATH", "").split(os.pathsep)]),
            "MPLBACKEND": "Agg", "PYTHONDONTWRITEBYTECODE": "1"}  # fmt: skip
     subprocess.run(["bash", "-euo", "pipefail", "-c", sh[0]], cwd=tmp_path, env=env, check=True, timeout=300)
     result = json.loads((tmp_path / "easy-measy-result.json").read_text())
