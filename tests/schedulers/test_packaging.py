@@ -148,6 +148,8 @@ def test_the_installed_cli_runs_an_example_from_another_directory(library, tmp_p
     )
     assert families.returncode == 0, families.stderr
     assert families.stdout.startswith("backfill ")
+    usage = subprocess.run([str(cli), "run"], capture_output=True, text=True, cwd=tmp_path, env=env, timeout=120)
+    assert usage.returncode == 2 and usage.stderr.startswith("usage: cloudsched run")
     example = subprocess.run([str(cli), "example", "backfill"], capture_output=True, text=True, cwd=tmp_path, env=env,
                              timeout=120, check=True)  # fmt: skip
     (tmp_path / "s.json").write_text(example.stdout)
