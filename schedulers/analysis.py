@@ -48,10 +48,12 @@ def load(source: str | os.PathLike[str] | Mapping[str, Any]) -> Result:
     try:
         import orjson  # the web's JSON reader when it is installed: several times faster on a big result
 
-        doc = orjson.loads(data)
+        parse, error = orjson.loads, orjson.JSONDecodeError
     except ImportError:
-        doc = json.loads(data)
-    except orjson.JSONDecodeError as exc:
+        parse, error = json.loads, json.JSONDecodeError
+    try:
+        doc = parse(data)
+    except error as exc:
         raise ValueError(f"{path}: not a JSON result: {exc}") from None
     if not isinstance(doc, dict):
         raise ValueError(f"{path}: a result is a JSON object with 'runs', not a JSON {type(doc).__name__}")
@@ -73,7 +75,9 @@ class Result:
         self.summary: dict[str, Any] = doc.get("summary", {})
         self.plugins: dict[str, Any] = doc.get("plugins", {})
         self._runs: dict[str, dict[int, Mapping[str, Any]]] = {}
-        for run in runs:
+        for i, run in enumerate(runs):
+            if not isinstance(run, Mapping) or not isinstance(run.get("algorithm"), str):
+                raise ValueError(f"{where}: runs[{i}] is not a run: an object with an 'algorithm' name")
             self._runs.setdefault(run["algorithm"], {})[int(run.get("repetition", 0))] = run
 
     def __repr__(self) -> str:

@@ -85,6 +85,8 @@ def test_bad_requests_name_what_the_result_has(examples, tmp_path):
     (tmp_path / "bad.json").write_text("{")
     with pytest.raises(ValueError, match=r"bad.json: not a JSON result"):
         schedulers.load(str(tmp_path / "bad.json"))
+    with pytest.raises(ValueError, match=r"result: runs\[1\] is not a run: an object with an 'algorithm' name"):
+        schedulers.load({"runs": [{"algorithm": "easy"}, {"metrics": {}}]})
     with pytest.raises(TypeError, match="a result document or the path"):
         schedulers.load(42)
 
