@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy
 from typing import TYPE_CHECKING, Any
 
+from schedulers.analysis import load
 from schedulers.core.estimate import Estimate
 from schedulers.core.validation import ScenarioError
 from schedulers.registry import Family, RunOutput, all_families, get_family, register
@@ -43,6 +44,7 @@ __all__ = [
     "example",
     "failure_record",
     "get_family",
+    "load",
     "merge",
     "preset",
     "preset_claims",

@@ -1,4 +1,5 @@
-"""Command line: ``python -m schedulers families | example | schema | run | preset | claims``.
+"""Command line: ``cloudsched families | example | schema | run | preset | claims`` (the installed console
+script; ``python -m schedulers`` is the same).
 
 Exit codes: 0 on success; 1 when the run failed (every unit failed: the first error, naming the plug-in
 if one failed, goes to stderr); 2 on invalid input (the validation message goes to stderr); 3 when some
@@ -144,7 +145,8 @@ def _run_in_study(index: int, scenario: Any, report: Any) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m schedulers", description=__doc__)
+    prog = "cloudsched" if Path(sys.argv[0]).name == "cloudsched" else "python -m schedulers"
+    parser = argparse.ArgumentParser(prog=prog, description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("families", help="list families and their algorithms").set_defaults(func=cmd_families)
     p = sub.add_parser("example", help="a small runnable scenario as JSON")
