@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from schedulers.backfill.model import ALGORITHMS, BackfillScenario, check
+from schedulers.backfill.model import ALGORITHMS, TWO_TIER, BackfillScenario, check
 from schedulers.backfill.output import METRICS, SUMMARY_METRICS, Stretches, assemble
 from schedulers.backfill.presets import PRESETS
 from schedulers.registry import Family, Progress, RunOutput, register
@@ -21,7 +21,7 @@ from schedulers.registry import Family, Progress, RunOutput, register
 if TYPE_CHECKING:
     from schedulers.backfill.workloads import Instance
 
-__all__ = ["adopt", "example", "prepare", "simulate"]
+__all__ = ["RUNNERS", "adopt", "example", "prepare", "simulate"]
 
 
 def example() -> dict[str, Any]:
@@ -55,36 +55,58 @@ def simulate(
     cfg: BackfillScenario, inst: Instance, algorithm: str, rng: np.random.Generator, progress: Progress
 ) -> RunOutput:
     """Run one algorithm; the simulators are deterministic given the instance (``rng`` is unused)."""
-    # imported on first use (start-up time: bench/startup.py)
-    from schedulers.backfill.easy import simulate_one_tier
-    from schedulers.backfill.keasy import simulate_two_tier
-
-    choice = background = None
-    if algorithm not in ALGORITHMS:  # a plug-in: a tier choice runs the two-tier passes, the others EASY's loop
+    run = RUNNERS.get(algorithm)
+    if run is None:  # a plug-in: a tier choice runs the two-tier passes, a queue order or backfill rule EASY's loop
         from schedulers.backfill.policy import TierChoice
 
-        plugin = _plugin(algorithm)
-        if isinstance(plugin.obj, TierChoice):
-            from schedulers.backfill.keasy import checked_choice
+        run = _two_tier if isinstance(_plugin(algorithm).obj, TierChoice) else _ordered
+    return run(cfg, inst, algorithm, progress)
 
-            choice = checked_choice(plugin, plugin.obj)
-            background = _background_keys(inst, plugin)
-    if algorithm in ("fcfs", "easy"):
-        res = simulate_one_tier(
-            inst, backfill=algorithm == "easy", progress=progress, processors=cfg.params.record_schedule
-        )
-    elif choice is None and algorithm not in ("keasy", "reasy", "measy"):  # EASY with a named order, or a plug-in's
-        res = _simulate_ordered(inst, algorithm, progress, cfg.params.record_schedule)
-    if choice is None and algorithm not in ("keasy", "reasy", "measy"):
-        st = Stretches()
-        if cfg.params.record_schedule:
-            for j, (s, e) in enumerate(zip(res.start.tolist(), res.end.tolist(), strict=True)):
-                st.add(j, s, e, "fg", 1.0, res.alloc[j])
-        series = {"busy_fg": res.series_busy, "busy_bg": [0] * len(res.series_t), "queue_length": res.series_queue}
-        return assemble(cfg, inst, res.start, res.end, st, res.series_t, series, {})
+
+def _one_tier(cfg: BackfillScenario, inst: Instance, algorithm: str, progress: Progress) -> RunOutput:
+    """FCFS or EASY on one tier (easy.py): the papers' loop."""
+    from schedulers.backfill.easy import simulate_one_tier  # on first use (start-up time: bench/startup.py)
+
+    res = simulate_one_tier(inst, backfill=algorithm == "easy", progress=progress,
+                            processors=cfg.params.record_schedule)  # fmt: skip
+    return _one_tier_output(cfg, inst, res)
+
+
+def _ordered(cfg: BackfillScenario, inst: Instance, algorithm: str, progress: Progress) -> RunOutput:
+    """EASY with a named queue order (``easy:<order>``) or a plug-in's order or backfill rule (ordered.py)."""
+    return _one_tier_output(cfg, inst, _simulate_ordered(inst, algorithm, progress, cfg.params.record_schedule))
+
+
+def _one_tier_output(cfg: BackfillScenario, inst: Instance, res: Any) -> RunOutput:
+    st = Stretches()
+    if cfg.params.record_schedule:
+        for j, (s, e) in enumerate(zip(res.start.tolist(), res.end.tolist(), strict=True)):
+            st.add(j, s, e, "fg", 1.0, res.alloc[j])
+    series = {"busy_fg": res.series_busy, "busy_bg": [0] * len(res.series_t), "queue_length": res.series_queue}
+    return assemble(cfg, inst, res.start, res.end, st, res.series_t, series, {})
+
+
+def _two_tier(cfg: BackfillScenario, inst: Instance, algorithm: str, progress: Progress) -> RunOutput:
+    """KEASY, REASY, MEASY (Algs. 1–3), or a plug-in's tier choice, on the two-tier machine (keasy.py)."""
+    from schedulers.backfill.keasy import checked_choice, simulate_two_tier
+
+    choice = background = None
+    if algorithm not in TWO_TIER:
+        plugin = _plugin(algorithm)
+        choice = checked_choice(plugin, plugin.obj)
+        background = _background_keys(inst, plugin)
     res = simulate_two_tier(inst, algorithm, cfg.params, progress=progress, choice=choice, background=background)
     series = {"busy_fg": res.series_fg, "busy_bg": res.series_bg, "queue_length": res.series_queue}
     return assemble(cfg, inst, res.first_start, res.end, res.stretches, res.series_t, series, res.counters)
+
+
+# Every built-in algorithm's runner, with the family's one signature ``(cfg, instance, algorithm, progress)``.
+RUNNERS = {
+    "fcfs": _one_tier,
+    "easy": _one_tier,
+    **dict.fromkeys(TWO_TIER, _two_tier),
+    **{name: _ordered for name in ALGORITHMS if name.startswith("easy:")},
+}
 
 
 def _simulate_ordered(inst: Instance, algorithm: str, progress: Progress, processors: bool):

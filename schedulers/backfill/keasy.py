@@ -45,6 +45,7 @@ from bisect import bisect_right
 import numpy as np
 
 from schedulers.backfill.easy import shadow_and_extra
+from schedulers.backfill.policy import TIERS
 from schedulers.backfill.simulator import BG, DONE, FG, WAITING, TwoTier, TwoTierResult, bits, low
 
 __all__ = ["CHECK", "arrival_pass", "background_pass", "checked_choice", "deploy", "foreground_pass", "simulate_two_tier"]
@@ -375,6 +376,9 @@ def background_pass(sim: TwoTier, now: float, na: int) -> None:
     sim.bg_left = free - used
 
 
+# The papers' two-tier algorithms and Deploy's constant answer in each (policy.TIERS as modes); "P" asks a plug-in.
+MODES = {name: tier.deploy(0.0, 0, 0, 0.0, 0.0, 0.0) for name, tier in TIERS.items()}
+
 CHECK = None  # tests: a callable (sim, now) run where each scheduling pass of the event loop ends
 
 
@@ -392,7 +396,7 @@ def simulate_two_tier(
     """
     reservation, incremental = _reservation, INCREMENTAL
 
-    mode = "P" if choice is not None else {"keasy": "K", "reasy": "R", "measy": "M"}[algorithm]
+    mode = "P" if choice is not None else MODES[algorithm]
     sim = TwoTier(inst, params, record=params.record_schedule)
     if choice is not None:
         sim.choose = choice(sim)

@@ -48,8 +48,7 @@ ALGORITHMS = {
     "easy:wfp3": "EASY, queue by WFP3 = (wait/estimate)³ × size, highest first (Tang et al. 2009)",
     "easy:unicef": "EASY, queue by UNICEF = wait / (log₂ size × estimate), highest first (Tang et al. 2009)",
 }
-Algorithm = Literal["fcfs", "easy", "keasy", "reasy", "measy", "easy:sjf", "easy:ljf", "easy:saf", "easy:wfp3",
-                    "easy:unicef"]  # fmt: skip
+Algorithm = Literal[tuple(ALGORITHMS)]  # type: ignore[valid-type]  # the names above, in their order
 TWO_TIER = ("keasy", "reasy", "measy")
 
 

@@ -38,7 +38,7 @@ ALGORITHMS = {
     "cloud_aware": "Cloud-aware energy-efficient scheduling (Alg. 1): prefers VMs on hosts already in use",
     "baseline": "Not-cloud-aware baseline (Sec. V-A): Alg. 1 with the host test of line 24 ignored",
 }
-AlgorithmName = Literal["cloud_aware", "baseline"]
+AlgorithmName = Literal[tuple(ALGORITHMS)]  # type: ignore[valid-type]
 PowerTableName = Literal[tuple(SPECPOWER_TABLES)]  # type: ignore[valid-type]
 
 MAX_VMS = 20_000

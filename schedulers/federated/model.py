@@ -51,7 +51,7 @@ ALGORITHMS = {
     "dcls": "Dynamic CLS with the feedback factor (eqs. 6-8)",
     "dcmms": "Dynamic CMMS with the feedback factor (eqs. 6-8)",
 }
-AlgorithmName = Literal["fcfs", "round_robin", "cls", "cmms", "dcls", "dcmms"]
+AlgorithmName = Literal[tuple(ALGORITHMS)]  # type: ignore[valid-type]
 
 
 class Cloud(StrictModel):

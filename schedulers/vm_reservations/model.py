@@ -58,8 +58,7 @@ ALGORITHMS = {
     **{f"{o}:{f}": f"{o.upper()} order, {policy_fit} (policy.py)"
        for o in ("llif", "ffd", "est", "mffde") for f, policy_fit in (("best", "best fit"), ("worst", "worst fit"))},
 }  # fmt: skip
-Algorithm = Literal["opt_min_migration", "min_migration", "llif", "ffd", "est", "mffde", "exact", "llif:best",
-                    "llif:worst", "ffd:best", "ffd:worst", "est:best", "est:worst", "mffde:best", "mffde:worst"]  # fmt: skip
+Algorithm = Literal[tuple(ALGORITHMS)]  # type: ignore[valid-type]  # the names above, in their order
 DEFAULT_ALGORITHMS = ["opt_min_migration", "llif", "ffd", "est", "mffde"]
 MAX_REQUESTS = 1_000_000
 MAX_SLOT = 100_000_000

@@ -28,27 +28,42 @@ from schedulers.vm_reservations.workloads import Instance, Pool
 __all__ = ["datacenter_pms", "place", "simulate"]
 
 
+def _exact(cfg: Scenario, pool: Pool, progress) -> tuple[Placement, dict[str, float]]:
+    placement, proof = exact(pool.s, pool.e, pool.d, pool.g, cfg.params.exact_time_limit_s)
+    return placement, _proof_metrics(proof, cfg.datacenter.slot_minutes)
+
+
+def _min_migration(cfg: Scenario, pool: Pool, progress) -> tuple[Placement, dict[str, float]]:
+    placement, proof = min_migration(pool.s, pool.e, pool.d, pool.g, cfg.params.exact_time_limit_s)
+    extra = _proof_metrics(proof, cfg.datacenter.slot_minutes) | {"exact_gap_migrations": float(proof.migration_gap)}
+    return placement, extra
+
+
+def _heuristic(run):
+    """A placement of the papers' without a proof: ``run(s, e, d, g, progress)``, no extra metrics."""
+    return lambda cfg, pool, progress: (run(pool.s, pool.e, pool.d, pool.g, progress), {})
+
+
+# Each built-in algorithm's placement of one pool, with the one signature ``(cfg, pool, progress) -> (placement,
+# extra metrics)``; a name not here is a paper's order with a named fit (``<order>:<fit>``) or a plug-in.
+PLACEMENTS = {
+    "opt_min_migration": _heuristic(opt_min_migration),
+    "llif": _heuristic(llif),
+    "ffd": _heuristic(ffd),
+    "est": lambda cfg, pool, progress: (
+        est(pool.s, pool.e, pool.d, pool.g, progress, latest_first=cfg.params.est_order == "latest_first"), {}
+    ),
+    "mffde": _heuristic(mffde),
+    "exact": _exact,
+    "min_migration": _min_migration,
+}
+
+
 def place(cfg: Scenario, pool: Pool, algorithm: str, progress) -> tuple[Placement, dict[str, float]]:
     """Run ``algorithm`` on one pool; extra metrics (exact solver status) in the dict."""
-    s, e, d, g = pool.s, pool.e, pool.d, pool.g
-    if algorithm == "opt_min_migration":
-        return opt_min_migration(s, e, d, g, progress), {}
-    if algorithm == "llif":
-        return llif(s, e, d, g, progress), {}
-    if algorithm == "ffd":
-        return ffd(s, e, d, g, progress), {}
-    if algorithm == "est":
-        return est(s, e, d, g, progress, latest_first=cfg.params.est_order == "latest_first"), {}
-    if algorithm == "mffde":
-        return mffde(s, e, d, g, progress), {}
-    if algorithm == "exact":
-        placement, proof = exact(s, e, d, g, cfg.params.exact_time_limit_s)
-        return placement, _proof_metrics(proof, cfg.datacenter.slot_minutes)
-    if algorithm == "min_migration":
-        placement, proof = min_migration(s, e, d, g, cfg.params.exact_time_limit_s)
-        return placement, _proof_metrics(proof, cfg.datacenter.slot_minutes) | {
-            "exact_gap_migrations": float(proof.migration_gap)
-        }
+    run = PLACEMENTS.get(algorithm)
+    if run is not None:
+        return run(cfg, pool, progress)
     return _placed(cfg, pool, algorithm, progress), {}
 
 

@@ -131,3 +131,19 @@ def test_a_plugin_that_answers_no_pm_or_raises_fails_naming_itself(package):
         schedulers.run(_scenario("wordy"))
     with pytest.raises(PluginError, match=r"vm_reservations.raising .*PM choice: KeyError"):
         schedulers.run(_scenario("raising"))
+
+
+def test_every_builtin_name_has_its_runner():
+    """The registry of callables: every paper algorithm's name maps to its placement, every named part is an
+    <order>:<fit> of the policy (vm_reservations), and backfill's names each have a runner."""
+    from schedulers.backfill import RUNNERS
+    from schedulers.backfill.model import ALGORITHMS as BACKFILL
+    from schedulers.vm_reservations.model import ALGORITHMS
+    from schedulers.vm_reservations.policy import FITS, ORDERS
+    from schedulers.vm_reservations.simulator import PLACEMENTS
+
+    papers = {a for a in ALGORITHMS if ":" not in a}
+    assert papers and papers == set(PLACEMENTS)
+    parts = [a.split(":") for a in ALGORITHMS if ":" in a]
+    assert parts and all(o in ORDERS and f in FITS for o, f in parts)
+    assert BACKFILL and set(RUNNERS) == set(BACKFILL)
