@@ -104,6 +104,7 @@ def test_the_diff_in_occupancy_colours_every_block_holding_a_changed_job(page, l
     })""")
     parsed = get_result(Run.objects.get(pk=demo.pk))
     status = jobdiff.status_of(parsed, 0, None, 2)
+    assert len(sides)  # the loop below checks each
     for index, side in zip((0, 2), sides, strict=True):
         assert side["mode"] == "occupancy" and side["status"], "the diff's occupancy is not coloured by status"
         assert "grey only where every job busy in it is unchanged" in side["note"]

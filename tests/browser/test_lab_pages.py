@@ -37,6 +37,7 @@ def _wait_results(page):
 def test_each_family_is_built_in_the_wizard_run_and_charted(page, live_server, alice, worker, tmp_path):
     """Every installed family: the form builds a valid scenario, the worker runs it, every chart type draws."""
     _login(page, live_server.url)
+    assert FAMILIES  # the loop below checks each
     for family in FAMILIES:
         page.goto(f"{live_server.url}/scenarios/new/?family={family}")
         page.fill("#w-name", f"browser {family}")

@@ -187,6 +187,7 @@ HUGE_CASES = [
 def test_huge_numbers_read_alike_in_the_browser_and_the_server(page, live_server, alice):
     """The JavaScript twin writes a huge number as the server does (a mantissa × 10 to a power)."""
     _open(page, live_server, alice, FAMILIES[0])
+    assert HUGE_CASES  # the loop below checks each
     for value, spec in HUGE_CASES:
         text, exact = _js_format(page, value, spec)
         assert (text, exact) == (formatting.value_text(value, spec), formatting.exact_text(value, spec)), value

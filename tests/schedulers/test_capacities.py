@@ -16,11 +16,12 @@ def _peak(rows):
 @pytest.mark.parametrize("family", ["dvfs_bot", "vm_reservations"])
 def test_reported_capacities_cover_every_resource_and_hold(family):
     result = schedulers.run(schedulers.example(family))
+    assert result["runs"]
     for run in result["runs"]:
         caps = run["extra"]["capacities"]
         by_resource = {}
         for seg in run["schedule"]:
             by_resource.setdefault(seg["resource"], []).append((seg["start"], seg["end"], seg["share"]))
-        assert set(by_resource) <= set(caps)
+        assert by_resource and set(by_resource) <= set(caps)
         for resource, rows in by_resource.items():
             assert _peak(rows) <= caps[resource] + 1e-9, resource

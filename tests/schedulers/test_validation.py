@@ -78,6 +78,7 @@ def test_progress_is_monotone_and_ends_at_one(toy_scenario):
 
 
 def test_every_registered_family_has_a_valid_runnable_example():
+    assert schedulers.all_families()  # the loop below checks each
     for name, family in schedulers.all_families().items():
         example = family.example()
         fam, cfg = schedulers.validate(example)
@@ -92,6 +93,7 @@ def test_every_family_accepts_the_bare_minimum_scenario():
 
 
 def test_every_preset_validates():
+    assert schedulers.all_families()  # the loop below checks each
     for name, family in schedulers.all_families().items():
         for preset in family.presets:
             study = schedulers.preset(name, preset)

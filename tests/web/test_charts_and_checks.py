@@ -299,6 +299,7 @@ def test_dvfs_strip_is_idle_where_no_core_runs():
     lo, hi = parsed.span(0)
     levels = strips.host_levels(parsed, 0)
     edges = np.linspace(lo, hi, 601)
+    assert levels  # hosts ran something: the loop below checks each
     for h, (t, level) in levels.items():
         _, ghz = strips.columns(t, level, lo, hi, 600)
         segs = [s for s in result["runs"][0]["schedule"] if s["host"] == h]

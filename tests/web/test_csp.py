@@ -89,6 +89,7 @@ def test_every_page_type_sends_the_policy_and_needs_nothing_it_forbids(client, a
     pages = [("anonymous", url) for url in site.anonymous]
     client.force_login(alice)
     pages += [("owner", url) for url in site.owner]
+    assert pages  # the loop below checks each
     for who, url in pages:
         response = client.get(url)
         assert response.status_code == (404 if url == "/no/such/page/" else 200), url
@@ -100,6 +101,7 @@ def test_the_admin_pages_need_nothing_the_policy_forbids(client, site):
     from django.contrib.auth import get_user_model
 
     client.force_login(get_user_model().objects.get(username="root"))
+    assert site.staff  # the loop below checks each
     for url in site.staff:
         response = client.get(url)
         assert response.status_code == 200, url

@@ -166,7 +166,9 @@ def test_an_instant_window_shows_what_runs_at_it_not_nan():
     doc = {"summary": {}, "runs": [{"algorithm": "a", "repetition": 0, "metrics": {}, "series": {}, "jobs": [],
                                     "schedule": [_seg("1", "m0", 0.0, 10.0, share=0.5), _seg("2", "m0", 5.0, 8.0),
                                                  _seg("3", "m1", 0.0, 5.0)]}]}  # fmt: skip
-    for parsed in _both(doc):
+    both = list(_both(doc))
+    assert len(both) == 2
+    for parsed in both:
         g = gantt.gantt(parsed, 0, 5.0, 5.0, max_bars=0, pixels=4)
         grid = dict(zip(g["resources"], g["occupancy"]["rows"], strict=True))
         assert grid == {"m0": [1.0] * 4, "m1": [0.0] * 4}, g  # m0: 0.5 + 1 capped at 1; m1's segment ended at 5

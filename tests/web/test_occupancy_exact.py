@@ -94,6 +94,7 @@ def test_occupancy_and_zoom_counts_are_the_definitions_bit_for_bit(seed):
             for with_share in (True, False):
                 arrays = {"start": start[order], "end": end[order], "share": share[order] if with_share else None,
                           "row": row[order], "values": {"state": cat[order], "freq": freq[order]}}  # fmt: skip
+                assert WINDOWS  # the loop below checks each
                 for lo, hi, pixels in WINDOWS:
                     kept = (arrays["start"] < hi) & (arrays["end"] > lo) if hi > lo else (
                         (arrays["start"] <= lo) & (arrays["end"] >= lo))  # fmt: skip

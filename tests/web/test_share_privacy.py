@@ -42,8 +42,10 @@ def _shared_responses(client, site):
 
 
 def test_shared_pages_and_their_data_never_name_the_worker_host_or_web_stack(client, site):
-    for url, body in _shared_responses(client, site):
-        for detail in _server_details():
+    responses, details = list(_shared_responses(client, site)), _server_details()
+    assert responses and details
+    for url, body in responses:
+        for detail in details:
             assert detail.lower() not in body.lower(), (url, detail)
 
 

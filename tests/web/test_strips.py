@@ -69,6 +69,7 @@ def test_a_hosts_level_is_its_highest_running_frequency(demo):
     """host_levels against brute force: at the middle of every stretch between two segment ends or starts."""
     for index in (0, 1):
         segs = [s for s in demo.stored(index).table("segments").to_pylist() if s.get("freq_ghz") is not None]
+        assert segs and strips.host_levels(demo, index)
         for host, (t, level) in strips.host_levels(demo, index).items():
             mine = [s for s in segs if s["host"] == host]
             bounds = np.unique([x for s in mine for x in (s["start"], s["end"])])

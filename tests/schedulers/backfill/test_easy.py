@@ -100,6 +100,7 @@ def test_easy_backfills_nothing_that_would_delay_the_head():
 
 def test_every_segment_is_one_processor_of_one_job():
     run = _run("easy", HAND)
+    assert len(run["schedule"]) and len(run["jobs"])
     per_job = {}
     for s in run["schedule"]:
         per_job.setdefault(s["job"], []).append(s)

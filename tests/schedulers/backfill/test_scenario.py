@@ -160,6 +160,7 @@ def test_example_matches_the_golden_numbers():
         )
         for r in result["runs"]
     }
+    assert GOLDEN  # the loop below checks each
     for alg, values in GOLDEN.items():
         assert got[alg] == pytest.approx(values, rel=1e-9)
 
@@ -217,7 +218,9 @@ def test_stored_series_are_exact_step_functions(workload, seed):
     — also past 5,000 points, and when many events share an instant."""
     sc = schedulers.example("backfill") | {"seed": seed, "algorithms": ["fcfs", "easy"]}
     sc["workload"] = sc["workload"] | workload if workload else _coinciding_jobs()
-    for run in schedulers.run(sc)["runs"]:
+    runs = schedulers.run(sc)["runs"]
+    assert len(runs) == 2
+    for run in runs:
         series, jobs = run["series"], run["jobs"]
         assert_change_points(series)
         work = sum(j["processors"] * j["runtime_s"] for j in jobs)

@@ -208,7 +208,9 @@ def test_heterogeneous_hosts_prefer_the_better_energy_rank(run_family):
 def test_paper_sized_data_centre_keeps_every_promise(run_family):
     """800 VMs (200 × 4, spread order), 2 h of the peak (4.25, 7.86) workload with 50 % urgent jobs."""
     scenario = {"family": "dvfs_bot", "seed": 4, "workload": {"duration_h": 2.0, "urgent_fraction": 0.5}}
-    for run in run_family(scenario)["runs"]:
+    runs = run_family(scenario)["runs"]
+    assert runs
+    for run in runs:
         assert run["metrics"]["jobs"] > 900
         _check_schedule(run)
         assert max(run["series"]["active_hosts"]) <= 200
@@ -220,6 +222,7 @@ def test_example_matches_the_stored_golden_metrics():
 
     golden = json.loads((Path(__file__).parent / "golden_example.json").read_text())
     result = schedulers.run(schedulers.example("dvfs_bot"))
+    assert result['runs']  # the loop below checks each
     for run in result["runs"]:
         metrics = {k: v for k, v in run["metrics"].items() if k != "scheduler_time_s"}
         assert_matches_golden(metrics, golden[run["algorithm"]], f"{run['algorithm']}: ")

@@ -64,6 +64,7 @@ def test_all_lp_forms_agree(n, pods, seed):
     """Literal eqs. 49–54, the reduced form (p eliminated) and column generation: one optimum."""
     inst = random_instance(n, pods, seed=seed)
     forms = {f: solve_relax_lp(inst, f) for f in ("literal", "reduced", "colgen")}
+    assert forms  # the loop below checks each
     for sol in forms.values():
         assert sol.t == pytest.approx(forms["literal"].t, rel=1e-6)
         assert np.allclose(sol.load_split.sum(axis=1), inst.loads)

@@ -63,6 +63,7 @@ def test_move_times_match_recomputation(small_instance):
     server = rng.integers(0, inst.platform.n_servers, inst.n_tasks)
     r = ratios(inst, server)
     et_new, rest = move_times(inst, server, r, np.arange(inst.n_tasks))
+    assert inst.n_tasks > 0  # the loop below checks each
     for i in range(inst.n_tasks):
         for b in range(inst.platform.n_servers):
             moved = server.copy()

@@ -117,6 +117,7 @@ def test_fcfs_runs_an_ar_app_in_the_vms_a_blocked_queue_head_leaves_idle():
         {"arrival": 2.0, "tasks": [{"runtime_s": 50.0, "vms": 1}]},
     ]
     expected = {False: ((200.0, 250.0), 547 / 3), True: ((2.0, 52.0), 349 / 3)}
+    assert expected  # the loop below checks each
     for ar, ((start, end), avg) in expected.items():
         jobs[2]["ar"] = ar
         scenario = _scenario(jobs, ["fcfs"], clouds=one)

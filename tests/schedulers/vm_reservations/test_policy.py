@@ -86,6 +86,7 @@ def test_best_and_worst_fit_by_hand():
 @pytest.mark.parametrize("fit", ["best", "worst"])
 def test_named_fits_are_valid_placements(fit):
     s, e, d, g = _random(n=200, seed=11)
+    assert ORDERS  # the loop below checks each
     for order in ORDERS:
         p = pack(s, e, d, g, order_of(order, s, e, d, g), FITS[fit])
         assert_valid_placement(p, s, e, d, g)
