@@ -2,5 +2,5 @@
 
 A plain package, not a Django app (no models, no migrations, no templates): ``runs`` stores results
 through it and its views serve the payloads it builds; nothing here imports ``runs`` but
-``runs.models`` (read only) and ``runs.formatting`` (the metric number rules).
+``runs.models`` (read only) and ``results.formatting`` (the metric number rules).
 """

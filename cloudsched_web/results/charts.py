@@ -11,9 +11,9 @@ from importlib import metadata
 
 from django.conf import settings
 
+from cloudsched_web.results import formatting
 from cloudsched_web.results.bounds import bound_pairs
 from cloudsched_web.results.checks import time_unit
-from cloudsched_web.runs import formatting
 
 __all__ = ["POINT_NAME", "comparison", "page_specs", "plot_axes", "run_page_payload", "runs_index", "spread",
            "stamp", "study_payload", "summary_table"]

@@ -18,9 +18,9 @@ import pyarrow.csv as pcsv
 import pyarrow.parquet as pq
 from django.core.files.storage import default_storage
 
+from cloudsched_web.results import formatting
 from cloudsched_web.results.queries import QueryError
 from cloudsched_web.results.stretches import restore
-from cloudsched_web.runs import formatting
 from schedulers.core.swf import SwfTrace, write_swf
 
 __all__ = ["AS_STORED", "SWF_ALIASES", "download_sizes", "filename", "header", "metrics_csv", "parquet_file",

@@ -71,7 +71,7 @@ def algorithm_colour(name) -> str:
 
 
 def _setting(value) -> str:
-    from cloudsched_web.runs import formatting
+    from cloudsched_web.results import formatting
 
     return formatting.setting_text(value)
 

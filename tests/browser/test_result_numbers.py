@@ -13,8 +13,7 @@ import re
 import pytest
 
 import schedulers
-from cloudsched_web.results import charts
-from cloudsched_web.runs import formatting
+from cloudsched_web.results import charts, formatting
 from cloudsched_web.runs.models import Run
 from cloudsched_web.scenarios.models import Scenario
 from schedulers.registry import all_families

@@ -12,9 +12,8 @@ import re
 
 import pytest
 
-from cloudsched_web.results import jobdiff
+from cloudsched_web.results import formatting, jobdiff
 from cloudsched_web.results.queries import get_result
-from cloudsched_web.runs import formatting
 from cloudsched_web.runs.models import Run
 from cloudsched_web.scenarios.models import Scenario
 from tests.api.factories import finished_run

@@ -1,9 +1,8 @@
-"""The number formatter of the result pages (runs.formatting) and the one spread per metric (charts.spread)."""
+"""The number formatter of the result pages (results.formatting) and the one spread per metric (charts.spread)."""
 
 import pytest
 
-from cloudsched_web.results import charts
-from cloudsched_web.runs import formatting
+from cloudsched_web.results import charts, formatting
 
 T = formatting.THIN
 D = {"kind": "duration", "unit": "s"}

@@ -12,7 +12,7 @@ PACKAGE = "cloudsched_web.results"
 ROOT = Path(cloudsched_web.results.__file__).parent
 MAX_LINES = 400
 # What the result engine may read of runs/: the models (a Run row's fields) and the number rules of the pages.
-RUNS_ALLOWED = {"cloudsched_web.runs.models", "cloudsched_web.runs.formatting"}
+RUNS_ALLOWED = {"cloudsched_web.runs.models", "cloudsched_web.results.formatting"}
 
 
 def _modules():

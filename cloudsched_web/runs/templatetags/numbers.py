@@ -1,4 +1,4 @@
-"""Template filters that write a metric's number by its declared kind and unit (see runs.formatting).
+"""Template filters that write a metric's number by its declared kind and unit (see results.formatting).
 
 ``{{ value|metric:spec }}`` the text, ``{{ value|metric_exact:spec }}`` its tooltip (the exact
 stored number), ``{{ cell|metric_spread:spec }}`` the ``± …`` of a table cell, and
@@ -8,7 +8,7 @@ stored number), ``{{ cell|metric_spread:spec }}`` the ``± …`` of a table cell
 from django import template
 from django.utils.html import json_script
 
-from cloudsched_web.runs import formatting
+from cloudsched_web.results import formatting
 
 register = template.Library()
 
