@@ -12,7 +12,7 @@ start; the workload generation (``prepare``) is reported separately. The targets
 Every algorithm runs once on 300 jobs before anything is timed, so no case pays the first-use imports.
 BLAS runs single-threaded (unless the environment says otherwise): its idle worker threads spin after each
 call and were charged ~0.2 CPU s to every case (EASY 1.06 CPU s for 0.86 s wall), which made every ratio to
-EASY look ~10 % better than it is (issue 17, fourth round).
+EASY look ~10 % better than it is.
 """
 
 from __future__ import annotations

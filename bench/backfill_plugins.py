@@ -1,4 +1,4 @@
-"""Benchmark: a plug-in queue order's decisions against the built-in equivalent (issue #27). Not a test.
+"""Benchmark: a plug-in queue order's decisions against the built-in equivalent. Not a test.
 
     .venv/bin/python bench/backfill_plugins.py            # 200,000 Feitelson jobs on 320 processors, median of 3
     .venv/bin/python bench/backfill_plugins.py --quick    # one repetition

@@ -1,4 +1,4 @@
-"""Same schedules before and after a change to the two-tier simulator (issue 17). Not part of the test suite.
+"""Same schedules before and after a change to the two-tier simulator. Not part of the test suite.
 
     .venv/bin/python bench/backfill_same_schedule.py dump OLD.npz --root /path/to/old/checkout
     .venv/bin/python bench/backfill_same_schedule.py dump NEW.npz            # this checkout

@@ -1,4 +1,4 @@
-"""CPU seconds and result digests of single claims units (issue #26): before/after a speed-up.
+"""CPU seconds and result digests of single claims units: before/after a speed-up.
 
     .venv/bin/python bench/claims_units.py paper ep_jobs,fig6_loaded,0,ontapra:tapra,0 ...
     .venv/bin/python bench/claims_units.py small --preset ep_jobs fig6   # every unit of a preset

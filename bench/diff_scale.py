@@ -11,7 +11,7 @@ size. ``--before COMMIT`` also serves the same files with that commit's code (``
 into a temporary directory; the diff before the job index) and checks its payload equals this
 code's once both have their ties (rows of equal −|Δend| − |Δstart|) in job id order.
 
-Targets (issue #14): < 0.5 CPU s cold, < 0.1 CPU s warm, payload < 1 MB, web RSS growth < 200 MB.
+Targets: < 0.5 CPU s cold, < 0.1 CPU s warm, payload < 1 MB, web RSS growth < 200 MB.
 CPU time is this process's (the machine is shared: the load is printed beside it). Not a test.
 
 Measured 2026-11-26, 200,000 jobs, EASY (4.8 M segments) vs KEASY (16.5 M), load 3.8-4.1 on 2 cores

@@ -1,11 +1,11 @@
-"""Benchmark of the dvfs_bot family (issue 4) and the Section V comparison of paper 002.
+"""Benchmark of the dvfs_bot family and the Section V comparison of paper 002.
 
     .venv/bin/python bench/dvfs_bot.py            # performance target: (4.25, 7.86) day on 800 VMs, median of 3
     .venv/bin/python bench/dvfs_bot.py --paper 1  # the 12 workloads of Table II / Fig. 2, N repetitions each
     .venv/bin/python bench/dvfs_bot.py --ab /tmp/old  # interleaved A/B against a copy of an older tree
     .venv/bin/python bench/dvfs_bot.py --breakdown 8.5,7.86,0.5 [--reps 10] [--halfwidth-sd]  # rejections by cause
 
-Target (issue 17): one 24-hour (4.25, 7.86) workload on 800 VMs in ≤ 5 s per algorithm (issue 4 asked
+Target: one 24-hour (4.25, 7.86) workload on 800 VMs in ≤ 5 s per algorithm (the first target asked
 ≤ 60 s). CPU time is the primary figure (the machine may be shared); wall time and the load average at start
 are printed beside it. Not part of the test suite.
 """

@@ -1,4 +1,4 @@
-"""Benchmark: bytes of the DVFS strips and series a result page loads, whole run and zoomed (issue 24).
+"""Benchmark: bytes of the DVFS strips and series a result page loads, whole run and zoomed.
 
     .venv/bin/python bench/dvfs_strips.py                 # the dvfs_bot demo (example: 10 hosts, 2 h)
     .venv/bin/python bench/dvfs_strips.py --preset        # a 24 h (4.25, 7.86) workload on 200 hosts × 4 cores

@@ -1,4 +1,4 @@
-"""Benchmarks of the ep_jobs family against the targets of issue 10 (median of N runs).
+"""Benchmarks of the ep_jobs family against its targets (median of N runs).
 
     .venv/bin/python bench/ep_jobs.py [--runs 5] [--skip-online]
 

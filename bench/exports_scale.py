@@ -12,7 +12,7 @@ RSS growth over its start after the request and at its peak (VmHWM).
 
 ``--old`` ends with the Parquet export as it was before streaming (the whole table read, written to memory).
 
-Targets (issue #24): web process RSS growth ≤ 200 MB after each export, < 100 MB for the streaming exports of
+Targets: web process RSS growth ≤ 200 MB after each export, < 100 MB for the streaming exports of
 the 200,000-job run; every chart's data ≤ 2 s warm. Not a test.
 """
 

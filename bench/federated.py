@@ -1,12 +1,12 @@
-"""Benchmark of the federated family (issues 6 and 17) and a quick check of the paper's Section 6 trends.
+"""Benchmark of the federated family  and a quick check of the paper's Section 6 trends.
 
     .venv/bin/python bench/federated.py                 # target: full LLNL-Thunder log, 3 clouds, best of 3
     .venv/bin/python bench/federated.py --quick         # one repetition each
     .venv/bin/python bench/federated.py --trends 20000  # Tables 3-5 / Figs. 9-10 trends on the first N jobs
 
-Target (issue 17): the slowest algorithm (CMMS/DCMMS) on the full LLNL-Thunder log (the
+Target: the slowest algorithm (CMMS/DCMMS) on the full LLNL-Thunder log (the
 real log grouped into applications, three clouds of Table 2) in ≤ 8 s (it was 14.7 s on a
-quiet machine; issue 6 asked for ≤ 60 s). Timed: ``simulate`` (assignment, event loop,
+quiet machine; the first target was ≤ 60 s). Timed: ``simulate`` (assignment, event loop,
 metrics; segments off); ``prepare`` (reading the log, grouping, random DAGs) is reported
 separately. The machine may be shared: CPU time (``time.process_time``) is the primary
 figure, wall time and the load average (at start, and after each run) are printed beside it. Not part of the
@@ -29,7 +29,7 @@ from schedulers.federated import prepare, simulate
 from schedulers.federated.model import ALGORITHMS, FederatedScenario
 from schedulers.federated.presets import trace_path
 
-TARGET_S = 8.0  # CPU seconds per algorithm, full LLNL-Thunder (issue 17)
+TARGET_S = 8.0  # CPU seconds per algorithm, full LLNL-Thunder
 
 
 def _cfg(trace: str, divisor: float, max_jobs: int = 300000, **extra) -> FederatedScenario:

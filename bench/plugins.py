@@ -1,5 +1,5 @@
 """Benchmark: a plug-in's decisions against the built-in equivalent in vm_reservations, federated, dvfs_bot and
-ep_jobs (issue #27; backfill: bench/backfill_plugins.py). Not a test.
+ep_jobs (backfill: bench/backfill_plugins.py). Not a test.
 
     .venv/bin/python bench/plugins.py            # median of 3
     .venv/bin/python bench/plugins.py --quick    # one repetition, smaller instances

@@ -1,4 +1,4 @@
-"""Benchmark: what a small hostile request costs the web process (issue 23).
+"""Benchmark: what a small hostile request costs the web process.
 
 Targets: the 9.8 KB sweep of 1,000 × 1,000 points is refused in ≤ 50 ms with the web process's peak
 RSS growing ≤ 100 MB; a sweep at the 200-point limit is accepted (its cost printed for comparison).

@@ -1,4 +1,4 @@
-"""Start-up cost of the library (issue 17, row 1). Not part of the test suite.
+"""Start-up cost of the library. Not part of the test suite.
 
     .venv/bin/python bench/startup.py              # median of 7 fresh processes per command
     .venv/bin/python bench/startup.py -n 15 --top 20   # more runs; the 20 costliest imports

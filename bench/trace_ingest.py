@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/trace_ingest.py [--lines 9900000] [--members 9] [--bomb-gb 2]
 
-Builds, in a temporary var directory (database, media, traces), issue #23's amplified trace — a
+Builds, in a temporary var directory (database, media, traces), the amplified trace — a
 .swf.gz of ``--members`` gzip members holding ``--lines`` valid ~100-byte lines in all — and a
 gzip bomb of ``--bomb-gb`` GB of zeros, hands each to the service the Traces page and
 ``POST /api/v1/traces`` use (``traces.services.store_upload``, with the upload as Django keeps it

@@ -1,4 +1,4 @@
-"""Concurrent writers and readers on SQLite, as ./run.sh serves them (issue #23 item 6).
+"""Concurrent writers and readers on SQLite, as ./run.sh serves them .
 
 gunicorn with scripts/gunicorn.conf.py (2 processes × 4 threads) and one Celery worker, on loopback,
 with a fresh SQLite database, MEDIA_ROOT, static root and secret key in a temporary directory. Two

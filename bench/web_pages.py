@@ -1,6 +1,6 @@
 """Benchmark: the result page and its data endpoints for a 200,000-job backfill run.
 
-Targets (issue 7): each response < 1 s on this machine; the chart data a page loads
+Targets: each response < 1 s on this machine; the chart data a page loads
 (the inline payload plus the data-endpoint calls of its first render) ≤ 2 MB.
 
     .venv/bin/python bench/web_pages.py [--jobs 200000] [--max-segments 50000] [--algorithms easy,fcfs]

@@ -9,7 +9,7 @@ directory, opens the result page in Debian's Chromium (Playwright) cold and agai
 caches hold the whole run), and times, from the moment the window
 changes until every chart of the page has drawn it (``body[data-timeline-loaded]``): the whole run, zoom steps
 of ×4 around the middle down to a minute, the way back out (cached windows), and the diff page's first
-and last algorithms at the whole run. Targets (issue #24): the warm page with all its charts ≤ 2 s, every
+and last algorithms at the whole run. Targets: the warm page with all its charts ≤ 2 s, every
 zoom step ≤ 1 s. Also prints each gunicorn
 process's resident memory at boot and at the end. Not a test.
 """

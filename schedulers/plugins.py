@@ -1,4 +1,4 @@
-"""Plug-in algorithms: installed Python packages add algorithms to a family (issue #27, docs/extending.md).
+"""Plug-in algorithms: installed Python packages add algorithms to a family (docs/extending.md).
 
 A package declares each algorithm as an entry point of the group ``cloudsched.algorithms`` named
 ``<family>.<algorithm>``, pointing at an object the family accepts (for ``backfill`` a

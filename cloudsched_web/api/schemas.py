@@ -35,7 +35,7 @@ class FamilyOut(Schema):
     description: str
     algorithms: dict[str, str]
     # algorithm -> {"package": "cloudsched", "version": "built-in"} or a plug-in's package, version,
-    # entry_point and sha256 (issue #27)
+    # entry_point and sha256
     origins: dict[str, dict[str, str]]
     presets: list[str]
     summary_metrics: list[str]

@@ -1,4 +1,4 @@
-"""Refusing what a worker cannot run, before anything is queued (issue #23 item 5).
+"""Refusing what a worker cannot run, before anything is queued .
 
 ``schedulers.estimate`` gives a scenario's peak memory and simulation CPU time; a scenario over
 ``RUN_MEMORY_LIMIT_MB`` (the worker's address-space limit; 0: none) or ``RUN_SOFT_TIME_LIMIT_S``

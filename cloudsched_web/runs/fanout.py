@@ -1,4 +1,4 @@
-"""One heavy run spread over every worker: its (algorithm, repetition) units (issue #26).
+"""One heavy run spread over every worker: its (algorithm, repetition) units.
 
 A run's algorithms and repetitions are independent (``schedulers.run_unit``: each sees the
 instance of ``stream(seed, rep, "workload")`` and its own ``stream(seed, rep, "algorithm:…")``),

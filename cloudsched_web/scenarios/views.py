@@ -103,7 +103,7 @@ def reads_traces(schema):
 
 
 def plugin_algorithms(family):
-    """The family's plug-in algorithms (issue #27): ``[(name, "package version")]``, in name order."""
+    """The family's plug-in algorithms: ``[(name, "package version")]``, in name order."""
     return [(name, f"{o['package']} {o['version']}") for name, o in sorted(family.origins.items())
             if o.get("package") != "cloudsched"]  # fmt: skip
 

@@ -135,7 +135,7 @@ def _reservation(sim: TwoTier, h: int, now: float, mode: str) -> tuple[float, in
     REASY's background head (Alg. 3 lines 14–17): T_S the last estimated termination of the fg jobs on its own
     processors, N_E = N_idle + (their total size) − N_R. The sum and the max over ``above[h]`` are kept in
     ``sim.above_res`` until ``above[h]`` changes (an fg job lands on or leaves h's processors): the arrival
-    path asks for this reservation on every arrival under a pinned head (issue 17, third round)."""
+    path asks for this reservation on every arrival under a pinned head."""
     need = sim.size_l[h]
     if mode == "R" and sim.tier[h] == BG:
         c = sim.above_res.get(h)
@@ -154,8 +154,8 @@ def foreground_pass(sim: TwoTier, now: float, na: int, mode: str) -> None:
     Step 2's candidates are the jobs of J_q ∪ J_bg after the head that fit in the idle fg VMs now (Alg. 1 lines
     24–26), in arrival order. How many there are is known before any scan: the sizes of J_q ∪ J_bg are kept sorted
     (``sim.usz``), so one bisection counts those ≤ N_idle. None: no scan. Few members: a walk over the members
-    (``bytearray.find``) that stops at the last one that fits; many: one numpy comparison over the span (issue
-    17, third round: the span after the head holds ~200 jobs for ~12 members at load 0.7).
+    (``bytearray.find``) that stops at the last one that fits; many: one numpy comparison over the span (the
+    span after the head holds ~200 jobs for ~12 members at load 0.7).
     """
     sim.fg_cache = None
     unfg, size_l, tier = sim.unfg, sim.size_l, sim.tier
@@ -230,7 +230,7 @@ def arrival_pass(sim: TwoTier, now: float, na0: int, na: int, mode: str) -> None
 
     The new jobs join J_q here (``sim.arrive``; the event loop leaves them to this pass) — except a job that
     starts at once (into an empty J_q ∪ J_bg, Step 1, or by backfilling), which never enters the queue's structures: the tests before a deploy read no queue
-    structure, and a job deployed at its arrival would leave them at once (issue 17, third round: 80 % of the
+    structure, and a job deployed at its arrival would leave them at once (80 % of the
     arrivals at load 0.7). They are all queued (t_r = their estimate), so ``_backfill`` and ``deploy`` are
     inlined: Alg. 1 lines 24–32 / Alg. 3 lines 20–28 with Deploy of a queued job = Dispatch(j, FG).
     """
@@ -339,7 +339,7 @@ def background_pass(sim: TwoTier, now: float, na: int) -> None:
     static ``background`` order (``sim.bg_key``: one key per job, the estimates by default).
 
     The queued jobs that fit in the eligible VMs, by key (ties in arrival order): one numpy comparison
-    over the span when J_q ∪ J_bg has many members, else a walk over its members (issue 17, third round)."""
+    over the span when J_q ∪ J_bg has many members, else a walk over its members."""
     if sim.n_waiting == 0:
         return
     free = (sim.ALL & ~(sim.bgm | sim.hotm) if sim.cpu_known else sim.ALL & ~sim.bgm).bit_count()  # n_elig
@@ -391,7 +391,7 @@ def simulate_two_tier(
 
     ``reservations``, if given, receives {head job: (first shadow time computed for it, its tier then)} (for tests).
     The module's ``CHECK``, if set, is called as ``CHECK(sim, now)`` where each pass ends (tests: the incremental
-    structures against a rescan); the loop runs the passes' common paths inline (issue 17, fourth round), so a
+    structures against a rescan); the loop runs the passes' common paths inline, so a
     wrapper around keasy's functions would no longer see every pass.
     """
     reservation, incremental = _reservation, INCREMENTAL
@@ -527,7 +527,7 @@ def simulate_two_tier(
             if check is not None:
                 check(sim, now)
         elif na > na0:  # keasy.arrival_pass (it makes the new jobs arrive, or starts them at once); its two
-            # common paths inline (issue 17, fourth round), the rest by the call
+            # common paths inline, the rest by the call
             c = sim.fg_cache
             empty = not usz  # J_q ∪ J_bg empty: Step 1 (Alg. 1 lines 3–10) deploys the new jobs while they fit
             if not incremental or (not empty and (c is None or c[1] < now)):
@@ -660,7 +660,7 @@ def simulate_two_tier(
         if sim.n_waiting and (sim.arrived or sim.elig_up):  # Step 3 has nothing to place otherwise
             # background_pass's own early returns, tested here: no eligible bg VM; the smallest waiting job does
             # not fit; no arrival and no more eligible VMs than the last pass left (every job still waiting is
-            # larger) — most events (issue 17, third round). Skipping a pass that places nothing keeps its
+            # larger) — most events. Skipping a pass that places nothing keeps its
             # bookkeeping (``arrived``, ``bg_left``) on the safe side: fewer later skips, never a wrong one. With
             # no arrival and no removal that frees an eligible VM since the last count (``elig_up``), the count
             # can only have fallen: each of these skips still holds, and nothing is counted.

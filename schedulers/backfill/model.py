@@ -447,7 +447,7 @@ def machine_size(cfg: BackfillScenario) -> int:
 
 def _wider_jobs(cfg: BackfillScenario) -> list[dict[str, str]]:
     """A trace with jobs wider than the machine is refused unless the user chose to drop them: a run
-    that left jobs out without a word once passed every check (issue #25)."""
+    that left jobs out without a word once passed every check."""
     w = cfg.workload
     widths = scan(trace_source(w), job_widths)
     n = (widths.machine() or cfg.datacenter.processors) if cfg.datacenter.use_trace_size else cfg.datacenter.processors

@@ -1,4 +1,4 @@
-"""The backfill family's extension interface: the queue order of EASY (issue #27, docs/extending.md).
+"""The backfill family's extension interface: the queue order of EASY (docs/extending.md).
 
 EASY (paper 001, Section 1 and Alg. 1 Step 2; Lifka 1995, Mu'alem & Feitelson 2001 [14]) starts
 queued jobs in order while they fit, gives the first job that does not fit (the *head*) a reservation

@@ -120,8 +120,8 @@ class TwoTier:
     """State and mechanics of the two-tier machine; the policy lives in keasy.py.
 
     The VM sets that Dispatch and Step 3 read are kept as bit masks over the processors, updated in O(1) big-int
-    operations by the four placement/removal paths instead of rebuilt by a scan of all processors on every pass
-    (issue 17): ``fgm`` busy fg VMs, ``bgm`` busy bg VMs, ``hotm`` fg VMs whose process uses ≥ the threshold of
+    operations by the four placement/removal paths instead of rebuilt by a scan of all processors on every pass:
+    ``fgm`` busy fg VMs, ``bgm`` busy bg VMs, ``hotm`` fg VMs whose process uses ≥ the threshold of
     CPU (known CPU use only); ``jm[j]`` the processors of job j; ``bg_run`` the jobs in the bg tier. From them:
     the idle fg VMs ``~fgm``; the calm ones ``~fgm & ~bgm`` (Dispatch(FG), Alg. 2 line 20, takes these first);
     the eligible bg VMs ``~bgm & ~hotm`` (Section 2.2.1 point 3; Dispatch(BG), Alg. 2 line 24); a fg job shares
@@ -222,7 +222,7 @@ class TwoTier:
 
     def _refresh(self, jobs, now: float) -> None:
         """New rates (eqs. 3.1–3.2) for ``jobs`` after a change on their processors (eq. 3.2's slowest process and
-        ``_set_rate`` inline: 1.5 jobs a job are refreshed, issue 17 third round)."""
+        ``_set_rate`` inline: 1.5 jobs a job are refreshed)."""
         tier, rate, tupd, wl, version, heap = self.tier, self.rate, self.tupd, self.wl, self.version, self.heap
         record = self.record
         for j in jobs:
@@ -259,8 +259,8 @@ class TwoTier:
         """j onto the fg VMs of mask ``m`` (``pr``: the same processors in Dispatch order, when recording); j leaves
         J_q ∪ J_bg (Alg. 1 lines 10 and 30: remove j from J_q or J_bg, insert it into J_fg).
 
-        The hot path of every Deploy: leaving the queue, starting the rate and ``leave_unfg`` are inline (issue 17,
-        third round: one call per deploy instead of four)."""
+        The hot path of every Deploy: leaving the queue, starting the rate and ``leave_unfg`` are inline
+        (one call per deploy instead of four)."""
         tier, s = self.tier, self.size_l[j]
         t = tier[j]
         if t == WAITING:  # leave J_q: a waiting job starts now
@@ -314,7 +314,7 @@ class TwoTier:
     def place_bg(self, j: int, m: int, pr: list[int] | None, now: float) -> None:
         """j onto the bg VMs of mask ``m`` (``pr``: the same processors in Dispatch order, when recording).
 
-        Leaving the queue, eq. 3.2's rate and starting it inline (issue 17, fourth round)."""
+        Leaving the queue, eq. 3.2's rate and starting it inline."""
         if self.tier[j] == WAITING:  # leave J_q: a waiting job starts now
             self.n_waiting -= 1
             wsz = self.wsz

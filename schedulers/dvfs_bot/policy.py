@@ -1,4 +1,4 @@
-"""The dvfs_bot family's extension interface: the VM and frequency choice per task (issue #27).
+"""The dvfs_bot family's extension interface: the VM and frequency choice per task.
 
 Alg. 1 of paper 002 places the tasks of a job one by one at its submission: every VM gets the lowest
 working frequency level that meets every deadline of its queue with the task inserted (lines 9–12,

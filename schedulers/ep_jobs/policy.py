@@ -1,4 +1,4 @@
-"""The ep_jobs family's extension interface: the placement of a job's tasks on servers (issue #27).
+"""The ep_jobs family's extension interface: the placement of a job's tasks on servers.
 
 Paper 000 splits the per-job problem in two (Section 4): the *placement* of the N tasks on the M servers
 (TaPRA Alg. 1 phases I–III, TaPRA-fast, the baselines Min-Min, MM-GA, GSA) and the *allocation* of

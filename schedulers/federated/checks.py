@@ -17,7 +17,7 @@ def largest_cloud_vms(cfg: FederatedScenario) -> int:
 
 def _wider_jobs(cfg: FederatedScenario) -> list[dict[str, str]]:
     """Trace jobs needing more VMs than any cloud has refuse the scenario unless the user chose to drop
-    them (issue #25): they were rejected applications before, mixed with AR rejections, without a word."""
+    them: they were rejected applications before, mixed with AR rejections, without a word."""
     from schedulers.federated.workloads import load_trace_jobs  # on first use: reads the trace (start-up time)
 
     wl = cfg.workload

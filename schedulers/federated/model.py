@@ -219,7 +219,7 @@ class Params(StrictModel):
         default="current",
         title="Slot tables (ERAT)",
         description="current: rebuilt from each cloud's running tasks, queues and reservations at every pull "
-        "(Section 3.1); plan: the plan written at assignment, never corrected (the reading before issue 15)",
+        "(Section 3.1); plan: the plan written at assignment, never corrected (the earlier reading)",
     )
     record_schedule: bool = Field(default=True, description="Emit schedule segments (off for huge runs)", title="Record the schedule")
     max_segments: int | None = Field(

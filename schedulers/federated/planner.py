@@ -17,8 +17,8 @@ Readings where the paper is silent:
   table is rebuilt from what the cloud holds (:meth:`Planner.resync`): running tasks
   (ending when their ETM says), AR reservations, the waiting AR and best-effort queues.
   The tasks assigned during the pull are then written into it. ``params.slot_tables =
-  "plan"`` keeps instead the plan written at assignment, never corrected (the reading
-  before issue 15): with no insertion, every future task of every application holds its
+  "plan"`` keeps instead the plan written at assignment, never corrected (the
+  earlier reading): with no insertion, every future task of every application holds its
   VMs from the moment they are free, so on the first 20,000 Thunder jobs (loose) the plan
   showed 41 of Thunder's 4,096 VMs free at the average arrival while 3,161 were, and
   DCLS/DCMMS sent work to the slower clouds. Finish times late against eq. 5 (hidden
@@ -518,7 +518,7 @@ class Planner:
         ``(estimated ready time, task, VMs, estimated duration, is AR)`` by ready time.
         Section 3.1: "If the manager server of cloud A assigns a task to cloud B, [...] the task
         will enter a queue waiting for execution", so the queue eq. 5's ERAT is based on holds
-        it from its assignment on (issue #26: left out, a cloud whose dataset was still on its
+        it from its assignment on (left out, a cloud whose dataset was still on its
         way looked empty to every later application and got all their work). Such a task is
         planned at the earliest time from its estimated ready time at which its VMs are free
         for its duration (:meth:`Frontier.earliest`), and kept apart from the free times

@@ -1,4 +1,4 @@
-"""The federated family's extension interface: the cloud mapping of a task (issue #27, docs/extending.md).
+"""The federated family's extension interface: the cloud mapping of a task (docs/extending.md).
 
 When an application arrives, its manager server maps every task to a cloud (Section 5.1, Fig. 2). CLS
 (Alg. 2) takes the tasks in the Alg. 1 priority order and gives each the cloud with the earliest

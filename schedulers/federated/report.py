@@ -158,7 +158,7 @@ def build_output(sim: Simulation) -> RunOutput:
     extra: dict = {}
     if sim.cut is not None:
         schedule_cut(extra, *sim.cut)
-    if sim.inst.info:  # a trace: jobs used and those left out as wider than every cloud (issue #25)
+    if sim.inst.info:  # a trace: jobs used and those left out as wider than every cloud
         extra["workload"] = dict(sim.inst.info)
     if sim.cfg.params.record_schedule:
         # every server of every cloud, idle ones too (the Gantt's rows, grouped by cloud)

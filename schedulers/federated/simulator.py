@@ -382,7 +382,7 @@ class Simulation:
 
         The victims are chosen for the VMs the leases lack together (:func:`choose_victims`):
         chosen lease by lease, a later lease could preempt a task while VMs freed for an earlier
-        one stayed idle, and the victim resumed at once (issue #26: 2.4 % of the preemptions on
+        one stayed idle, and the victim resumed at once (2.4 % of the preemptions on
         random DAG + AR workloads). The free VMs go to the leases in order; a lease that needs
         VMs a victim held pays the store of the victims' images (``S_i/b``) when one lost time.
         """

@@ -1,4 +1,4 @@
-"""The vm_reservations family's extension interface: the placement of a request on PMs (issue #27).
+"""The vm_reservations family's extension interface: the placement of a request on PMs.
 
 Paper 003's heuristics without migration all take the requests in an order and put each on a PM that
 can host it over its whole interval, opening a new PM when none can: LLIF (Alg. 3.1 lines 7–9), FFD,

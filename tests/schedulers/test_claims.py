@@ -194,7 +194,7 @@ def test_claims_cli_exit_codes(all_true_family, tmp_path, capsys):
 
 
 def test_measured_numbers_read_without_exponents():
-    """Claims print 11,060, not 1.106e+04 (issue #25): four significant digits, thousands grouped."""
+    """Claims print 11,060, not 1.106e+04: four significant digits, thousands grouped."""
     from schedulers.core.claims import number
 
     assert [number(x) for x in (11060.4, 0.5, 3.14159, 123456789.0, 0.00123, 2.0)] == [

@@ -1,4 +1,4 @@
-"""Every field of every family's scenario has a title written for people (issue #25): the wizard's labels
+"""Every field of every family's scenario has a title written for people: the wizard's labels
 and section headings come from it, so a missing title showed 'Max Estimate S', 'Sa T0' or 'FeitelsonParams'."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The SWF reader streams (issue #23, items 2 and 3): bounds at the limit and one past it, constant
+"""The SWF reader streams: bounds at the limit and one past it, constant
 memory on an amplified gzip, runs that read only the jobs they use, and a CLI that never reads a
 device or an unbounded file."""
 

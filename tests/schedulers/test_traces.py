@@ -142,7 +142,7 @@ def test_summary_of_a_trace():
 
 
 def test_summary_machine_size_maxprocs_else_maxnodes_else_largest_job():
-    """The trace's machine as the families read it (issue #25): MaxProcs, else MaxNodes, else its widest job."""
+    """The trace's machine as the families read it: MaxProcs, else MaxNodes, else its widest job."""
     from schedulers.core.swf import read_swf
     from schedulers.core.traces import summary
 

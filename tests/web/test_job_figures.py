@@ -1,4 +1,4 @@
-"""The per-job distribution charts as SVG and PDF (issue #25): the CDF's points are the payload's quantiles, the
+"""The per-job distribution charts as SVG and PDF: the CDF's points are the payload's quantiles, the
 boxes numpy's quartiles, means and Tukey outliers of the stored jobs, read back out of the files; dense outliers
 are per pixel row as the page counts them; a bad parameter is a 400 naming it; the owner's or the share link's only."""
 

@@ -1,5 +1,5 @@
 """A result produced by a plug-in algorithm names the plug-in on its stamp, and stays readable once the
-plug-in package is removed (issue #27)."""
+plug-in package is removed."""
 
 import pytest
 

@@ -74,7 +74,7 @@ def test_preset_claims_are_readable_without_hover(alice_client):
 
 
 def test_every_preset_card_is_titled_the_same_way():
-    """One form for every family's card (issue #25): "Fig. 6: …", "Table 3: …" — a label, a colon, the subject;
+    """One form for every family's card: "Fig. 6: …", "Table 3: …" — a label, a colon, the subject;
     never the preset's id ("fig5_4") or a bare figure name."""
     import re
 

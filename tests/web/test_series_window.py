@@ -1,4 +1,4 @@
-"""The series chart's window: every line exact at the window's edges, at any zoom (issue #24, item 4)."""
+"""The series chart's window: every line exact at the window's edges, at any zoom."""
 
 import numpy as np
 import pytest
@@ -27,7 +27,7 @@ def test_a_window_narrower_than_the_gap_between_two_points_holds_the_level_at_bo
 
 
 def test_every_line_starts_and_ends_at_the_window_even_when_its_changes_lie_outside():
-    """The 200k-job zoom of issue #24: lines with their last change before the window vanished."""
+    """The 200k-job zoom of lines with their last change before the window vanished."""
     parsed = _doc(
         easy=([0, 10, 45, 1000], [1, 2, 3, 0]),  # changes inside the window
         keasy=([0, 5, 1000], [4, 6, 0]),  # its last change before the window

@@ -1,4 +1,4 @@
-"""A study's figure as SVG and PDF (issue #25): the same points and whiskers as the page's chart, read back
+"""A study's figure as SVG and PDF: the same points and whiskers as the page's chart, read back
 out of the exported files; a bad metric is a 400 naming it, the owner's or the share link's only."""
 
 import re

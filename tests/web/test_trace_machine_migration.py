@@ -1,5 +1,5 @@
 """Traces stored before the machine size was read as the families read it get it from their files: the header's
-MaxProcs, else MaxNodes, else the largest job, and which (issue #25); a trace whose file is gone keeps its row."""
+MaxProcs, else MaxNodes, else the largest job, and which; a trace whose file is gone keeps its row."""
 
 import gzip
 

@@ -1,4 +1,4 @@
-"""A trace with jobs wider than the machine (issue #25): refused on the form and the API, or — when the
+"""A trace with jobs wider than the machine: refused on the form and the API, or — when the
 scenario chooses to drop them — counted in the run header and in the validity checks."""
 
 import copy

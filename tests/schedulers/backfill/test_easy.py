@@ -45,7 +45,7 @@ def test_fcfs_respects_arrival_order_when_nothing_may_pass():
     assert starts == sorted(starts)
 
 
-# Ties at the shadow time (issue 15): every running job whose estimated end equals the shadow time frees its
+# Ties at the shadow time: every running job whose estimated end equals the shadow time frees its
 # processors, so they all count in the extra processors. 6 processors, exact estimates.
 #   J1..J3 (0, 1 proc, 10 / 20 / 20) start at 0; 3 free.
 #   J4 (1, 5 procs, 5) head: 3 free, 4 at 10, 5 at 20 (J2) → shadow 20; J3 also ends at 20 → 6 free, extra 1.
@@ -82,7 +82,7 @@ def test_extra_processors_are_used_up_in_both_passes():
 
 
 def test_shadow_and_extra_counts_ties_and_overruns():
-    """The shared reservation function, by hand (issue 15's example): head 45, 43 free, ends 614 (1), 674 (1, 1)."""
+    """The shared reservation function, by hand (a hand-worked example): head 45, 43 free, ends 614 (1), 674 (1, 1)."""
     sizes = [1, 1, 1]
     running = [(614.0, 0), (674.0, 1), (674.0, 2)]
     assert shadow_and_extra(43, 45, running, sizes) == (674.0, 1)

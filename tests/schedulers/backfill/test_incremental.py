@@ -1,4 +1,4 @@
-"""The two-tier machine's incremental VM sets (bit masks, issue 17) equal a full rescan after every pass.
+"""The two-tier machine's incremental VM sets (bit masks) equal a full rescan after every pass.
 
 simulator.TwoTier keeps the busy fg / busy bg / hot fg VMs as bit masks, a mask per job, the jobs of each tier,
 the fg jobs above each bg job and the sorted sizes of the waiting jobs and of J_q ∪ J_bg, updated by the placement and removal

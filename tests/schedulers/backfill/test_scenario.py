@@ -145,7 +145,7 @@ def test_a_shrunk_preset_scenario_runs():
 
 GOLDEN = {  # example() with its seed; a change here must be explained in the commit message
     "fcfs": (26408.325541304395, 179.14528640602526, 0, 0),
-    "easy": (9956.25967829636, 37.34925560857261, 0, 0),  # ties at the shadow time count (issue 15)
+    "easy": (9956.25967829636, 37.34925560857261, 0, 0),  # ties at the shadow time count
     "keasy": (6749.663851821653, 19.234051616241796, 0, 9),
     "reasy": (6614.56388152755, 18.393447556211154, 0, 0),
     "measy": (6678.090788734932, 19.332547218550655, 9, 0),

@@ -1,4 +1,4 @@
-"""Issue 17, third round: the structures the passes now keep instead of recomputing equal a recomputation.
+"""The structures the passes now keep instead of recomputing equal a recomputation.
 
 - ``sim.above[k]``: the fg jobs above bg job k, each with its CPU use (eq. 3.2 takes their max);
 - ``sim.above_res``: REASY's background-head reservation terms (Σ size and the last estimated termination of

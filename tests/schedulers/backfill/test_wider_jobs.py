@@ -1,4 +1,4 @@
-"""Trace jobs wider than the machine: refused by default, dropped only when asked, and then counted (issue #25)."""
+"""Trace jobs wider than the machine: refused by default, dropped only when asked, and then counted."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Where DCLS/DCMMS differ from CLS/CMMS (issue 15 item 4): finish times later than eq. 5 estimates.
+"""Where DCLS/DCMMS differ from CLS/CMMS: finish times later than eq. 5 estimates.
 
 The feedback factor (eqs. 6-8) only acts when tasks finish later than estimated. Without
 hidden contention or estimate errors the slot tables predict finish times exactly unless an

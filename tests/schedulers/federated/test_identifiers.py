@@ -1,4 +1,4 @@
-"""Results name the user's applications and times (issue 13): no renumbering, no shift to t = 0."""
+"""Results name the user's applications and times: no renumbering, no shift to t = 0."""
 
 from __future__ import annotations
 

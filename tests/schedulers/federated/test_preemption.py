@@ -1,4 +1,4 @@
-"""Preemption: an AR lease takes only the VMs it lacks, and only lost time counts (issue 15 item 2).
+"""Preemption: an AR lease takes only the VMs it lacks, and only lost time counts.
 
 The two scenarios are the minimal cases ``fed_overpreempt`` and ``fed_zero_stint`` (one cloud,
 one server, image load S/b = 8 GB / 4 GB/s = 2 s, no dataset), with hand-worked schedules.
@@ -97,7 +97,7 @@ def test_victims_are_the_latest_started_minus_those_not_needed():
     assert choose_victims({1: 3, 2: 1}, 2) == [1]  # the fed_overpreempt case
 
 
-# two AR leases reserved at the same instant (issue #26, defect 3): on 4 VMs, BE a (3 VMs) from 0 and BE b
+# two AR leases reserved at the same instant: on 4 VMs, BE a (3 VMs) from 0 and BE b
 # (1 VM) from 1; AR x (1 VM) and AR y (2 VMs) both reserved at 100
 TOGETHER = _case(
     4,

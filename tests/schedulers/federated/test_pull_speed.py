@@ -1,4 +1,4 @@
-"""The fast pull (issue 17) builds the same slot tables, bit for bit, as the step-by-step reading.
+"""The fast pull builds the same slot tables, bit for bit, as the step-by-step reading.
 
 :meth:`Planner.resync` works on run heaps and :func:`simulator._tail_work` sums a slice of a
 per-queue array; here both are checked against the straightforward code they replaced
@@ -17,7 +17,7 @@ from .helpers import simulate
 
 
 def _reference(vms, now, running, reserved, ar_queue, be_queue, ar_tail, be_tail):
-    """The pull as written before issue 17: sorted runs, one ``take`` at a time."""
+    """The pull as first written: sorted runs, one ``take`` at a time."""
     fr = Frontier(vms, now, [(e, w) for e, w, _ in running])
     ar = Frontier(vms, now, [(e, w) for e, w, is_ar in running if is_ar])
     for start, end, w in sorted(reserved):

@@ -45,7 +45,7 @@ def test_erat_comes_from_the_clouds_current_status_not_a_stale_plan(algorithm):
 
     App 0 goes home: task 0 on 1 VM over [0, 100), task 1 on all 4 VMs over [100, 200). At
     50 app 1 (3 VMs, 40 s) asks. Current status: task 0 runs on 1 VM until 100, 3 VMs are
-    free, task 1 is not ready: it holds all four VMs over [100, 200) (committed work, issue #26),
+    free, task 1 is not ready: it holds all four VMs over [100, 200) (committed work),
     not before: ERAT 50, τ = 90 at home vs 50 + 80 = 130 on the slow cloud → home, finished at
     90, before task 1 needs the VMs. The plan written at 0 (no insertion)
     holds all 4 home VMs until 200: τ = 240 at home → slow cloud, 80 s instead of 40 s.

@@ -1,4 +1,4 @@
-"""Federated trace jobs wider than every cloud (issue #25): a job needs one VM per processor, and one
+"""Federated trace jobs wider than every cloud: a job needs one VM per processor, and one
 needing more VMs than the largest cloud has fits nowhere. Refused at validation by default (the count and
 the widest named; exit 2 in the CLI), or — only when the scenario asks — left out and counted."""
 
