@@ -32,7 +32,7 @@ class Progress(Protocol):
 
 @dataclass
 class RunOutput:
-    """What one algorithm on one repetition produces (see DESIGN.md "Result", docs/formats.md).
+    """What one algorithm on one repetition produces (see docs/design.md "Result", docs/formats.md).
 
     ``schedule`` holds the segments (job, task, resource, start, end, share, kind and
     family extras) and ``jobs`` the optional per-job records, both as

@@ -1,4 +1,4 @@
-"""Running a scenario and assembling the result document (DESIGN.md "Result")."""
+"""Running a scenario and assembling the result document (docs/design.md "Result")."""
 
 from __future__ import annotations
 

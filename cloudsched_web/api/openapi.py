@@ -18,7 +18,7 @@ SCENARIO_REF = "#/components/schemas/Scenario"
 SCENARIO_BODY = {
     "requestBody": {
         "required": True,
-        "description": "A scenario (DESIGN.md 'Scenario (input)'): the `family` field picks the schema.",
+        "description": "A scenario (docs/design.md 'Scenario (input)'): the `family` field picks the schema.",
         "content": {"application/json": {"schema": {"$ref": SCENARIO_REF}}},
     }
 }

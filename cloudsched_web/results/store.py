@@ -1,6 +1,6 @@
 """Columnar result store: a run's schedule, job records and series as Parquet files.
 
-A result document (DESIGN.md "Result") is split when the worker stores it:
+A result document (docs/design.md "Result") is split when the worker stores it:
 
 - the **header** — family, digest, seed, scenario, summary, and per algorithm × repetition
   the metrics, extras and wall time — stays a small zlib-compressed JSON blob in the

@@ -28,7 +28,7 @@ class Trashable(models.Model):
 
 
 class Scenario(Trashable):
-    """A saved, validated scenario (DESIGN.md "Scenario (input)") owned by one user."""
+    """A saved, validated scenario (docs/design.md "Scenario (input)") owned by one user."""
 
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="scenarios")
     family = models.CharField(max_length=32, db_index=True)

@@ -1,6 +1,6 @@
 """User runtime estimates: the Tsafrir, Etsion & Feitelson 2005 model ("TModel", Section 3.1).
 
-Implements the algorithm of Tsafrir's ``est_model`` as restated in models.md §3
+Implements the algorithm of Tsafrir's ``est_model`` as restated in docs/workload-models.md §3
 (Steps A–F) without user bins: the head of 20 popular values (the maximum M,
 the 15 "joint" values below M, then round values), their popularity sizes
 ``14.0491·e^(−0.177531·x) + 0.462513`` for ranks 2..20 with the top-20 share
@@ -27,7 +27,7 @@ __all__ = ["bin_count", "tsafrir_estimates"]
 _JOINT = (300, 900, 600, 1200, 1800, 3600, 7200, 10800, 14400, 18000, 21600, 28800, 36000, 43200, 64800)
 _ROUND_UNITS = (720000, 360000, 180000, 36000, 18000, 7200, 3600, 1200, 600, 300)
 _K_POINTS = ((0, 0), (20, 10), (200, 20), (1000, 35), (10000, 90), (70000, 340), (250000, 565))
-# time rank (row) -> popularity rank in the SDSC, CTC, KTH and BLUE logs (models.md §3.3 Step C)
+# time rank (row) -> popularity rank in the SDSC, CTC, KTH and BLUE logs (docs/workload-models.md §3.3 Step C)
 _RANK_TABLE = (
     (3, 1, 1, 1), (1, 3, 4, 6), (4, 4, 10, 5), (17, 2, 14, 3), (13, 12, 20, 7),
     (7, 9, 2, 2), (8, 8, 3, 18), (18, 18, 7, 19), (2, 6, 12, 4), (6, 7, 6, 11),

@@ -2,7 +2,7 @@
 
 Both return ``(submit_s, size, runtime_s)`` numpy arrays sorted by submit time.
 
-Feitelson 1996 (models.md §1). Confirmed structure: a harmonic size law with
+Feitelson 1996 (docs/workload-models.md §1). Confirmed structure: a harmonic size law with
 extra weight on powers of two and small sizes, a two-branch hyper-exponential
 runtime whose branch probability grows linearly with size, repeated runs with
 a Zipf count, Poisson arrivals. The constants are UNCONFIRMED; our defaults
@@ -16,9 +16,9 @@ have ended on a dedicated machine (submit + runtime), with the same size and
 runtime; the paper's closed feedback loop would make the workload depend on
 the scheduler.
 
-Jann 1997 (models.md §2). The published parameter table was not available;
+Jann 1997 (docs/workload-models.md §2). The published parameter table was not available;
 ``JANN_CTC_TABLE`` is OUR refit of the hyper-Erlang of common order (first
-three moments, closed form of models.md §2.3) on the first 78 days of the
+three moments, closed form of docs/workload-models.md §2.3) on the first 78 days of the
 cleaned CTC-SP2 log, per size range. Each range is an independent renewal
 stream of inter-arrivals; sizes are uniform inside the range; runtimes come
 from the range's hyper-Erlang.
@@ -67,13 +67,13 @@ def feitelson(n_jobs: int, machine: int, prm, rng: np.random.Generator):
 
 
 def hyper_erlang(rng: np.random.Generator, count: int, p: float, lam1: float, lam2: float, stages: int) -> np.ndarray:
-    """``count`` draws of the hyper-Erlang of common order (models.md §2.2)."""
+    """``count`` draws of the hyper-Erlang of common order (docs/workload-models.md §2.2)."""
     lam = np.where(rng.random(count) < p, lam1, lam2)
     return rng.gamma(stages, 1.0 / lam)
 
 
 def fit_hyper_erlang(values: np.ndarray, max_stages: int = 10) -> tuple[float, float, float, int] | None:
-    """Three-moment fit (p, λ1, λ2, n) of models.md §2.3; ``None`` if no order ≤ ``max_stages`` fits."""
+    """Three-moment fit (p, λ1, λ2, n) of docs/workload-models.md §2.3; ``None`` if no order ≤ ``max_stages`` fits."""
     x = np.asarray(values, dtype=float)
     m1, m2, m3 = (float(np.mean(x**k)) for k in (1, 2, 3))
     for n in range(1, max_stages + 1):
@@ -114,7 +114,7 @@ JANN_RANGES = ((1, 1), (2, 2), (3, 4), (5, 8), (9, 16), (17, 32), (33, 64), (65,
 
 
 def fit_jann_table(submit, size, runtime, days: float = 78.0, ranges=JANN_RANGES):
-    """Refit the table from a log (models.md §2.3): per size range, inter-arrivals and runtimes."""
+    """Refit the table from a log (docs/workload-models.md §2.3): per size range, inter-arrivals and runtimes."""
     keep = (submit >= 0) & (runtime > 0) & (size > 0) & (submit <= days * 86400)
     order = np.argsort(submit[keep], kind="stable")
     sub, sz, run = submit[keep][order], size[keep][order], runtime[keep][order]
@@ -152,7 +152,7 @@ def jann(n_jobs: int, machine: int, prm, rng: np.random.Generator, table=None):
     return submit - submit[0], np.concatenate(sizes)[order].astype(np.int64), np.concatenate(runs)[order]
 
 
-# Lublin & Feitelson 2003 reference constants (models.md §5.1): batch and interactive classes.
+# Lublin & Feitelson 2003 reference constants (docs/workload-models.md §5.1): batch and interactive classes.
 LUBLIN = {
     "batch": {"serial_prob": 0.2927, "pow2_prob": 0.6686, "ulow": 1.2, "umed": 5.0, "uhi": 7.0, "uprob": 0.875,
               "a1": 6.57, "b1": 0.823, "a2": 639.1, "b2": 0.0156, "pa": -0.003, "pb": 0.6986,
@@ -207,7 +207,7 @@ def _lublin_class(c: dict, count: int, machine: int, rng: np.random.Generator):
 
 
 def lublin(n_jobs: int, machine: int, prm, rng: np.random.Generator):
-    """Lublin & Feitelson 2003 (models.md §5): a batch and an interactive stream merged by time.
+    """Lublin & Feitelson 2003 (docs/workload-models.md §5): a batch and an interactive stream merged by time.
 
     Reading for other machine sizes: UHi = min(its default, log2 N) (the code's advice) and UMed is
     kept ≥ 1.5 below it; ``prm.interactive`` switches the interactive class off.

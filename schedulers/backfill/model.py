@@ -65,7 +65,7 @@ class Datacenter(StrictModel):
 
 
 class FeitelsonParams(StrictModel):
-    """Feitelson 1996 structure (models.md §1.2); constants are our reading, calibrated to the paper."""
+    """Feitelson 1996 structure (docs/workload-models.md §1.2); constants are our reading, calibrated to the paper."""
 
     size_exponent: float = Field(
         1.27, ge=0.0, le=4.0, description="Harmonic order of the size law P(n) ∝ n^-a.", title="Size law exponent"
@@ -127,7 +127,7 @@ class FeitelsonParams(StrictModel):
 
 
 class JannParams(StrictModel):
-    """Jann 1997 hyper-Erlang model; the default table is our refit on CTC-SP2 (models.md §2.3)."""
+    """Jann 1997 hyper-Erlang model; the default table is our refit on CTC-SP2 (docs/workload-models.md §2.3)."""
 
     max_size: int = Field(
         0,
@@ -146,7 +146,7 @@ class JannParams(StrictModel):
 
 
 class LublinParams(StrictModel):
-    """Lublin & Feitelson 2003 with the reference generator's constants (models.md §5)."""
+    """Lublin & Feitelson 2003 with the reference generator's constants (docs/workload-models.md §5)."""
 
     interactive: bool = Field(
         True, description="Include the interactive job class beside the batch class.", title="Include interactive jobs"

@@ -17,7 +17,7 @@ Readings chosen where the paper is silent:
 - Load scaling (Section 3.3): inter-arrival times are multiplied by
   natural_load / target_load, with natural_load = Σ size·runtime /
   (N · (last submit − first submit)).
-- SWF (models.md §6): processors = allocated, else requested; records with
+- SWF (docs/workload-models.md §6): processors = allocated, else requested; records with
   submit < 0, runtime < 0 (−1) or no processor count are dropped (counted); jobs
   larger than the machine refuse the scenario (model.check) unless ``wider_jobs`` is
   ``drop``, and then they are dropped and counted (``dropped_too_large``); estimate = requested time if > 0

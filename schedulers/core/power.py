@@ -13,7 +13,7 @@ import numpy as np
 
 __all__ = ["SPECPOWER_TABLES", "DvfsLevel", "DvfsPower", "LinearPower", "TablePower"]
 
-# Watts at 0%, 10%, ..., 100% utilisation (../shared/workloads/models.md §7.1, CloudSim).
+# Watts at 0%, 10%, ..., 100% utilisation (docs/workload-models.md §7.1, CloudSim).
 SPECPOWER_TABLES: dict[str, tuple[float, ...]] = {
     "ibm_x3250_xeon_x3470": (41.6, 46.7, 52.3, 57.9, 65.4, 73, 80.7, 89.5, 99.6, 105, 113),
     "ibm_x3250_xeon_x3480": (42.3, 46.7, 49.7, 55.4, 61.8, 69.3, 76.1, 87, 96.1, 106, 113),
@@ -53,7 +53,7 @@ class LinearPower:
 class TablePower:
     """Piecewise-linear interpolation of a table at evenly spaced utilisations.
 
-    With 11 points this is CloudSim's SPECpower model (models.md §7.1):
+    With 11 points this is CloudSim's SPECpower model (docs/workload-models.md §7.1):
     ``i = floor(10u)``, ``P = P[i] + (P[i+1] − P[i])·(10u − i)``.
     """
 
@@ -86,7 +86,7 @@ class DvfsLevel:
 class DvfsPower:
     """Per-core DVFS host power: static part plus, per core, C·V²·f at its level.
 
-    models.md §7.2: ``P = P_static + Σ_cores C_eff·V²·f`` for busy cores, and an
+    docs/workload-models.md §7.2: ``P = P_static + Σ_cores C_eff·V²·f`` for busy cores, and an
     idle-core power ``p_core_idle_w`` for cores that hold no work. ``c_eff`` is
     fitted so that all cores at the top level give ``p_max_w``.
     """

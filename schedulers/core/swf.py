@@ -1,4 +1,4 @@
-"""Standard Workload Format (SWF v2.2) reader and writer (../shared/workloads/models.md §6).
+"""Standard Workload Format (SWF v2.2) reader and writer (docs/workload-models.md §6).
 
 The reader returns columns as numpy arrays, keeps the header comments, accepts
 floats in any field, comments anywhere and ``.gz`` data, and names the line of any

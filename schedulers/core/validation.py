@@ -72,7 +72,7 @@ COMMON_TITLES = {
 
 
 class ScenarioBase(StrictModel):
-    """The fields every scenario shares (DESIGN.md, "Scenario (input)")."""
+    """The fields every scenario shares (docs/design.md, "Scenario (input)")."""
 
     family: str
     name: str = Field(default="scenario", min_length=1, max_length=200)

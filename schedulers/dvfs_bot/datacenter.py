@@ -7,10 +7,10 @@ SPECpower measurements of Section V):
 * A host whose VMs are all idle is suspended and draws ``suspended_power_w``
   (default 0 W, Section III: "hosts that are not in use ... are suspended").
 * A host that is on draws ``P_table(u)``, the SPECpower table of its type
-  (CloudSim's piecewise-linear interpolation, models.md §7.1), at the load
+  (CloudSim's piecewise-linear interpolation, docs/workload-models.md §7.1), at the load
   ``u = Σ_busy cores w(l) / cores``, where a busy core at working level ``l``
   counts ``w(l) = (V_l / V_max)² · f_l / f_max`` of a full core (the C·V²·f
-  dynamic power of models.md §7.2 relative to the top level; ``dvfs_power_weight
+  dynamic power of docs/workload-models.md §7.2 relative to the top level; ``dvfs_power_weight
   = "f"`` uses ``f_l / f_max`` instead, the MIPS-utilisation reading of CloudSim).
   Idle cores of a running host add nothing beyond the table's 0 % value.
   With every busy core at the top level this is exactly the measured table, so

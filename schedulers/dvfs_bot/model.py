@@ -6,7 +6,7 @@ owns exactly one core (Section III), so a host type of ``count`` hosts gives
 levels or sits in the idle state; performance is linear in frequency.
 
 Defaults reproduce Section V: 200 IBM System x3250 M3 hosts (Xeon X3470, 4
-cores, SPECpower table of models.md §7.1), 800 VMs, the Iosup bag-of-tasks
+cores, SPECpower table of docs/workload-models.md §7.1), 800 VMs, the Iosup bag-of-tasks
 workload at the peak inter-arrival rate (4.25, 7.86) with 20 % urgent jobs.
 """
 
@@ -47,7 +47,7 @@ MAX_LEVELS = 10
 MAX_INLINE_TASKS = 2_000_000
 WORK_BUDGET = 1e9  # jobs × VMs: ≈ 10 min of scoring on one core (bench: 12 k jobs × 800 VMs ≈ 7 s)
 
-# Intel Pentium M 1.6 GHz operating points (models.md §7.2, Linux speedstep-centrino), lowest first.
+# Intel Pentium M 1.6 GHz operating points (docs/workload-models.md §7.2, Linux speedstep-centrino), lowest first.
 # The only frequency/voltage table confirmed by our sources; the host power model uses only the
 # ratios f/f_max and V/V_max, so it serves as the relative DVFS curve of any host.
 DEFAULT_LEVELS = [

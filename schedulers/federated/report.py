@@ -1,6 +1,6 @@
 """Turning a finished :class:`Simulation` into metrics, schedule segments, series and per-application records.
 
-Metrics (DESIGN.md): ``avg_app_execution_time_s`` — from submission to the end of the
+Metrics (docs/design.md): ``avg_app_execution_time_s`` — from submission to the end of the
 application's last task (Section 6.1), over the applications that were not rejected —
 ``energy_kwh`` (active and idle servers, Section 3.3), ``preemptions`` (best-effort
 stints that an AR task cut short after they had run), plus rejections, makespan, the share of tasks run away

@@ -49,7 +49,7 @@ def test_cancelled_events_never_fire_and_the_past_is_refused():
 
 
 def test_table_power_matches_cloudsim_interpolation():
-    """models.md §7.1: x5675 P(0.02) = 58.4 + (98 − 58.4)/5 and P(0.87) = 189 + 0.7·(205 − 189)."""
+    """docs/workload-models.md §7.1: x5675 P(0.02) = 58.4 + (98 − 58.4)/5 and P(0.87) = 189 + 0.7·(205 − 189)."""
     model = TablePower.named("ibm_x3550_xeon_x5675")
     assert model.power(0.02) == pytest.approx(58.4 + (98 - 58.4) / 5)
     assert model.power(0.87) == pytest.approx(189 + 0.7 * (205 - 189))
