@@ -101,8 +101,10 @@ def status_lines(side, index, status):
 
 
 def diff(parsed, a, b, limit=ROWS, other=None, offset=0):
-    """What changed between run ``a`` and run ``b`` of the same workload: moved and delayed jobs, counted, and
-    one page of the changed jobs (``rows``: ``limit`` from ``offset``; ``changed`` says how many there are).
+    """What changed between run ``a`` and run ``b`` of the same workload: the changed jobs counted once each in
+    ``later``, ``earlier`` (by the first start), ``moved`` (same start, other resources) and ``other_end`` (same
+    start and resources, another end), which add up to ``changed``; and one page of the changed jobs (``rows``:
+    ``limit`` from ``offset``; a row's ``moved`` says whether its resources differ, whatever its start).
 
     ``b`` indexes ``other`` (another stored run with the same workload digest) when given, else
     ``parsed``. Jobs on one side only are counted apart from jobs the other side's schedule
@@ -129,6 +131,8 @@ def diff(parsed, a, b, limit=ROWS, other=None, offset=0):
              "delta_end": de, "moved": mv} for job, s_a, s_b, e_a, e_b, ds, de, mv in zip(names, *columns, strict=True)]  # fmt: skip
     cut_a, cut_b = cut_at(parsed, a), cut_at(other, b)
     cut_in_b, cut_in_a = _missing(ja, only_a, cut_b), _missing(jb, only_b, cut_a)
+    later, earlier = dstart > 1e-9, dstart < -1e-9
+    same_start = ~later & ~earlier
     return {
         "a": {"index": a, "algorithm": parsed.run(a).get("algorithm", ""), "cut_at": cut_a},
         "b": {"index": b, "algorithm": other.run(b).get("algorithm", ""), "cut_at": cut_b},
@@ -138,9 +142,12 @@ def diff(parsed, a, b, limit=ROWS, other=None, offset=0):
         "cut_in_a": int(cut_in_a.sum()),
         "cut_in_b": int(cut_in_b.sum()),
         "changed": int(changed.size),
-        "moved": int(moved.sum()),
-        "later": int((dstart > 1e-9).sum()),
-        "earlier": int((dstart < -1e-9).sum()),
+        # A partition of the changed jobs, each counted once, as status_of colours them: by the first start,
+        # else by the resources (same start, other resources: "moved"), else by the end alone.
+        "later": int(later.sum()),
+        "earlier": int(earlier.sum()),
+        "moved": int((same_start & moved).sum()),
+        "other_end": int((same_start & ~moved & (np.abs(dend) > 1e-9)).sum()),
         "offset": offset,
         "rows": rows,
     }

@@ -42,20 +42,23 @@ def _reference_missing(jobs, other, cut):
 
 
 def reference_diff(parsed, a, b, limit=100, other=None, offset=0):
-    """``jobdiff.diff`` before the job index, ties in job id order; a page of the changed jobs."""
+    """``jobdiff.diff`` before the job index, ties in job id order; a page of the changed jobs; the categories a
+    partition of the changed jobs."""
     other = parsed if other is None else other
     ja, jb = _reference_jobs(parsed, a), _reference_jobs(other, b)
     common = sorted(ja.keys() & jb.keys())  # was: set order
     rows = []
-    moved = waited = earlier = 0
+    moved = waited = earlier = other_end = 0
     for job in common:
         sa, ea, ra = ja[job]
         sb, eb, rb = jb[job]
         dstart = sb - sa
         is_moved = ra != rb
-        moved += is_moved
+        # each changed job in one category: by its start, else by its resources, else by its end
         waited += dstart > 1e-9
         earlier += dstart < -1e-9
+        moved += abs(dstart) <= 1e-9 and is_moved
+        other_end += abs(dstart) <= 1e-9 and not is_moved and abs(eb - ea) > 1e-9
         if is_moved or abs(dstart) > 1e-9 or abs(eb - ea) > 1e-9:
             rows.append({"job": job, "start_a": sa, "start_b": sb, "end_a": ea, "end_b": eb,
                          "delta_start": dstart, "delta_end": eb - ea, "moved": is_moved})  # fmt: skip
@@ -72,9 +75,10 @@ def reference_diff(parsed, a, b, limit=100, other=None, offset=0):
         "cut_in_a": cut_in_a,
         "cut_in_b": cut_in_b,
         "changed": len(rows),
-        "moved": moved,
         "later": waited,
         "earlier": earlier,
+        "moved": moved,
+        "other_end": other_end,
         "offset": offset,
         "rows": rows[offset : offset + limit],
     }
@@ -172,7 +176,9 @@ def test_hand_made_runs_with_jobs_on_one_side_and_cut_schedules_give_the_same_di
     assert [jobdiff.STATUSES[c] if c >= 0 else None for c in codes] == [
         "later", "earlier", "other_end", "other_end", "moved", "moved", "moved", "not_in_b", "not_in_b", "not_in_b",
         "not_in_a", "not_in_a", None]  # fmt: skip
-    assert (d["jobs"], d["changed"], d["moved"], d["later"], d["earlier"]) == (9, 7, 3, 1, 1)
+    assert (d["jobs"], d["changed"], d["moved"], d["later"], d["earlier"], d["other_end"]) == (9, 7, 3, 1, 1, 2)
+    counts = dict(zip(*np.unique([jobdiff.STATUSES[c] for c in codes[:7]], return_counts=True), strict=True))
+    assert {k: d[k] for k in ("later", "earlier", "moved", "other_end")} == counts  # the Gantts' colours, counted
     d = jobdiff.diff(results[1], 0, 2)
     assert (d["only_a"], d["cut_in_b"], d["only_b"], d["cut_in_a"]) == (1, 2, 1, 0)
     d = jobdiff.diff(results[1], 0, 3)  # the older flag: cut where its record ends (t = 13)

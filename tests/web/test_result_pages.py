@@ -75,14 +75,14 @@ def test_bad_data_requests_are_400_naming_the_field(alice_client, finished_run, 
 def test_diff_reports_what_moved_and_waited(alice_client, finished_run):
     data = alice_client.get(f"/runs/{finished_run.pk}/data.json", {"kind": "diff", "a": 0, "b": 1}).json()
     assert data["a"]["algorithm"] == "fcfs" and data["b"]["algorithm"] == "lpt"
-    assert data["jobs"] == 20 and data["changed"] == data["later"] + data["earlier"] + data["moved"] - _same_time_moves(
-        data
-    )
+    assert data["jobs"] == 20 and data["changed"] > 0
+    # the categories are a partition: each changed job once (a job that started later on other resources is later)
+    assert data["changed"] == data["later"] + data["earlier"] + data["moved"] + data["other_end"]
+    rows = data["rows"]
+    assert len(rows) == data["changed"]
+    assert data["moved"] == sum(1 for r in rows if r["moved"] and r["delta_start"] == 0)
+    assert data["later"] == sum(1 for r in rows if r["delta_start"] > 0)
     assert alice_client.get(f"/runs/{finished_run.pk}/diff/?a=0&b=1").status_code == 200
-
-
-def _same_time_moves(data):
-    return sum(1 for r in data["rows"] if r["moved"] and r["delta_start"] != 0)
 
 
 def test_exports(alice_client, finished_run):
