@@ -21,6 +21,7 @@ import numpy as np
 from schedulers.core.columns import Columns, coded, schedule_cut, task_of
 from schedulers.core.metrics import Metric
 from schedulers.core.series import exact_series
+from schedulers.core.validity import spec
 from schedulers.registry import RunOutput
 
 if TYPE_CHECKING:  # annotations only: the family registers without importing its simulator
@@ -131,13 +132,27 @@ def series(sim: Simulation, points: int | None = None) -> dict[str, list[float]]
     return exact_series(t, {"power_w": p, "busy_vms": b}, power="power_w", points=points)
 
 
+REJECTED = (
+    "rejected on arrival: a task fits no cloud (allocate.py)",
+    "rejected on arrival: no cloud could reserve its AR entry task by its required start (Section 5.1.3)",
+)
+STATUS = ("finished", "rejected", "unfinished")
+
+
 def jobs(sim: Simulation) -> Columns:
-    """One record per application (``None`` where it has no value: not AR, rejected)."""
+    """One record per application (``None`` where it has no value: not AR, rejected), with its status and why."""
     inst = sim.inst
     fin = np.asarray(sim.app_finish, dtype=float)
     done = ~np.isnan(fin)
     ar = np.asarray(inst.app_ar, dtype=bool)
     arrival = np.asarray(inst.app_arrival, dtype=float)
+    rejected = np.asarray(sim.app_rejected, dtype=bool)
+    status = np.where(rejected, 1, np.where(done, 0, 2))
+    # a task that fits no cloud (inf everywhere) rejects its application whatever the algorithm
+    unfit = np.isinf(np.asarray(inst.etm, dtype=float)).all(axis=1) if inst.n_tasks else np.zeros(0, dtype=bool)
+    app_unfit = np.zeros(inst.n_apps, dtype=bool)
+    app_unfit[np.asarray(inst.task_app, dtype=np.int64)[unfit]] = True
+    reason = np.where(rejected, np.where(app_unfit, 0, 1), -1)
     return Columns(
         {
             "job": coded(np.arange(inst.n_apps), [str(a) for a in range(inst.n_apps)]),
@@ -149,9 +164,25 @@ def jobs(sim: Simulation) -> Columns:
             "rejected": np.asarray(sim.app_rejected, dtype=bool).copy(),
             "finish": np.where(done, fin, 0.0),
             "execution_time_s": np.where(done, fin - arrival, 0.0),
+            "status": coded(status, STATUS),
+            "reason": coded(np.where(status == 2, 2, reason), [*REJECTED, "never finished: the simulation ended first"]),
         },
         masks={"required_start": ar, "finish": done, "execution_time_s": done},
     )
+
+
+def validity_spec(inst) -> dict:
+    """The contract's inputs (docs/validity.md): a task starts once its application arrived (an AR one: at its
+    required start) and its dataset is on the cloud (``dataset_s`` later away from home), and after each
+    predecessor ended (``edge_s`` later on another cloud)."""
+    succ = np.repeat(np.arange(inst.n_tasks), np.diff(np.asarray(inst.pred_ptr, dtype=np.int64)))
+    pred = np.asarray(inst.pred_idx, dtype=np.int64)
+    app = np.asarray(inst.task_app, dtype=np.int64)[succ]
+    first = np.asarray(inst.app_ptr, dtype=np.int64)[app]
+    dag = {"job": app.tolist(), "pred": (pred - first).tolist(), "succ": (succ - first).tolist(),
+           "site": "cloud", "transfer_s": float(inst.edge_s)}  # fmt: skip
+    site = {"segment": "cloud", "job": "home", "delay_s": float(inst.dataset_s), "adds_to": "arrival"}
+    return spec(inst.n_apps, ["arrival", "required_start"], precedence=dag, site=site)
 
 
 def build_output(sim: Simulation) -> RunOutput:
@@ -163,6 +194,9 @@ def build_output(sim: Simulation) -> RunOutput:
     if sim.cfg.params.record_schedule:
         # every server of every cloud, idle ones too (the Gantt's rows, grouped by cloud)
         extra["resources"] = {f"{c.name}/{s}": c.name for c in sim.cfg.datacenter.clouds for s in range(c.servers)}
+    extra["capacities"] = {f"{c.name}/{s}": float(c.server_capacity) for c in sim.cfg.datacenter.clouds
+                           for s in range(c.servers)}  # fmt: skip
+    extra["validity"] = validity_spec(sim.inst)
     return RunOutput(
         metrics=metrics(sim),
         schedule=segments(sim),
