@@ -331,7 +331,7 @@ def every_job(run):
         return check(name, "skip", "not checked: no job records")
     codes, labels = _codes(jobs, "job")
     n = len(jobs)
-    dup = n - np.unique(codes).size
+    dup = n - len({labels[c] if c >= 0 else None for c in np.unique(codes).tolist()})
     problems = []
     if dup:
         problems.append(f"{dup} recorded twice")
@@ -454,7 +454,7 @@ def report(doc: dict[str, Any], more=None, spans=None) -> dict[str, Any]:
     """The contract (and ``more(run)``'s checks) for every run of ``doc``, and the verdict.
 
     ``passed``: no check failed and every contract check ran (passed or not applicable) for every
-    run; ``not_run`` says which did not (``algorithm #repetition: check: why``).
+    run; ``not_run`` says which did not (``check (algorithm #repetition, …): why``).
     """
     per_run = []
     for i, run in enumerate(doc.get("runs", [])):
@@ -465,8 +465,12 @@ def report(doc: dict[str, Any], more=None, spans=None) -> dict[str, Any]:
     ran = sorted({c["name"] for _, c in every if c["status"] in ("pass", "fail")})
     skipped = sorted({c["name"] for _, c in every if c["status"] == "skip"})
     na = sorted({f"{c['name']}: {c['detail']}" for _, c in every if c["status"] == "na"})
-    not_run = [f"{r['algorithm']} #{r['repetition']}: {c['name']}: {c['detail']}" for r, c in every
-               if c["status"] == "skip"]  # fmt: skip
+    grouped: dict[tuple[str, str], list[str]] = {}
+    for r, c in every:
+        if c["status"] == "skip":
+            grouped.setdefault((c["name"], c["detail"]), []).append(f"{r['algorithm']} #{r['repetition']}")
+    not_run = [f"{name} ({', '.join(runs[:6])}{f' and {len(runs) - 6} more' if len(runs) > 6 else ''}): {detail}"
+               for (name, detail), runs in grouped.items()]  # fmt: skip
     failed = sorted({f"{r['algorithm']} #{r['repetition']}: {c['name']}" for r, c in every if c["status"] == "fail"})
     warned = sorted({f"{c['name']}: {c['detail']}" for _, c in every if c["status"] == "warn"})
     ok = not failed
