@@ -17,6 +17,7 @@ Each returns ``{"name", "status": "pass"|"fail"|"skip"|"na"|"warn", "detail"}``.
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 import numpy as np
@@ -181,6 +182,35 @@ def well_formed(run, spans=None):
     return _ok(name, bad == 0, f"{len(schedule)} segments, {bad} with end < start or t < 0")
 
 
+def _peaks(unit, starts, ends, share):
+    """The highest total share each unit holds at once, and one segment of each unit (its index).
+
+    Segments sorted by unit, then start (a stable partition of the start order: the families' and
+    the store's order already, so no float sort). The level at a start is the share of every segment
+    of its unit started at or before that instant and not yet ended (ends before starts at one
+    instant: back to back is not an overlap): +share from the first start at its own start, −share
+    from the first start at or after its end (two binary searches per unit).
+    """
+    if starts.size > 1 and not (starts[1:] >= starts[:-1]).all():
+        base = np.argsort(starts, kind="stable")
+    else:
+        base = np.arange(starts.size)
+    u = unit[base]
+    lo, hi = int(u.min()), int(u.max())
+    key = (u - lo).astype(np.uint16) if hi - lo < 65536 else u  # 16-bit keys: numpy's radix sort, O(n)
+    order = base[np.argsort(key, kind="stable")]
+    s, e, w, u = starts[order], ends[order], share[order], unit[order]
+    heads = np.flatnonzero(np.r_[True, u[1:] != u[:-1]])
+    bounds = [*heads.tolist(), u.size]
+    peaks = np.empty(heads.size)
+    for i, (a, b) in enumerate(itertools.pairwise(bounds)):
+        ss = s[a:b]
+        up = np.bincount(np.searchsorted(ss, ss, side="left"), weights=w[a:b], minlength=b - a + 1)
+        down = np.bincount(np.searchsorted(ss, e[a:b], side="left"), weights=w[a:b], minlength=b - a + 1)
+        peaks[i] = np.cumsum(up[:-1] - down[:-1]).max()
+    return peaks, order[heads]
+
+
 def capacity(run, doc=None, spans=None):
     """Peak share per resource (per unit of ``capacity_per``), from every segment at once."""
     name = CONTRACT[1]
@@ -207,20 +237,11 @@ def capacity(run, doc=None, spans=None):
         starts, ends = _spans(schedule, spans)
         share = _floats(schedule, "share")
         share = np.where(np.isnan(share), 1.0, share)[keep]
-        u = unit[keep]
-        times = np.concatenate([starts[keep], ends[keep]])
-        deltas = np.concatenate([share, -share])
-        u2 = np.concatenate([u, u])
-        order = np.lexsort((deltas, times, u2))  # ends before starts at the same instant
-        level = np.cumsum(deltas[order])
-        r = u2[order]
-        heads = np.flatnonzero(np.r_[True, r[1:] != r[:-1]])
-        base = np.where(heads > 0, level[np.maximum(heads - 1, 0)], 0.0)
-        peaks = np.maximum.reduceat(level, heads) - base
-        head_cap = np.concatenate([seg_cap[keep], seg_cap[keep]])[order][heads]
+        peaks, head = _peaks(unit[keep], starts[keep], ends[keep], share)
+        head_cap = seg_cap[keep][head]
         bad = np.flatnonzero(peaks > head_cap + EPS)
         if bad.size:
-            res_code = np.concatenate([codes[keep], codes[keep]])[order][heads]
+            res_code = codes[keep][head]
             worst: dict[str, tuple[float, float]] = {}
             for i in bad.tolist():
                 lab = labels[int(res_code[i])]

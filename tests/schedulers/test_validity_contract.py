@@ -7,6 +7,7 @@ import copy
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import schedulers
@@ -210,3 +211,41 @@ def test_a_capacity_check_splits_resources_only_by_the_stated_column():
     assert validity.capacity(run)["status"] == "fail"
     run["extra"]["validity"] = {"capacity_per": "tier"}
     assert validity.capacity(run)["status"] == "pass"
+
+
+def test_the_capacity_sweep_finds_the_same_peaks_as_counting_at_every_start():
+    """Random segments on a few resources, integer times (many ties, back to back, zero length), any order."""
+    rng = np.random.default_rng(3)
+    for _ in range(30):
+        n = int(rng.integers(1, 60))
+        start = rng.integers(0, 20, n).astype(float)
+        end = start + rng.integers(0, 6, n)
+        share = rng.choice([0.5, 1.0, 2.0], n)
+        res = rng.integers(0, 3, n)
+        peak = {}
+        for r in range(3):
+            on = res == r
+            levels = [share[on & (start <= t) & (end > t)].sum() for t in start[on]]
+            peak[f"m{r}"] = max(levels, default=0.0)
+        schedule = [{"job": str(i), "resource": f"m{res[i]}", "start": start[i], "end": end[i], "share": share[i]}
+                    for i in range(n)]  # fmt: skip
+        for cap_of in (peak, {k: v - 0.25 for k, v in peak.items()}):
+            run = {"schedule": schedule, "extra": {"capacities": cap_of}}
+            over = any(cap_of[k] < peak[k] for k in peak if k in {s["resource"] for s in schedule})
+            assert validity.capacity(run)["status"] == ("fail" if over else "pass"), (schedule, cap_of)
+
+
+def test_the_cli_checks_a_result_file(tmp_path, capsys, dvfs_run):
+    from schedulers.__main__ import main
+    from schedulers.core import jsonio
+
+    doc = {"runs": [copy.deepcopy(dvfs_run)]}
+    path = tmp_path / "result.json"
+    path.write_text(jsonio.dumps(doc))
+    assert main(["check", str(path)]) == 0
+    assert "checks passed: 1 runs × 6 checks" in capsys.readouterr().out
+    doc["runs"][0]["schedule"][0]["start"] = -5.0
+    path.write_text(jsonio.dumps(doc))
+    assert main(["check", str(path)]) == 1
+    out = capsys.readouterr().out
+    assert "FAILED cloud_aware #0: segments well-formed" in out and "checks FAILED" in out
