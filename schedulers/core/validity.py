@@ -191,14 +191,12 @@ def _peaks(unit, starts, ends, share):
     instant: back to back is not an overlap): +share from the first start at its own start, −share
     from the first start at or after its end (two binary searches per unit).
     """
-    if starts.size > 1 and not (starts[1:] >= starts[:-1]).all():
-        base = np.argsort(starts, kind="stable")
-    else:
-        base = np.arange(starts.size)
-    u = unit[base]
+    base = None if starts.size < 2 or (starts[1:] >= starts[:-1]).all() else np.argsort(starts, kind="stable")
+    u = unit if base is None else unit[base]
     lo, hi = int(u.min()), int(u.max())
     key = (u - lo).astype(np.uint16) if hi - lo < 65536 else u  # 16-bit keys: numpy's radix sort, O(n)
-    order = base[np.argsort(key, kind="stable")]
+    order = np.argsort(key, kind="stable")
+    order = order if base is None else base[order]
     s, e, w, u = starts[order], ends[order], share[order], unit[order]
     heads = np.flatnonzero(np.r_[True, u[1:] != u[:-1]])
     bounds = [*heads.tolist(), u.size]
