@@ -135,7 +135,8 @@ def _jobs(wl: Workload, res: SimResult) -> Columns:
             "finish_s": finish,
             "violated": violated,
             "status": coded(np.where(acc, 0, 1), ["finished", "rejected"]),
-            "reason": coded(np.where(acc, -1, 0), [REJECTED]),
+            # only when a job was rejected: a column of nothing but missing values has no type
+            **({"reason": coded(np.where(acc, -1, 0), [REJECTED])} if not acc.all() else {}),
         },
         masks={"finish_s": acc},
     )

@@ -153,6 +153,9 @@ def jobs(sim: Simulation) -> Columns:
     app_unfit = np.zeros(inst.n_apps, dtype=bool)
     app_unfit[np.asarray(inst.task_app, dtype=np.int64)[unfit]] = True
     reason = np.where(rejected, np.where(app_unfit, 0, 1), -1)
+    why = np.where(status == 2, 2, reason)
+    # only when some application did not finish: a column of nothing but missing values has no type
+    whys = {"reason": coded(why, [*REJECTED, "never finished: the simulation ended first"])} if (why >= 0).any() else {}
     return Columns(
         {
             "job": coded(np.arange(inst.n_apps), [str(a) for a in range(inst.n_apps)]),
@@ -165,7 +168,7 @@ def jobs(sim: Simulation) -> Columns:
             "finish": np.where(done, fin, 0.0),
             "execution_time_s": np.where(done, fin - arrival, 0.0),
             "status": coded(status, STATUS),
-            "reason": coded(np.where(status == 2, 2, reason), [*REJECTED, "never finished: the simulation ended first"]),
+            **whys,
         },
         masks={"required_start": ar, "finish": done, "execution_time_s": done},
     )
