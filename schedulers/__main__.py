@@ -87,7 +87,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         print(f"did not run: {line}")
     for line in report["na"]:
         print(f"not applicable: {line}")
-    verdict = "checks passed" if report["passed"] else "checks FAILED" if not report["ok"] else "not every check ran"
+    verdict = "checks passed" if report["passed"] else "checks FAILED" if not report["ok"] else "not all checks ran"
     print(f"{verdict}: {len(report['runs'])} runs × {len(validity.CONTRACT)} checks of the contract")
     return 0 if report["passed"] else 1
 
