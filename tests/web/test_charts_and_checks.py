@@ -66,7 +66,8 @@ def test_checks_on_columns_match_checks_on_records_resource_by_resource():
     # m0 back to back; m2 has no capacity, which fails too (the contract checks every resource)
     assert details["capacity per resource"] == "3 resources; m1: 4 > 3; without a capacity: m2"
     assert details["every job accounted for"] == (
-        "5 jobs; 1 scheduled without a record; not checked: the records carry no status")
+        "5 jobs; 1 scheduled without a record; not checked: the records carry no status"
+    )
     # what the reader sees: the check's own status and the badge, not only its detail
     statuses = {c["name"]: c["status"] for c in by_columns["runs"][0]["checks"]}
     assert statuses["every job accounted for"] == "fail" and statuses["capacity per resource"] == "fail"
@@ -74,14 +75,16 @@ def test_checks_on_columns_match_checks_on_records_resource_by_resource():
 
 
 def test_a_job_scheduled_without_a_record_fails_the_check_and_the_badge():
-    for jobs in ([{"job": "1", "status": "finished"}], [{"job": "1", "status": "finished"}, {"job": "2", "status": "finished"}]):
+    done = {"status": "finished"}
+    for jobs in ([{"job": "1", **done}], [{"job": "1", **done}, {"job": "2", **done}]):
         doc = _doc([_seg("1", "m0", 0, 1), _seg("2", "m0", 1, 2)], jobs=jobs)
         doc["runs"][0]["extra"] = {"validity": {"jobs": len(jobs), "ready": [], "precedence": None}}
         result = checks.validity(doc)
         check = next(c for c in result["runs"][0]["checks"] if c["name"] == "every job accounted for")
         missing = 2 - len(jobs)
         assert check["detail"] == f"{len(jobs)} jobs of {len(jobs)}: {len(jobs)} finished" + (
-            "; 1 scheduled without a record" if missing else "")
+            "; 1 scheduled without a record" if missing else ""
+        )
         assert check["status"] == ("fail" if missing else "pass") and result["ok"] is (not missing)
 
 
