@@ -115,3 +115,21 @@ def test_a_stored_run_without_the_contracts_inputs_says_which_checks_did_not_run
     assert 'id="validity-badge">not all checks ran<' in page and "checks passed" not in page
     assert "did not run: capacity per resource (cloud_aware #0): not checked: the run reports no capacities" in page
     assert "did not run: precedence (cloud_aware #0)" in page
+
+
+def test_a_page_checked_before_the_contract_does_not_say_passed(alice, alice_client):
+    """A run whose stored page holds the old checks (no contract): nothing failed, but three checks never ran."""
+    from cloudsched_web.runs import page
+
+    run = _stored(alice, "dvfs_bot", ["cloud_aware"])
+    summary = page.summarize(run.load_result())
+    old = {"ok": True, "warned": [], "ran": ["segments well-formed", "capacity per resource", "energy = ∫ power"],
+           "skipped": [], "failed": [], "runs": []}  # fmt: skip
+    run.page = {**summary, "validity": old}
+    run.save()
+    html = alice_client.get(f"/runs/{run.pk}/").content.decode()
+    assert 'id="validity-badge">not all checks ran<' in html and 'id="validity-old"' in html
+    run.page = summary  # the same run checked now
+    run.save()
+    html = alice_client.get(f"/runs/{run.pk}/").content.decode()
+    assert 'id="validity-badge">checks passed<' in html and 'id="validity-old"' not in html
