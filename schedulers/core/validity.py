@@ -30,6 +30,7 @@ __all__ = [
     "capacity",
     "check",
     "contract",
+    "dag_edges",
     "energy_integral",
     "every_job",
     "no_early_start",
@@ -71,7 +72,9 @@ def spec(
     ``delay_s`` after ``adds_to``. ``precedence``: ``None`` when jobs are independent, else
     ``{"job": [...], "pred": [...], "succ": [...], "site": column, "transfer_s": x}`` — edges between
     tasks ``<job>.<pred>`` → ``<job>.<succ>`` (``job`` indexes the job records), the successor
-    starting no earlier than the predecessor's end, plus ``transfer_s`` when their ``site`` differs.
+    starting no earlier than the predecessor's end, plus ``transfer_s`` when their ``site`` differs;
+    or, for many edges, ``"column": field`` instead of the three lists: the job records' text field
+    holding each job's DAG (:func:`dag_edges`), so the edges travel with the records, not in ``extra``.
     ``energy``: whether the model has power. ``capacity_per``: a segment column that splits each
     resource into units of its capacity each (backfill: a processor's fg and bg VM).
     """
@@ -288,6 +291,24 @@ def no_early_start(run, spans=None):
     return check(name, "fail", f"{int(early.sum())} segments start before their job's {what}; first: {first}")
 
 
+def dag_edges(jobs, column: str) -> dict[str, list[int]]:
+    """DAG edges from a job-record text column: per job, its tasks' predecessors (``,`` within a task,
+    ``;`` between tasks: ``";0;0;1,2"``), parsed once per distinct text."""
+    codes, labels = _codes(jobs, column)
+    parsed = []
+    for text in labels:
+        pairs = [(int(p), k) for k, preds in enumerate(text.split(";")) for p in preds.split(",") if p]
+        parsed.append(pairs)
+    job, pred, succ = [], [], []
+    for i, c in enumerate(codes.tolist()):
+        if c >= 0:
+            for p, k in parsed[c]:
+                job.append(i)
+                pred.append(p)
+                succ.append(k)
+    return {"job": job, "pred": pred, "succ": succ}
+
+
 def precedence(run, spans=None):
     """Each DAG edge: the successor's first start ≥ the predecessor's last end (+ transfer across sites)."""
     name = CONTRACT[3]
@@ -297,11 +318,13 @@ def precedence(run, spans=None):
     dag = v["precedence"]
     if dag is None:
         return check(name, "na", "none in this model: jobs are independent")
+    if not len(schedule) or not len(jobs):
+        return check(name, "skip", "not checked: no segments or no job records")
+    if "column" in dag:
+        dag = {**dag, **dag_edges(jobs, dag["column"])}
     edges = len(dag.get("succ", []))
     if not edges:
         return check(name, "pass", "no precedence edges in this instance")
-    if not len(schedule) or not len(jobs):
-        return check(name, "skip", "not checked: no segments or no job records")
     rec, names = _record_of(schedule, jobs)
     k = _task_k(schedule)
     width = int(max(k.max(initial=0), max(dag["pred"]), max(dag["succ"]))) + 1

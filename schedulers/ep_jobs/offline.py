@@ -138,6 +138,7 @@ def run_offline(cfg, inst: Instance, algorithm: str, rng: np.random.Generator, p
              "arrival": 0.0, "status": "finished"}]  # fmt: skip
     extra = {"resources": list(names)} if prm.record_schedule else {}  # every server, idle ones too (the Gantt's rows)
     # one job, all its tasks at once from t = 0, each server within its capacity C_sj (vCPUs)
-    extra["capacities"] = dict(zip(names, np.asarray(inst.platform.capacity, dtype=float).tolist(), strict=True))
+    if prm.record_schedule:
+        extra["capacities"] = dict(zip(names, np.asarray(inst.platform.capacity, dtype=float).tolist(), strict=True))
     extra["validity"] = spec(1, ["arrival"])
     return RunOutput(metrics=metrics, schedule=schedule, series=series, jobs=jobs, extra=extra)

@@ -326,8 +326,8 @@ class OnlineSim:
             series=series,
             jobs=jobs,
             extra={"running_jobs": exact_series(t_run, {"running_jobs": running}),
-                   **({"resources": list(self.plat.servers)} if self.prm.record_schedule else {}),
-                   "capacities": caps, "validity": spec(len(self.jobs), ["arrival"])},  # every server (the Gantt's rows)
+                   **({"resources": list(self.plat.servers), "capacities": caps} if self.prm.record_schedule else {}),
+                   "validity": spec(len(self.jobs), ["arrival"])},  # every server (the Gantt's rows)
         )
 
 

@@ -169,21 +169,36 @@ def jobs(sim: Simulation) -> Columns:
             "execution_time_s": np.where(done, fin - arrival, 0.0),
             "status": coded(status, STATUS),
             **whys,
+            "preds": coded(*_unique(preds_text(inst))),
         },
         masks={"required_start": ar, "finish": done, "execution_time_s": done},
     )
+
+
+def preds_text(inst) -> list[str]:
+    """Each application's DAG as text: its tasks' predecessors (indices in the application), ``,`` within a
+    task and ``;`` between tasks (``";0;0;1,2"``: task 0 has none, 1 and 2 follow 0, 3 follows 1 and 2).
+
+    A column of the job records (compressed with them, out of the run's header): the validity contract
+    reads the edges from it."""
+    ptr, pred_ptr = np.asarray(inst.app_ptr, dtype=np.int64), np.asarray(inst.pred_ptr, dtype=np.int64)
+    local = (np.asarray(inst.pred_idx, dtype=np.int64) - ptr[np.asarray(inst.task_app, dtype=np.int64)[
+        np.repeat(np.arange(inst.n_tasks), np.diff(pred_ptr))]]).tolist()  # fmt: skip
+    bounds = pred_ptr.tolist()
+    tasks = [",".join(map(str, local[bounds[t] : bounds[t + 1]])) for t in range(inst.n_tasks)]
+    return [";".join(tasks[a:b]) for a, b in zip(ptr[:-1].tolist(), ptr[1:].tolist(), strict=True)]
+
+
+def _unique(texts: list[str]) -> tuple[np.ndarray, list[str]]:
+    labels, codes = np.unique(np.asarray(texts, dtype=str), return_inverse=True)
+    return codes.reshape(-1), labels.tolist()
 
 
 def validity_spec(inst) -> dict:
     """The contract's inputs (docs/validity.md): a task starts once its application arrived (an AR one: at its
     required start) and its dataset is on the cloud (``dataset_s`` later away from home), and after each
     predecessor ended (``edge_s`` later on another cloud)."""
-    succ = np.repeat(np.arange(inst.n_tasks), np.diff(np.asarray(inst.pred_ptr, dtype=np.int64)))
-    pred = np.asarray(inst.pred_idx, dtype=np.int64)
-    app = np.asarray(inst.task_app, dtype=np.int64)[succ]
-    first = np.asarray(inst.app_ptr, dtype=np.int64)[app]
-    dag = {"job": app.tolist(), "pred": (pred - first).tolist(), "succ": (succ - first).tolist(),
-           "site": "cloud", "transfer_s": float(inst.edge_s)}  # fmt: skip
+    dag = {"column": "preds", "site": "cloud", "transfer_s": float(inst.edge_s)}  # the DAG: the records' ``preds``
     site = {"segment": "cloud", "job": "home", "delay_s": float(inst.dataset_s), "adds_to": "arrival"}
     return spec(inst.n_apps, ["arrival", "required_start"], precedence=dag, site=site)
 
@@ -197,8 +212,8 @@ def build_output(sim: Simulation) -> RunOutput:
     if sim.cfg.params.record_schedule:
         # every server of every cloud, idle ones too (the Gantt's rows, grouped by cloud)
         extra["resources"] = {f"{c.name}/{s}": c.name for c in sim.cfg.datacenter.clouds for s in range(c.servers)}
-    extra["capacities"] = {f"{c.name}/{s}": float(c.server_capacity) for c in sim.cfg.datacenter.clouds
-                           for s in range(c.servers)}  # fmt: skip
+        extra["capacities"] = {f"{c.name}/{s}": float(c.server_capacity) for c in sim.cfg.datacenter.clouds
+                               for s in range(c.servers)}  # fmt: skip
     extra["validity"] = validity_spec(sim.inst)
     return RunOutput(
         metrics=metrics(sim),

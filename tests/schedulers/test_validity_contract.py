@@ -118,7 +118,7 @@ def test_a_remote_task_before_its_dataset_arrives_breaks_no_start_before_ready(f
 
 def test_a_successor_before_its_predecessors_end_breaks_precedence(federated_run):
     run = copy.deepcopy(federated_run)
-    dag = run["extra"]["validity"]["precedence"]
+    dag = validity.dag_edges(run["jobs"], run["extra"]["validity"]["precedence"]["column"])
     job, pred, succ = dag["job"][0], dag["pred"][0], dag["succ"][0]
     name = run["jobs"][job]["job"]
     pred_end = max(s["end"] for s in run["schedule"] if s["task"] == f"{name}.{pred}")
@@ -251,3 +251,19 @@ def test_the_cli_checks_a_result_file(tmp_path, capsys, dvfs_run):
     assert main(["check", str(path)]) == 1
     out = capsys.readouterr().out
     assert "FAILED cloud_aware #0: segments well-formed" in out and "checks FAILED" in out
+
+
+def test_a_dag_given_as_edge_lists_or_as_a_job_column_is_checked_alike():
+    assert validity.dag_edges([{"job": "a", "preds": ";0;0;1,2"}], "preds") == {
+        "job": [0, 0, 0, 0], "pred": [0, 0, 1, 2], "succ": [1, 2, 3, 3]}  # fmt: skip
+    seg = {"job": "a", "resource": "m", "share": 1.0}
+    schedule = [{**seg, "task": "a.0", "start": 0.0, "end": 10.0}, {**seg, "task": "a.1", "start": 9.0, "end": 12.0}]
+    jobs = [{"job": "a", "preds": ";0"}]
+    lists = {"job": [0], "pred": [0], "succ": [1]}
+    for dag in (lists, {"column": "preds"}):
+        run = {"schedule": schedule, "jobs": jobs, "extra": {"validity": {"precedence": dag}}}
+        check = validity.precedence(run)
+        assert check["status"] == "fail" and "a.1 starts at 9 < a.0's end 10" in check["detail"]
+        schedule[1]["start"] = 10.0  # back to back: allowed
+        assert validity.precedence(run)["status"] == "pass"
+        schedule[1]["start"] = 9.0

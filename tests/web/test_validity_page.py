@@ -42,7 +42,9 @@ def _early(run):
 
 
 def _before_pred(run):
-    dag = run["extra"]["validity"]["precedence"]
+    from schedulers.core.validity import dag_edges
+
+    dag = dag_edges(run["jobs"], run["extra"]["validity"]["precedence"]["column"])
     name = run["jobs"][dag["job"][0]]["job"]
     pred, succ = f"{name}.{dag['pred'][0]}", f"{name}.{dag['succ'][0]}"
     end = max(s["end"] for s in run["schedule"] if s["task"] == pred)
