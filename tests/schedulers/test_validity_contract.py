@@ -267,3 +267,12 @@ def test_a_dag_given_as_edge_lists_or_as_a_job_column_is_checked_alike():
         schedule[1]["start"] = 10.0  # back to back: allowed
         assert validity.precedence(run)["status"] == "pass"
         schedule[1]["start"] = 9.0
+
+
+def test_a_successor_without_its_predecessor_is_allowed_only_where_the_schedule_was_cut():
+    seg = {"job": "a", "resource": "m", "share": 1.0, "task": "a.1", "start": 20.0, "end": 30.0}
+    run = {"schedule": [seg], "jobs": [{"job": "a", "preds": ";0"}],
+           "extra": {"validity": {"precedence": {"column": "preds"}}}}  # fmt: skip
+    assert "never did" in validity.precedence(run)["detail"]
+    run["extra"]["schedule_cut"] = {"limit": 1, "recorded": 1, "cut_at_s": 0.0}
+    assert validity.precedence(run)["status"] == "pass"
