@@ -23,8 +23,10 @@ ONLINE_EP_JOBS = {
 CASES = Path("/work/shared/cases")
 
 
-def _scenarios(family):
-    """The family's example with every algorithm of its registry (ep_jobs' online ones on an online workload)."""
+def _scenarios(family, every_online=False):
+    """The family's example with every algorithm of its registry (ep_jobs' online ones on an online workload:
+    each policy with TAPRA-fast, ONTAPRA with TAPRA and Min-Min; with ``every_online`` all pairs, the genetic
+    ones too)."""
     algorithms = list(schedulers.get_family(family).algorithms)
     assert algorithms
     if family == "vm_reservations":  # the exact solvers take small instances only
@@ -35,6 +37,8 @@ def _scenarios(family):
     if family != "ep_jobs":
         return [{**schedulers.example(family), "algorithms": algorithms}]
     online = [a for a in algorithms if ":" in a]
+    if not every_online:
+        online = [a for a in online if a.endswith(":tapra_fast") or a in ("ontapra:tapra", "ontapra:min_min")]
     offline = [a for a in algorithms if ":" not in a]
     return [{**schedulers.example(family), "algorithms": offline}, {**ONLINE_EP_JOBS, "algorithms": online}]
 
@@ -50,6 +54,14 @@ def test_every_algorithm_of_every_family_passes_the_whole_contract(family):
             assert [c["name"] for c in run["checks"]] == list(validity.CONTRACT)
         assert report["passed"], (report["failed"], report["not_run"])
         assert not report["skipped"] and not report["not_run"]
+
+
+@pytest.mark.slow
+def test_every_online_ep_jobs_pair_passes_the_whole_contract():
+    scenarios = _scenarios("ep_jobs", every_online=True)
+    assert len(scenarios[1]["algorithms"]) > 20
+    report = validity.report(schedulers.run(scenarios[1]))
+    assert report["passed"], (report["failed"], report["not_run"])
 
 
 def _records(family, **changes):
