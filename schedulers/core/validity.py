@@ -283,7 +283,8 @@ def no_early_start(run, spans=None):
     ready = np.where(rec >= 0, ready, np.nan)
     starts, _ = _spans(schedule, spans)
     early = starts < ready - _tol(ready)  # NaN (no record, no ready time) compares False
-    what = " + ".join(v["ready"]) + (f" (+{site['delay_s']:g} away from {site['job']})" if site else "")
+    what = v["ready"][0] if len(v["ready"]) == 1 else "latest of " + ", ".join(v["ready"])
+    what += f" (+{site['delay_s']:g} s after {site['adds_to']} away from its {site['job']})" if site else ""
     if not early.any():
         return check(name, "pass", f"{len(schedule)} segments start at or after their job's {what}")
     i = int(np.flatnonzero(early)[0])
