@@ -118,6 +118,26 @@ def cmd_run(args: argparse.Namespace) -> int:
     return PARTLY_FAILED if _failed_units(results) else 0
 
 
+def cmd_check(args: argparse.Namespace) -> int:
+    """The validity contract (docs/validity.md) on a result file: one line per check that did not pass,
+    then the verdict; exit 0 when passed, 1 when a check failed or did not run."""
+    from schedulers.core import validity
+
+    doc = _load_json(args.result)
+    if not isinstance(doc, dict) or not isinstance(doc.get("runs"), list):
+        raise ScenarioError.single("(file)", "not a result: it has no list of runs", "the JSON `run` writes")
+    report = validity.report(doc)
+    for line in report["failed"]:
+        print(f"FAILED {line}")
+    for line in report["not_run"]:
+        print(f"did not run: {line}")
+    for line in report["na"]:
+        print(f"not applicable: {line}")
+    verdict = "checks passed" if report["passed"] else "checks FAILED" if not report["ok"] else "not all checks ran"
+    print(f"{verdict}: {len(report['runs'])} runs × {len(validity.CONTRACT)} checks of the contract")
+    return 0 if report["passed"] else 1
+
+
 def _study_scenarios(doc: dict[str, Any]) -> list[Any]:
     scenarios = doc["scenarios"]
     if not isinstance(scenarios, list) or not scenarios:
@@ -161,6 +181,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--progress", action="store_true", help="progress bar on stderr")
     p.add_argument("--time-limit", type=_seconds, metavar="S", help="stop the run after S seconds (exit 4)")
     p.set_defaults(func=cmd_run)
+    p = sub.add_parser("check", help="the validity contract on a result file (exit 1 unless every check passed)")
+    p.add_argument("result")
+    p.set_defaults(func=cmd_check)
     p = sub.add_parser("preset", help="a paper-figure experiment")
     p.add_argument("family")
     p.add_argument("name", nargs="?", help="omit to list the family's presets")

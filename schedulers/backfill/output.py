@@ -17,6 +17,7 @@ import numpy as np
 from schedulers.core.columns import Columns, coded, schedule_cut, task_of
 from schedulers.core.metrics import Metric, batch_means_ci, bounded_slowdown
 from schedulers.core.series import exact_series
+from schedulers.core.validity import spec
 from schedulers.registry import RunOutput
 
 __all__ = ["METRICS", "SUMMARY_METRICS", "Stretches", "assemble"]
@@ -182,10 +183,15 @@ def assemble(cfg, inst, first_start, end, stretches: Stretches, series_t, series
     if p.record_schedule:
         schedule = _segments(inst, stretches, p.max_segments, extra)
         extra["resources"] = [f"p{k}" for k in range(int(inst.processors))]  # every processor (the Gantt's rows)
+        # each processor hosts one fg and one bg VM, each holding one process (the validity contract)
+        extra["capacities"] = dict.fromkeys(extra["resources"], 1.0)
+    # every job finishes (a killed bg job restarts), never before its submission; no DAG, no power model
+    extra["validity"] = spec(len(inst), ["submit_s"], energy=False, capacity_per="tier")
     jobs = Columns()
     if p.record_jobs:
         jobs = Columns({"job": coded(np.arange(len(inst)), [str(i) for i in inst.ids.tolist()]),
                         "submit_s": submit, "start_s": first_start, "end_s": end, "processors": size,
                         "runtime_s": run, "estimate_s": inst.estimate, "response_s": response,
-                        "bounded_slowdown": bsld})  # fmt: skip
+                        "bounded_slowdown": bsld,
+                        "status": coded(np.zeros(len(inst), dtype=np.int32), ["finished"])})  # fmt: skip
     return RunOutput(metrics=metrics, schedule=schedule, series=_series(series_t, series), jobs=jobs, extra=extra)

@@ -17,7 +17,7 @@ import numpy as np
 
 from schedulers.dvfs_bot.datacenter import Datacenter, build_datacenter
 from schedulers.dvfs_bot.model import ALGORITHMS, DvfsScenario, check, example
-from schedulers.dvfs_bot.output import METRICS, SUMMARY_METRICS, build_output
+from schedulers.dvfs_bot.output import METRICS, SUMMARY_METRICS, build_output, validity_spec
 from schedulers.dvfs_bot.presets import PRESETS
 from schedulers.registry import Family, RunOutput, register
 
@@ -72,6 +72,7 @@ def simulate(cfg: DvfsScenario, instance: Instance, algorithm: str, rng: np.rand
     extra = {"capacities": {f"vm{v}": 1.0 for v in range(instance.datacenter.n_vms)}} if schedule else {}
     if schedule:  # every VM of the data centre with its host, idle ones too (the Gantt's rows and groups)
         extra["resources"] = {f"vm{v}": f"h{int(h)}" for v, h in enumerate(instance.datacenter.vm_host.tolist())}
+    extra["validity"] = validity_spec(instance.workload)
     return RunOutput(metrics=metrics, schedule=schedule, series=series, jobs=jobs, extra=extra)
 
 

@@ -19,13 +19,14 @@ import numpy as np
 from schedulers.core.columns import Columns, coded, task_of
 from schedulers.core.metrics import Metric
 from schedulers.core.series import exact_series
+from schedulers.core.validity import spec
 from schedulers.dvfs_bot.datacenter import Datacenter, power_timeline
 
 if TYPE_CHECKING:  # annotations only: the family registers without importing its simulator
     from schedulers.dvfs_bot.simulator import SimResult
     from schedulers.dvfs_bot.workloads import Workload
 
-__all__ = ["METRICS", "SUMMARY_METRICS", "build_output", "host_energy_j"]
+__all__ = ["METRICS", "SUMMARY_METRICS", "build_output", "host_energy_j", "validity_spec"]
 
 SUMMARY_METRICS = ("energy_kwh", "rejection_rate", "deadline_violation_rate", "avg_job_execution_time_s")
 # Every metric of a run (see _metrics), its kind and unit.
@@ -133,9 +134,21 @@ def _jobs(wl: Workload, res: SimResult) -> Columns:
             "accepted": acc,
             "finish_s": finish,
             "violated": violated,
+            "status": coded(np.where(acc, 0, 1), ["finished", "rejected"]),
+            # only when a job was rejected: a column of nothing but missing values has no type
+            **({"reason": coded(np.where(acc, -1, 0), [REJECTED])} if not acc.all() else {}),
         },
         masks={"finish_s": acc},
     )
+
+
+REJECTED = ("rejected at submission: no VM could meet its deadline (Alg. 1 lines 41–43), or its deadline lies "
+            "past params.deadline_horizon_h")  # fmt: skip
+
+
+def validity_spec(wl: Workload) -> dict:
+    """The contract's inputs (docs/validity.md): independent jobs, none of whose tasks starts before its submission."""
+    return spec(wl.n_jobs, ["submit_s"])
 
 
 def build_output(

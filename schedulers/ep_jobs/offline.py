@@ -13,6 +13,7 @@ import numpy as np
 
 from schedulers.core.columns import Columns, coded, task_of
 from schedulers.core.series import exact_series, step_series
+from schedulers.core.validity import spec
 from schedulers.ep_jobs.genetic import GaParams, gsa, mm_ga
 from schedulers.ep_jobs.lp import solve_relax_lp
 from schedulers.ep_jobs.minmin import min_min
@@ -133,6 +134,11 @@ def run_offline(cfg, inst: Instance, algorithm: str, rng: np.random.Generator, p
             }
         )
     series = power_series(np.zeros(inst.n_tasks), sched.et, sched.c, inst.alpha)
-    jobs = [{"job": inst.job, "tasks": inst.n_tasks, "jct_s": float(sched.jct), "energy": float(sched.energy)}]
+    jobs = [{"job": inst.job, "tasks": inst.n_tasks, "jct_s": float(sched.jct), "energy": float(sched.energy),
+             "arrival": 0.0, "status": "finished"}]  # fmt: skip
     extra = {"resources": list(names)} if prm.record_schedule else {}  # every server, idle ones too (the Gantt's rows)
+    # one job, all its tasks at once from t = 0, each server within its capacity C_sj (vCPUs)
+    if prm.record_schedule:
+        extra["capacities"] = dict(zip(names, np.asarray(inst.platform.capacity, dtype=float).tolist(), strict=True))
+    extra["validity"] = spec(1, ["arrival"])
     return RunOutput(metrics=metrics, schedule=schedule, series=series, jobs=jobs, extra=extra)

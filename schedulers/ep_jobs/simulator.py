@@ -40,6 +40,7 @@ import numpy as np
 from schedulers.core.columns import Columns, coded, task_of
 from schedulers.core.series import exact_series, step_series
 from schedulers.core.sim import EventQueue
+from schedulers.core.validity import spec
 from schedulers.ep_jobs.model import Instance, Platform
 from schedulers.ep_jobs.offline import power_series, solve
 from schedulers.ep_jobs.workloads import OnlineJob
@@ -314,17 +315,23 @@ class OnlineSim:
                 "tasks": int(j.loads.size),
                 "total_load": j.total_load,
                 "planned_jct_s": _num(self.planned[k]),
+                **({"status": "finished"} if ok[k] else {"status": "unfinished", "reason": UNFINISHED}),
             }
             for k, j in enumerate(self.jobs)
         ]
+        caps = dict(zip(self.plat.servers, np.asarray(self.cap, dtype=float).tolist(), strict=True))
         return RunOutput(
             metrics=metrics,
             schedule=schedule,
             series=series,
             jobs=jobs,
             extra={"running_jobs": exact_series(t_run, {"running_jobs": running}),
-                   **({"resources": list(self.plat.servers)} if self.prm.record_schedule else {})},  # every server (the Gantt's rows)
+                   **({"resources": list(self.plat.servers), "capacities": caps} if self.prm.record_schedule else {}),
+                   "validity": spec(len(self.jobs), ["arrival"])},  # every server (the Gantt's rows)
         )
+
+
+UNFINISHED = "still queued when the simulation ended: no round found room for it"
 
 
 def _num(x: float) -> float | None:

@@ -21,6 +21,7 @@ import numpy as np
 from schedulers.core.columns import Columns, coded, schedule_cut, task_of
 from schedulers.core.metrics import Metric
 from schedulers.core.series import exact_series
+from schedulers.core.validity import spec
 from schedulers.registry import RunOutput
 
 if TYPE_CHECKING:  # annotations only: the family registers without importing its simulator
@@ -131,13 +132,30 @@ def series(sim: Simulation, points: int | None = None) -> dict[str, list[float]]
     return exact_series(t, {"power_w": p, "busy_vms": b}, power="power_w", points=points)
 
 
+REJECTED = (
+    "rejected on arrival: a task fits no cloud (allocate.py)",
+    "rejected on arrival: no cloud could reserve its AR entry task by its required start (Section 5.1.3)",
+)
+STATUS = ("finished", "rejected", "unfinished")
+
+
 def jobs(sim: Simulation) -> Columns:
-    """One record per application (``None`` where it has no value: not AR, rejected)."""
+    """One record per application (``None`` where it has no value: not AR, rejected), with its status and why."""
     inst = sim.inst
     fin = np.asarray(sim.app_finish, dtype=float)
     done = ~np.isnan(fin)
     ar = np.asarray(inst.app_ar, dtype=bool)
     arrival = np.asarray(inst.app_arrival, dtype=float)
+    rejected = np.asarray(sim.app_rejected, dtype=bool)
+    status = np.where(rejected, 1, np.where(done, 0, 2))
+    # a task that fits no cloud (inf everywhere) rejects its application whatever the algorithm
+    unfit = np.isinf(np.asarray(inst.etm, dtype=float)).all(axis=1) if inst.n_tasks else np.zeros(0, dtype=bool)
+    app_unfit = np.zeros(inst.n_apps, dtype=bool)
+    app_unfit[np.asarray(inst.task_app, dtype=np.int64)[unfit]] = True
+    reason = np.where(rejected, np.where(app_unfit, 0, 1), -1)
+    why = np.where(status == 2, 2, reason)
+    # only when some application did not finish: a column of nothing but missing values has no type
+    whys = {"reason": coded(why, [*REJECTED, "never finished: the simulation ended first"])} if (why >= 0).any() else {}
     return Columns(
         {
             "job": coded(np.arange(inst.n_apps), [str(a) for a in range(inst.n_apps)]),
@@ -149,9 +167,40 @@ def jobs(sim: Simulation) -> Columns:
             "rejected": np.asarray(sim.app_rejected, dtype=bool).copy(),
             "finish": np.where(done, fin, 0.0),
             "execution_time_s": np.where(done, fin - arrival, 0.0),
+            "status": coded(status, STATUS),
+            **whys,
+            "preds": coded(*_unique(preds_text(inst))),
         },
         masks={"required_start": ar, "finish": done, "execution_time_s": done},
     )
+
+
+def preds_text(inst) -> list[str]:
+    """Each application's DAG as text: its tasks' predecessors (indices in the application), ``,`` within a
+    task and ``;`` between tasks (``";0;0;1,2"``: task 0 has none, 1 and 2 follow 0, 3 follows 1 and 2).
+
+    A column of the job records (compressed with them, out of the run's header): the validity contract
+    reads the edges from it."""
+    ptr, pred_ptr = np.asarray(inst.app_ptr, dtype=np.int64), np.asarray(inst.pred_ptr, dtype=np.int64)
+    local = (np.asarray(inst.pred_idx, dtype=np.int64) - ptr[np.asarray(inst.task_app, dtype=np.int64)[
+        np.repeat(np.arange(inst.n_tasks), np.diff(pred_ptr))]]).tolist()  # fmt: skip
+    bounds = pred_ptr.tolist()
+    tasks = [",".join(map(str, local[bounds[t] : bounds[t + 1]])) for t in range(inst.n_tasks)]
+    return [";".join(tasks[a:b]) for a, b in zip(ptr[:-1].tolist(), ptr[1:].tolist(), strict=True)]
+
+
+def _unique(texts: list[str]) -> tuple[np.ndarray, list[str]]:
+    labels, codes = np.unique(np.asarray(texts, dtype=str), return_inverse=True)
+    return codes.reshape(-1), labels.tolist()
+
+
+def validity_spec(inst) -> dict:
+    """The contract's inputs (docs/validity.md): a task starts once its application arrived (an AR one: at its
+    required start) and its dataset is on the cloud (``dataset_s`` later away from home), and after each
+    predecessor ended (``edge_s`` later on another cloud)."""
+    dag = {"column": "preds", "site": "cloud", "transfer_s": float(inst.edge_s)}  # the DAG: the records' ``preds``
+    site = {"segment": "cloud", "job": "home", "delay_s": float(inst.dataset_s), "adds_to": "arrival"}
+    return spec(inst.n_apps, ["arrival", "required_start"], precedence=dag, site=site)
 
 
 def build_output(sim: Simulation) -> RunOutput:
@@ -163,6 +212,9 @@ def build_output(sim: Simulation) -> RunOutput:
     if sim.cfg.params.record_schedule:
         # every server of every cloud, idle ones too (the Gantt's rows, grouped by cloud)
         extra["resources"] = {f"{c.name}/{s}": c.name for c in sim.cfg.datacenter.clouds for s in range(c.servers)}
+        extra["capacities"] = {f"{c.name}/{s}": float(c.server_capacity) for c in sim.cfg.datacenter.clouds
+                               for s in range(c.servers)}  # fmt: skip
+    extra["validity"] = validity_spec(sim.inst)
     return RunOutput(
         metrics=metrics(sim),
         schedule=segments(sim),

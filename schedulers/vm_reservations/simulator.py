@@ -14,6 +14,7 @@ import numpy as np
 
 from schedulers.core.columns import Columns, coded
 from schedulers.core.series import exact_series, step_series
+from schedulers.core.validity import spec
 from schedulers.registry import Progress, RunOutput
 from schedulers.vm_reservations.bound import Placement, busy_intervals, lower_bound_slots
 from schedulers.vm_reservations.exact import Proof, exact
@@ -153,6 +154,8 @@ def simulate(cfg: Scenario, inst: Instance, algorithm: str, rng: np.random.Gener
         caps = {pool.name: pool.g / pool.scale for pool in inst.pools}
         names = sorted(set(out.extra["resources"]) | set(used))
         out.extra["capacities"] = {r: caps[r.rsplit("-", 1)[0]] for r in names}
+    # a reservation runs from its start slot on (minutes, as the segments); independent requests
+    out.extra["validity"] = spec(len(inst), ["start_min"])
     progress(1.0)
     return out
 
@@ -277,6 +280,8 @@ def _schedule(inst: Instance, placements: list[Placement], slot_min: float) -> t
             "end_min": e * slot_min,
             "pm": first_pm[j],
             "migrations": int(max(k - 1, 0)),
+            # a reservation with no segment was never hosted: the contract's "every job accounted for" fails on it
+            **({"status": "finished"} if k else {"status": "unfinished", "reason": "no PM hosted it"}),
         }
         for j, (s, e, v, k) in enumerate(
             zip(inst.start.tolist(), inst.end.tolist(), inst.vm.tolist(), moves.tolist(), strict=True)

@@ -63,20 +63,28 @@ def test_checks_on_columns_match_checks_on_records_resource_by_resource():
     by_records, by_columns = checks.validity(doc), checks.validity(as_columns)
     assert by_records == by_columns
     details = {c["name"]: c["detail"] for c in by_columns["runs"][0]["checks"]}
-    assert details["capacity per resource"] == "3 resources; m1: 4 > 3"  # m0 back to back, m2 unchecked
-    assert details["every job recorded once"] == "5 jobs, 0 duplicates, 1 scheduled without record"
+    # m0 back to back; m2 has no capacity, which fails too (the contract checks every resource)
+    assert details["capacity per resource"] == "3 resources; m1: 4 > 3; without a capacity: m2"
+    assert details["every job accounted for"] == (
+        "5 jobs; 1 scheduled without a record; not checked: the records carry no status"
+    )
     # what the reader sees: the check's own status and the badge, not only its detail
     statuses = {c["name"]: c["status"] for c in by_columns["runs"][0]["checks"]}
-    assert statuses["every job recorded once"] == "fail" and statuses["capacity per resource"] == "fail"
-    assert by_columns["ok"] is False and "a #0: every job recorded once" in by_columns["failed"]
+    assert statuses["every job accounted for"] == "fail" and statuses["capacity per resource"] == "fail"
+    assert by_columns["ok"] is False and "a #0: every job accounted for" in by_columns["failed"]
 
 
 def test_a_job_scheduled_without_a_record_fails_the_check_and_the_badge():
-    for jobs in ([{"job": "1"}], [{"job": "1"}, {"job": "2"}]):
-        result = checks.validity(_doc([_seg("1", "m0", 0, 1), _seg("2", "m0", 1, 2)], jobs=jobs))
-        check = next(c for c in result["runs"][0]["checks"] if c["name"] == "every job recorded once")
+    done = {"status": "finished"}
+    for jobs in ([{"job": "1", **done}], [{"job": "1", **done}, {"job": "2", **done}]):
+        doc = _doc([_seg("1", "m0", 0, 1), _seg("2", "m0", 1, 2)], jobs=jobs)
+        doc["runs"][0]["extra"] = {"validity": {"jobs": len(jobs), "ready": [], "precedence": None}}
+        result = checks.validity(doc)
+        check = next(c for c in result["runs"][0]["checks"] if c["name"] == "every job accounted for")
         missing = 2 - len(jobs)
-        assert check["detail"] == f"{len(jobs)} jobs, 0 duplicates, {missing} scheduled without record"
+        assert check["detail"] == f"{len(jobs)} jobs of {len(jobs)}: {len(jobs)} finished" + (
+            "; 1 scheduled without a record" if missing else ""
+        )
         assert check["status"] == ("fail" if missing else "pass") and result["ok"] is (not missing)
 
 
@@ -93,7 +101,7 @@ def test_duplicate_job_records_and_a_beaten_bound_fail():
     doc = _doc([_seg("1", "m0", 0, 1)], metrics={"jct_s": 5.0, "lp_bound_s": 6.0, "jct_over_lp_bound": 0.8},
                jobs=[{"job": "1"}, {"job": "1"}])  # fmt: skip
     failed = checks.validity(doc)["failed"]
-    assert any("every job recorded once" in f for f in failed) and any("jct_s ≥ lp_bound_s" in f for f in failed)
+    assert any("every job accounted for" in f for f in failed) and any("jct_s ≥ lp_bound_s" in f for f in failed)
 
 
 def test_energy_check_reads_the_time_unit():
@@ -428,5 +436,3 @@ def test_well_formed_counts_every_bad_segment_from_columns_and_lists(start, end,
         check = checks.well_formed({"schedule": schedule})
         assert check["status"] == ("pass" if bad == 0 else "fail")
         assert f", {bad} with end < start" in check["detail"]
-    assert checks._labels(cols, "job") == {"a", "None"}
-    assert checks._labels(Columns({"job": coded([0, 0], ["a", "b"])}), "job") == {"a"}

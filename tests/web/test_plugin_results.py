@@ -51,7 +51,8 @@ def test_the_capacity_check_runs_on_a_plugins_schedule_and_would_report_an_over_
     with the raw choice, as no run can), the same capacity check reports the PM."""
     import numpy as np
 
-    from cloudsched_web.results.checks import capacity, validity
+    from cloudsched_web.results.checks import validity
+    from schedulers.core.validity import capacity
     from schedulers.vm_reservations import workloads
     from schedulers.vm_reservations.model import Scenario as VmScenario
     from schedulers.vm_reservations.policy import order_of, pack
