@@ -28,7 +28,7 @@ from cloudsched_web.runs.responses import (
     result_of,
     toggle_share,
 )
-from cloudsched_web.scenarios.views import clone_config
+from cloudsched_web.scenarios.services import clone_config
 
 
 def _get_study_for_user(request, pk):

@@ -32,8 +32,8 @@ from cloudsched_web.runs.responses import (
     result_of,
     toggle_share,
 )
-from cloudsched_web.scenarios.views import clone_config
-from cloudsched_web.traces.views import traces_of
+from cloudsched_web.scenarios.services import clone_config
+from cloudsched_web.traces.lists import traces_of
 
 
 def _get_run_for_user(request, pk):

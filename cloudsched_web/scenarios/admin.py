@@ -9,7 +9,9 @@ from django.db.models.functions import Cast
 from django.forms.fields import InvalidJSONInput, JSONString
 from django.utils.html import format_html
 
+import schedulers
 from cloudsched_web.scenarios.models import Scenario
+from cloudsched_web.scenarios.services import accept
 from schedulers import ScenarioError
 from schedulers.core import jsonio
 
@@ -152,8 +154,7 @@ class BoundedJSONField(forms.JSONField):
 class ScenarioAdminForm(forms.ModelForm):
     """Name lives twice (the row and ``config["name"]``); an edit of either is kept.
 
-    ``Scenario.clean`` takes the name from the configuration, so a Name edit is
-    written into the configuration first. The family comes from the configuration's
+    The accepted configuration's name is the row's, so a Name edit is written into the configuration first. The family comes from the configuration's
     ``family`` key and is read-only here.
     """
 
@@ -163,10 +164,20 @@ class ScenarioAdminForm(forms.ModelForm):
         field_classes = {"config": BoundedJSONField}
 
     def clean(self):
+        """Accepted as the wizard and the API accept a scenario (``scenarios.services.accept``: validated, within
+        the run limits, inline traces stored, only the owner's traces named)."""
         data = super().clean()
         config = data.get("config")
         if "name" in self.changed_data and isinstance(config, dict) and data.get("name"):
-            data["config"] = {**config, "name": data["name"]}
+            data["config"] = config = {**config, "name": data["name"]}
+        if config is not None and not self.has_error("config"):
+            try:
+                family, data["config"] = accept(config, data.get("owner"))
+            except schedulers.ScenarioError as exc:
+                self.add_error("config", [f"{f}: {m}" for f, m in exc.by_field().items()])
+                return data
+            self.instance.accepted(family, data["config"])
+            data["name"] = self.instance.name  # the configuration's name wins (the form writes the row from data)
         return data
 
 

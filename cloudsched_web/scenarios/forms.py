@@ -12,8 +12,8 @@ import re
 from django import forms
 
 import schedulers
-from cloudsched_web.runs import budget
-from cloudsched_web.traces.services import absorb_inline, check_refs, max_upload_bytes, store_upload, use_trace
+from cloudsched_web.scenarios.services import accept
+from cloudsched_web.traces.services import max_upload_bytes, store_upload, use_trace
 from schedulers.core import jsonio
 
 _TOKEN = re.compile(r"([^.\[\]]+)|\[(\d+)\]")
@@ -56,10 +56,7 @@ class ScenarioForm(forms.Form):
             if data.get("trace_file") and isinstance(config, dict):
                 trace, _ = store_upload(data["trace_file"], self.user, field="trace_file")
                 config = use_trace(config, trace)
-            family, cfg = budget.checked(schedulers.validate(config))  # and within the run limits
-            self.validated = absorb_inline(cfg.model_dump(mode="json"), self.user)
-            if errors := check_refs(self.validated, self.user):
-                raise schedulers.ScenarioError(errors)
+            family, self.validated = accept(config, self.user)
         except schedulers.ScenarioError as exc:
             self.scenario_errors = exc.errors
             upload = [e for e in exc.errors if e["field"] == "trace_file"]

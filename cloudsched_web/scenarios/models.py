@@ -1,8 +1,6 @@
 from django.conf import settings
 from django.db import models
 
-import schedulers
-
 
 class Live(models.Manager):
     """The default manager: rows not in the trash. Every page, API list and detail goes through it."""
@@ -55,16 +53,7 @@ class Scenario(Trashable):
     def __str__(self):
         return f"{self.name} ({self.family})"
 
-    def clean(self):
-        from django.core.exceptions import ValidationError
-
-        try:
-            family, cfg = schedulers.validate(self.config)
-        except schedulers.ScenarioError as exc:
-            raise ValidationError({"config": [f"{f}: {m}" for f, m in exc.by_field().items()]}) from None
-        from cloudsched_web.traces.services import absorb_inline
-
-        self.family = family.name
-        owner = self.owner if self.owner_id else None  # (an admin form whose owner field is invalid)
-        self.config = absorb_inline(cfg.model_dump(mode="json"), owner)  # inline SWF text → a stored Trace
+    def accepted(self, family, config):
+        """Take the accepted scenario (``scenarios.services.accept``): its family, configuration and name."""
+        self.family, self.config = family.name, config
         self.name = self.config.get("name") or self.name

@@ -17,8 +17,9 @@ from cloudsched_web.runs import claims as preset_claims
 from cloudsched_web.runs.services import create_preset_study, submit_run, submit_sweep
 from cloudsched_web.scenarios.forms import ScenarioForm, SweepForm, error_paths
 from cloudsched_web.scenarios.models import Scenario
+from cloudsched_web.scenarios.services import clone_config
+from cloudsched_web.traces.lists import picker_rows, traces_of
 from cloudsched_web.traces.services import INLINE_FIELDS, max_upload_bytes
-from cloudsched_web.traces.views import picker_rows, traces_of
 from schedulers import plugins
 
 SORTS = {
@@ -230,14 +231,6 @@ def clone(request, pk):
     copy = clone_config(request.user, scenario.config, scenario.name)
     messages.success(request, f"Cloned into “{copy.name}”.")
     return redirect("scenario", pk=copy.pk)
-
-
-def clone_config(owner, config, name):
-    from cloudsched_web.traces.services import grant
-
-    config = {**config, "name": f"copy of {name}"[:200]}
-    grant(owner, config)  # the source was the owner's, or shared with them: so is its trace
-    return Scenario.objects.create(owner=owner, family=config.get("family", ""), name=config["name"], config=config)
 
 
 @login_required

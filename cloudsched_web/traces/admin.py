@@ -2,9 +2,9 @@ from django.contrib import admin
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
+from cloudsched_web.traces.lists import traces_of
 from cloudsched_web.traces.models import Trace, TraceHolder
 from cloudsched_web.traces.services import referenced
-from cloudsched_web.traces.views import traces_of
 
 
 def trace_summary_html(config):

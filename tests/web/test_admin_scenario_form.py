@@ -59,3 +59,32 @@ def test_an_invalid_configuration_is_refused_with_the_field_named(admin_client, 
     assert response.status_code == 200 and "workload.jobs" in response.content.decode()
     scenario.refresh_from_db()
     assert scenario.config == before
+
+
+def _backfill(alice, **workload):
+    from cloudsched_web.scenarios.models import Scenario
+
+    config = {"family": "backfill", "name": "bf", "workload": {"n_jobs": 50, **workload}}
+    return Scenario.objects.create(owner=alice, family="backfill", name="bf", config=config)
+
+
+def test_the_admin_accepts_a_scenario_as_the_wizard_and_the_api_do(admin_client, alice, settings):
+    """One accepting path: the admin refuses what would not fit the run limits and a trace its owner may not use,
+    naming the field, and stores nothing for it (it once validated the fields only)."""
+    scenario = _backfill(alice)
+    url = f"/admin/scenarios/scenario/{scenario.pk}/change/"
+    settings.CELERY_TASK_SOFT_TIME_LIMIT = 1  # the budget of a small server
+    huge = {**scenario.config, "workload": {"n_jobs": 200_000}}
+    page = admin_client.post(url, _form(scenario, config=json.dumps(huge))).content.decode()
+    assert "workload.n_jobs" in page and "stops a run after 1 s" in page
+    settings.CELERY_TASK_SOFT_TIME_LIMIT = 3600
+    foreign = {**scenario.config, "workload": {"kind": "trace", "trace": "sha256:" + "0" * 64}}
+    page = admin_client.post(url, _form(scenario, config=json.dumps(foreign))).content.decode()
+    assert "workload.trace" in page
+    scenario.refresh_from_db()
+    assert scenario.config["workload"] == {**scenario.config["workload"], "n_jobs": 50}
+    fine = {**scenario.config, "workload": {**scenario.config["workload"], "n_jobs": 60}}
+    response = admin_client.post(url, _form(scenario, config=json.dumps(fine)), follow=True)
+    assert "was changed successfully" in response.content.decode()
+    scenario.refresh_from_db()
+    assert scenario.config["workload"]["n_jobs"] == 60 and scenario.family == "backfill"

@@ -4,7 +4,6 @@ from django.db import transaction
 from ninja import Field as NField
 from ninja import Query, Router, Schema, Status
 
-import schedulers
 from cloudsched_web.api.common import (
     MAX_PAGE,
     absolute,
@@ -12,13 +11,12 @@ from cloudsched_web.api.common import (
     json_body,
     owner,
     page,
-    validate_scenario,
 )
 from cloudsched_web.api.openapi import SCENARIO_BODY
 from cloudsched_web.api.schemas import CloneIn, DbId, ScenarioOut, ScenarioPage
 from cloudsched_web.runs import trash
 from cloudsched_web.scenarios.models import Scenario
-from cloudsched_web.traces.services import absorb_inline, check_refs
+from cloudsched_web.scenarios.services import accept
 
 TRASH_NOTE = (
     "It disappears from every list, detail and share link, and its queued or running runs are cancelled. "
@@ -52,10 +50,7 @@ def _validated(config, user):
     Inline SWF text becomes a stored trace that the scenario refers to; a referenced trace must be
     one the user may use (another user's answers as a missing one).
     """
-    family, cfg = validate_scenario(config)
-    normalised = absorb_inline(cfg.model_dump(mode="json"), user)
-    if errors := check_refs(normalised, user):
-        raise schedulers.ScenarioError(errors)
+    family, normalised = accept(config, user)
     return family.name, normalised
 
 

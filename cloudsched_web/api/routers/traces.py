@@ -8,9 +8,9 @@ import schedulers
 from cloudsched_web.api.common import MAX_PAGE, absolute, owner, page
 from cloudsched_web.api.errors import ApiError
 from cloudsched_web.api.schemas import DbId, TraceOut, TracePage
+from cloudsched_web.traces.lists import download_response
 from cloudsched_web.traces.models import Trace
 from cloudsched_web.traces.services import store_upload
-from cloudsched_web.traces.views import download_response
 
 router = Router(tags=["traces"])
 
