@@ -21,6 +21,9 @@ from __future__ import annotations
 
 import math
 
+__all__ = ["DEFAULT_SPEC", "HUGE", "RULES", "THIN", "exact_text", "fixed", "full", "page_refs", "scientific",
+           "setting_text", "significant", "spec_dict", "specs", "spread_text", "value_text", "with_ref"]  # fmt: skip
+
 THIN = "\u202f"  # narrow no-break space: the SI thousands separator, never a line break
 HUGE = 1e15  # from here on a number is written as mantissa × 10 to a power (RULES["huge"])
 

@@ -9,7 +9,7 @@ from django.http import Http404, HttpResponse, JsonResponse
 from cloudsched_web.results import jobstats, queries
 from cloudsched_web.runs.models import Run
 
-__all__ = ["attachment", "dist_figure", "has_jobs", "int_or", "job_data", "query_error", "result_of", "toggle_share"]
+__all__ = ["attachment", "dist_figure", "has_jobs", "int_or", "query_error", "result_of", "toggle_share"]
 
 
 def result_of(run):
@@ -46,22 +46,6 @@ def toggle_share(request, obj):
 def has_jobs(run):
     """Whether some run of the stored result keeps per-job records (read off the manifest: no file opened)."""
     return any(r.get("jobs") for r in (run.result_files or {}).get("runs", []))
-
-
-def job_data(request, parsed, kind):
-    """``kind=jobs``: a page of the per-job table (``alg``, ``rep``, ``order``, ``offset``, ``limit``);
-    ``kind=dist``: the distributions of one per-job ``measure`` (``rep``: one repetition, default all pooled;
-    ``pixels``, ``log``: the box chart's height and scale, which its outliers are drawn for)."""
-    get = request.GET.get
-    if kind == "jobs":
-        return jobstats.table_page(parsed, get("alg") or None, get("rep") or None, get("order") or None,
-                                   get("offset", 0), get("limit", 50))  # fmt: skip
-    measures = jobstats.measures_of(parsed)
-    measure = get("measure") or (measures[0]["key"] if measures else "")
-    if not measures:
-        return {"measure": None, "measures": [], "algorithms": [], "runs": []}
-    return jobstats.distributions(parsed, measure, get("rep") or None, get("pixels") or jobstats.OUTLIER_PIXELS,
-                                  get("log") in ("1", "true"))  # fmt: skip
 
 
 def dist_figure(request, parsed, chart, fmt, title, name):

@@ -14,7 +14,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from cloudsched_web.results import charts, exports, queries
+from cloudsched_web.results import charts, exports, kinds, queries
 from cloudsched_web.runs import trash
 from cloudsched_web.runs.claims import study_claims
 from cloudsched_web.runs.models import Run, Study
@@ -23,7 +23,6 @@ from cloudsched_web.runs.responses import (
     dist_figure,
     has_jobs,
     int_or,
-    job_data,
     query_error,
     result_of,
     toggle_share,
@@ -140,7 +139,7 @@ def _study_jobs(request, study):
     if parsed is None:
         return JsonResponse({"error": "no finished run of this study with that number", "field": "point"}, status=404)
     try:
-        return JsonResponse(job_data(request, parsed, "dist"))
+        return JsonResponse(kinds.read(parsed, "dist", request.GET))
     except queries.QueryError as exc:
         return query_error(exc)
 

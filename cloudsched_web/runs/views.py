@@ -17,8 +17,7 @@ from django.utils import timezone
 from django.views.decorators.gzip import gzip_page
 from django.views.decorators.http import require_POST
 
-from cloudsched_web.results import charts, checks, cuts, exports, gantt, jobdiff, queries, series, store
-from cloudsched_web.results import strips as strip_chart
+from cloudsched_web.results import charts, checks, cuts, exports, kinds, queries, store
 from cloudsched_web.runs import describe, page, trash
 from cloudsched_web.runs.claims import study_claims
 from cloudsched_web.runs.models import Run
@@ -27,7 +26,6 @@ from cloudsched_web.runs.responses import (
     dist_figure,
     has_jobs,
     int_or,
-    job_data,
     query_error,
     result_of,
     toggle_share,
@@ -118,57 +116,19 @@ def status(request, pk):
     return JsonResponse(_get_run_for_user(request, pk).status_dict())
 
 
-def _int(request, name, default=0):
-    raw = request.GET.get(name, "")
-    if raw == "":
-        return default
-    try:
-        return int(raw)
-    except ValueError:
-        raise queries.QueryError(name, f"{raw!r} is not an integer", "an integer") from None
-
-
 def _data(request, run, other=None):
-    """Windowed chart data: ``kind=gantt&run=i``, ``kind=series&rep=r``, ``kind=strips&rep=r`` (DVFS) or
-    ``kind=diff&a=i&b=j`` (``offset``, ``limit``: a page of its changed jobs).
+    """Chart data of a kind of ``results.kinds`` (the API answers through the same registry): ``kind=gantt&run=i``,
+    ``kind=series&rep=r``, ``kind=strips&rep=r`` (DVFS), ``kind=diff&a=i&b=j`` (``offset``, ``limit``: a page of
+    its changed jobs), ``kind=jobs``, ``kind=dist``.
 
     ``other`` (the owner's run named by ``with=<pk>``, same workload digest): ``b`` indexes its runs.
     """
     parsed = result_of(run)
     if parsed is None:
         return JsonResponse({"error": "this run has no result yet"}, status=404)
-    kind = request.GET.get("kind", "gantt")
-    t0, t1 = request.GET.get("t0"), request.GET.get("t1")
     try:
-        if kind == "gantt" and request.GET.get("side") in ("a", "b"):  # the diff page: a side, with each job's status
-            a, b = _int(request, "a"), _int(request, "b", 1)
-            parsed_b = result_of(other) if other is not None else parsed
-            side, index = (parsed, a) if request.GET["side"] == "a" else (parsed_b, b)
-            data = gantt.gantt(
-                side, index, t0, t1, request.GET.get("row0", 0), request.GET.get("rows", gantt.ROWS),
-                request.GET.get("pixels", gantt.PIXELS), status=jobdiff.status_of(parsed, a, parsed_b, b),
-            )
-            data["bars"]["statuses"] = jobdiff.STATUSES
-            if data.get("occupancy"):
-                data["occupancy"]["statuses"] = jobdiff.STATUSES
-        elif kind == "gantt":
-            data = gantt.gantt(
-                parsed, _int(request, "run"), t0, t1, request.GET.get("row0", 0),
-                request.GET.get("rows", gantt.ROWS), request.GET.get("pixels", gantt.PIXELS),
-            )  # fmt: skip
-        elif kind == "series":
-            data = series.series(parsed, _int(request, "rep"), t0, t1, request.GET.get("points") or series.POINTS)
-        elif kind == "strips":
-            data = strip_chart.strips(parsed, _int(request, "rep"), t0, t1, request.GET.get("points") or series.POINTS)
-        elif kind == "diff":
-            data = jobdiff.diff(parsed, _int(request, "a"), _int(request, "b", 1),
-                                request.GET.get("limit") or jobdiff.ROWS,
-                                other=result_of(other) if other is not None else None,
-                                offset=request.GET.get("offset") or 0)  # fmt: skip
-        elif kind in ("jobs", "dist"):
-            data = job_data(request, parsed, kind)
-        else:
-            raise queries.QueryError("kind", f"unknown kind {kind!r}", "gantt, series, strips, diff, jobs or dist")
+        data = kinds.read(parsed, request.GET.get("kind", "gantt"), request.GET,
+                          other=result_of(other) if other is not None else None)  # fmt: skip
     except queries.QueryError as exc:
         return query_error(exc)
     # orjson: a window of 100,000 bars is a few MB of numbers (json: 10× slower); gzip_page compresses it

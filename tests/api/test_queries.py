@@ -1,6 +1,7 @@
 import pytest
 from django.utils import timezone
 
+import schedulers
 from cloudsched_web.results import queries
 from cloudsched_web.results.queries import QueryError
 from cloudsched_web.runs.models import Run
@@ -122,3 +123,28 @@ def test_repeated_queries_on_a_200k_job_result_reuse_the_cached_result(scenario,
             values = [j["response_s"] for j in page]
             assert values == sorted(values, reverse=True)
             assert len(queries.series(parsed, 0, points=1000)["series"]) >= 1
+
+
+def test_the_api_answers_chart_kinds_through_the_page_s_registry(api, alice, scenario):
+    """One read interface: every kind of results.kinds gives the API the bytes the run page's data endpoint gives."""
+    from cloudsched_web.results import kinds
+    from cloudsched_web.runs.models import Run
+
+    finished_run = Run.objects.create(scenario=scenario, config=scenario.config, status=Run.Status.SUCCEEDED)
+    finished_run.store_result(schedulers.run(scenario.config))
+    finished_run.save()
+    api.client.force_login(alice)  # the page's endpoint takes the session, the API the token
+
+    assert set(kinds.KINDS) == {"gantt", "series", "strips", "diff", "jobs", "dist"}
+    queries_by_kind = {"gantt": {"run": 1, "pixels": 300}, "series": {"rep": 0, "points": 50},
+                       "diff": {"a": 0, "b": 1, "limit": 5}, "jobs": {"limit": 7}, "dist": {}}  # fmt: skip
+    for kind, query in queries_by_kind.items():
+        via_api = api.get(f"/runs/{finished_run.pk}/result/charts/{kind}", **query)
+        assert via_api.status_code == 200, via_api.content
+        page = api.client.get(f"/runs/{finished_run.pk}/data.json", {"kind": kind, **query})
+        assert page.status_code == 200 and via_api.json() == page.json(), kind
+    bad = api.get(f"/runs/{finished_run.pk}/result/charts/nope")
+    assert bad.status_code == 400 and bad.json()["error"]["field"] == "kind"
+    assert "'gantt', 'series', 'strips', 'diff', 'jobs' or 'dist'" in bad.json()["error"]["allowed"]
+    bad = api.get(f"/runs/{finished_run.pk}/result/charts/gantt", run="x")
+    assert bad.status_code == 400 and bad.json()["error"]["field"] == "run"

@@ -23,7 +23,7 @@ from cloudsched_web.api.schemas import (
     SeriesOut,
     ShareOut,
 )
-from cloudsched_web.results import exports, jobstats, queries, store
+from cloudsched_web.results import exports, kinds, queries, store
 from cloudsched_web.runs import trash
 from cloudsched_web.runs.models import Run
 
@@ -128,10 +128,21 @@ def get_jobs(request, run_id: DbId, q: Query[JobQuery]):
 )
 def get_distributions(request, run_id: DbId, q: Query[DistributionQuery]):
     parsed = _parsed(get_run_for_user(request, run_id))
-    measures = jobstats.measures_of(parsed)
-    if not measures:
-        return {"measure": None, "measures": [], "algorithms": [], "runs": []}
-    return jobstats.distributions(parsed, q.measure or measures[0]["key"], q.repetition)
+    query = {"measure": q.measure or "", "rep": "" if q.repetition is None else str(q.repetition)}
+    return kinds.read(parsed, "dist", query)  # the run page's distributions, through the same registry
+
+
+@router.get(
+    "/{run_id}/result/charts/{kind}",
+    response=dict,
+    summary="Chart data exactly as the run page draws it (gantt, series, strips, diff, jobs, dist)",
+    description="The result engine's chart kinds (`cloudsched_web/results/kinds.py`), answered by the same functions "
+    "as the run page's charts; the query string holds the kind's parameters: gantt: run, t0, t1, row0, rows, pixels "
+    "(and side, a, b for the diff's sides); series, strips: rep, t0, t1, points; diff: a, b, offset, limit; jobs: alg, "
+    "rep, order, offset, limit; dist: measure, rep, pixels, log. A bad parameter is a 400 naming it and its range.",
+)
+def get_chart(request, run_id: DbId, kind: Literal[tuple(kinds.KINDS)]):  # type: ignore[valid-type]
+    return kinds.read(_parsed(get_run_for_user(request, run_id)), kind, request.GET)
 
 
 @router.get(
