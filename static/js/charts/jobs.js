@@ -1,0 +1,107 @@
+// The renderer of the data endpoint's kind=jobs (cloudsched_web/results/jobstats.py), on the run page:
+// the job table, paged, sorted and filtered on the server. The view lives in an element with
+// data-jobs="table"; its controls are found by data-role.
+import { getJson } from "../lib/net.js";
+import { plain as fmt } from "../format.js";
+
+const role = (root, name) => root.querySelector(`[data-role="${name}"]`);
+const unitOf = (m) => (m && m.unit ? ` (${m.unit})` : "");
+const count = (n) => Number(n).toLocaleString("en");
+
+// The table in `root`; returns its state ({offset, limit, order, data}).
+export function jobTable(root) {
+  const algSelect = role(root, "alg"),
+    repSelect = role(root, "rep"),
+    table = role(root, "table"),
+    rows = role(root, "rows");
+  const prev = role(root, "prev"),
+    next = role(root, "next");
+  const state = { offset: 0, limit: 50, order: "", data: null };
+
+  function cell(v) {
+    if (v === null || v === undefined) return "—";
+    if (typeof v === "number") return fmt(v); // as every number of the page (format.js)
+    if (typeof v === "boolean") return v ? "yes" : "no";
+    return String(v);
+  }
+
+  function drawTable(data) {
+    state.data = data;
+    table.innerHTML = "";
+    const measures = Object.fromEntries(data.measures.map((m) => [m.key, m]));
+    const head = table.createTHead().insertRow();
+    data.columns.forEach((c) => {
+      const th = document.createElement("th");
+      const sorted = state.order.replace(/^-/, "") === c;
+      th.textContent = c + (sorted ? (state.order.startsWith("-") ? " ▼" : " ▲") : "");
+      th.title =
+        (measures[c] ? `${measures[c].label}${unitOf(measures[c])}. ` : "") +
+        "Click to sort by it (again: the other way).";
+      th.dataset.column = c;
+      th.className = "sortable";
+      if (c !== "run" && c !== "algorithm" && c !== "repetition") th.addEventListener("click", () => sortBy(c));
+      head.appendChild(th);
+    });
+    const body = table.createTBody();
+    data.rows.forEach((r) => {
+      const tr = body.insertRow();
+      r.forEach((v, k) => {
+        const td = tr.insertCell();
+        td.textContent = cell(v);
+        if (typeof v === "number" && k > 2) td.className = "num";
+      });
+    });
+    const first = data.rows.length ? data.offset + 1 : 0;
+    rows.textContent =
+      `rows ${count(first)}–${count(data.offset + data.rows.length)} of ${count(data.total)}` +
+      (state.order
+        ? `, sorted by ${state.order.replace(/^-/, "")} ${state.order.startsWith("-") ? "descending" : "ascending"}`
+        : ", in run order");
+    prev.disabled = data.offset <= 0;
+    next.disabled = data.offset + data.rows.length >= data.total;
+    if (algSelect.options.length !== data.algorithms.length + 1) {
+      algSelect.innerHTML = "";
+      algSelect.add(new Option("all", ""));
+      data.algorithms.forEach((a) => algSelect.add(new Option(a, a)));
+    }
+    if (repSelect.options.length !== data.repetitions.length + 1) {
+      repSelect.innerHTML = "";
+      repSelect.add(new Option("all", ""));
+      data.repetitions.forEach((r) => repSelect.add(new Option(`repetition ${r}`, r)));
+    }
+    root.dataset.loaded = String(Number(root.dataset.loaded || 0) + 1);
+  }
+
+  async function load() {
+    const params = new URLSearchParams({ kind: "jobs", offset: state.offset, limit: state.limit });
+    if (state.order) params.set("order", state.order);
+    if (algSelect.value) params.set("alg", algSelect.value);
+    if (repSelect.value) params.set("rep", repSelect.value);
+    try {
+      drawTable(await getJson(`${root.dataset.url}?${params}`));
+    } catch (e) {
+      rows.textContent = "could not load the jobs: " + e.message;
+    }
+  }
+  function sortBy(c) {
+    state.order = state.order === c ? "-" + c : c;
+    state.offset = 0;
+    load();
+  }
+  prev.addEventListener("click", () => {
+    state.offset = Math.max(0, state.offset - state.limit);
+    load();
+  });
+  next.addEventListener("click", () => {
+    state.offset += state.limit;
+    load();
+  });
+  [algSelect, repSelect].forEach((s) =>
+    s.addEventListener("change", () => {
+      state.offset = 0;
+      load();
+    }),
+  );
+  load();
+  return state;
+}
