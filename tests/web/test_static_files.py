@@ -54,13 +54,26 @@ def test_the_source_maps_the_served_files_name_are_served(client):
     assert client.get("/static/vendor/swagger-ui-dist/swagger-ui.css.map").status_code == 200
 
 
-def test_collectstatic_with_the_production_storage_collects_only_those_files(settings, tmp_path):
+PRODUCTION_STORAGE = "cloudsched_web.staticstorage.ModuleManifestStorage"
+
+
+def _collect(settings, tmp_path):
     settings.STATIC_ROOT = tmp_path
-    settings.STORAGES = {
-        **settings.STORAGES,
-        "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
-    }
+    settings.STORAGES = {**settings.STORAGES, "staticfiles": {"BACKEND": PRODUCTION_STORAGE}}
     call_command("collectstatic", "--noinput", "-v0")
+
+
+def test_the_production_storage_is_the_module_aware_one():
+    from cloudsched_web import settings as production
+
+    assert production.STORAGES["staticfiles"]["BACKEND"] in (
+        PRODUCTION_STORAGE,
+        "django.contrib.staticfiles.storage.StaticFilesStorage",  # DEBUG
+    )
+
+
+def test_collectstatic_with_the_production_storage_collects_only_those_files(settings, tmp_path):
+    _collect(settings, tmp_path)
     collected = {
         p.relative_to(tmp_path / "vendor").as_posix()
         for p in (tmp_path / "vendor").rglob("*")
@@ -72,4 +85,25 @@ def test_collectstatic_with_the_production_storage_collects_only_those_files(set
         "hammerjs/hammer.min.js.map",
         "swagger-ui-dist/swagger-ui.css.map",
     }
-    assert (tmp_path / "js" / "run.js").exists() and (tmp_path / "api" / "docs.js").exists()
+    assert (tmp_path / "js" / "pages" / "run.js").exists() and (tmp_path / "api" / "docs.js").exists()
+
+
+HASHED = re.compile(r"\.[0-9a-f]{12}\.js$")
+# `import … from "x";` and `export … from "x";` statements (prettier writes them so), and `import "x";`.
+SPECIFIER = re.compile(r"""^(?:import|export)\b(?:[^;"']*?\bfrom)?\s*["']([^"']+)["']\s*;""", re.MULTILINE)
+
+
+def test_collected_modules_import_each_other_by_hashed_name(settings, tmp_path):
+    """A hashed module names its dependencies by their hashed names too, and every one was collected: a page
+    never mixes modules of two deployments, and each is served with the long cache lifetime."""
+    _collect(settings, tmp_path)
+    modules = [p for p in (tmp_path / "js").rglob("*.js") if HASHED.search(p.name)]
+    assert len(modules) >= 20
+    imports = 0
+    for module in modules:
+        for name in SPECIFIER.findall(module.read_text()):
+            imports += 1
+            assert name.startswith(("./", "../")), (module, name)  # no bare specifier: there is no import map
+            assert HASHED.search(name), (module, name)
+            assert (module.parent / name).is_file(), (module, name)
+    assert imports >= 50

@@ -253,11 +253,13 @@ export function distView(root) {
             : ", each drawn as ○"
           : "") +
         (dense.length
-          ? `; in ${dense.map((b) => `${b.label} (${count(b.outliers_lo + b.outliers_hi)} outliers)`).join(", ")} more than the chart's ` +
-            `${count(data.pixels)} pixel rows, so drawn per pixel row holding any (▮, darker = more of them; the box's tooltip gives the most in one row)`
+          ? `; in ${dense.map((b) => `${b.label} (${count(b.outliers_lo + b.outliers_hi)} outliers)`).join(", ")} ` +
+            `more than the chart's ${count(data.pixels)} pixel rows, so drawn per pixel row holding any ` +
+            "(▮, darker = more of them; the box's tooltip gives the most in one row)"
           : "");
     caption.textContent =
-      `CDF: each algorithm's curve is drawn from ${data.cdf_points} quantiles of all its jobs (${data.algorithms.map((a) => `${a.algorithm} ${count(a.jobs)}`).join(", ")}${reps ? "; " + reps : ""}). ` +
+      `CDF: each algorithm's curve is drawn from ${data.cdf_points} quantiles of all its jobs ` +
+      `(${data.algorithms.map((a) => `${a.algorithm} ${count(a.jobs)}`).join(", ")}${reps ? "; " + reps : ""}). ` +
       `Boxes: q1–q3, the median (line) and the mean (◆); whiskers: ${data.whiskers}; ${drawnAs}.` +
       (missing ? ` ${count(missing)} of ${count(jobs + missing)} jobs have no ${m.label} and are left out.` : "");
     files(data);

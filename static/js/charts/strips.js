@@ -1,6 +1,7 @@
-// The renderer of the data endpoint's kind=strips: DVFS heat strips beside the Gantt (results.strips): one row per host, one block per pixel column, colour =
-// the host's highest running core frequency, time-weighted mean over the busy part of the column (viridis,
-// the colour bar of gantt.js), paler = busy only part of the column; grey = idle.
+// The renderer of the data endpoint's kind=strips: DVFS heat strips beside the Gantt (results.strips): one
+// row per host, one block per pixel column, colour = the host's highest running core frequency,
+// time-weighted mean over the busy part of the column (viridis, as the Gantt's colour bar), paler = busy
+// only part of the column; grey = idle.
 // An exact strip (every change of its window) is cut into the chart's pixel columns here, at whatever zoom
 // inside that window the chart shows; a strip sent as columns is drawn as the server cut it (stripSource asks
 // for new columns when they would be coarser than the pixels). chart.$drawn holds what was drawn, per host.
@@ -12,7 +13,8 @@ import { timeScale } from "./time.js";
 const EPS = 1e-6; // as results.occupancy.EPS: a column busy for less than EPS of its width is idle
 const IDLE = "#e8e8e8";
 
-// One exact strip over [lo, hi] in n columns: {busy: fraction of each column, ghz: mean level over its busy part or null}.
+// One exact strip over [lo, hi] in n columns: {busy: fraction of each column, ghz: mean level over its busy
+// part or null}.
 export function columns(strip, levels, lo, hi, n) {
   const t = strip.t,
     f = strip.f,

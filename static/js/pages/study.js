@@ -289,7 +289,9 @@ function drawTable(metric) {
     caption.textContent = "No run has finished yet: each row fills in as its run finishes.";
     return;
   }
-  caption.textContent = `${titleOf(metric)}: mean ± the spread named in each cell's tooltip (95 % CI over repetitions, else the family's within-run CI, else sd)`;
+  caption.textContent =
+    `${titleOf(metric)}: mean ± the spread named in each cell's tooltip ` +
+    "(95 % CI over repetitions, else the family's within-run CI, else sd)";
 }
 
 select.addEventListener("change", () => draw(select.value));

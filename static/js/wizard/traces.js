@@ -5,8 +5,13 @@ const bytesText = (b) =>
   b >= 1048576 ? (b / 1048576).toFixed(1) + " MB" : b >= 1024 ? (b / 1024).toFixed(1) + " kB" : b + " bytes";
 const spanText = (s) =>
   s >= 86400 ? (s / 86400).toFixed(1) + " days" : s >= 3600 ? (s / 3600).toFixed(1) + " h" : Math.round(s) + " s";
-const machineText = (t) =>
-  `${t.processors.toLocaleString("en")} processors (${t.processors_from === "largest job" ? "its largest job: the header names no MaxProcs or MaxNodes" : t.processors_from ? "header " + t.processors_from : "as stored"})`;
+// Where a trace's machine size comes from: its largest job (`largest`), a header field, or as stored (`stored`).
+const machineFrom = (t, largest, stored) =>
+  t.processors_from === "largest job" ? largest : t.processors_from ? "header " + t.processors_from : stored;
+const machineText = (t) => {
+  const from = machineFrom(t, "its largest job: the header names no MaxProcs or MaxNodes", "as stored");
+  return `${t.processors.toLocaleString("en")} processors (${from})`;
+};
 
 // The trace list: every trace the user may use, searchable, one chosen by a radio button; the page's
 // upload field sits beside it (a file chosen there becomes the trace when the form is saved). Choosing a
@@ -47,7 +52,7 @@ export function tracePicker(ctx, value, path, sources) {
       el("td", {
         class: "num",
         title: machineText(t),
-        text: `${t.processors.toLocaleString("en")} (${t.processors_from === "largest job" ? "largest job" : t.processors_from ? "header " + t.processors_from : "stored"})`,
+        text: `${t.processors.toLocaleString("en")} (${machineFrom(t, "largest job", "stored")})`,
       }),
       el("td", { class: "num", text: t.largest_job === null ? "—" : t.largest_job.toLocaleString("en") }),
       el("td", { class: "num", text: spanText(t.span_s) }),
@@ -102,7 +107,9 @@ export function tracePicker(ctx, value, path, sources) {
       machine.appendChild(
         el("p", {
           id: "w-trace-upload-note",
-          text: `“${file}” is stored among your traces when you save, and the scenario reads it; its machine and largest job show on the scenario's page.`,
+          text:
+            `“${file}” is stored among your traces when you save, and the scenario reads it; ` +
+            "its machine and largest job show on the scenario's page.",
         }),
       );
     if (!t) return;
@@ -133,7 +140,10 @@ export function tracePicker(ctx, value, path, sources) {
       machine.appendChild(
         el("p", {
           class: "field-error",
-          text: `The data centre size below is ${n.toLocaleString("en")}: jobs of up to ${t.largest_job.toLocaleString("en")} processors are wider. The scenario is refused unless you set “Jobs wider than the machine” to drop (the run then says how many it left out).`,
+          text:
+            `The data centre size below is ${n.toLocaleString("en")}: jobs of up to ` +
+            `${t.largest_job.toLocaleString("en")} processors are wider. The scenario is refused unless you set ` +
+            "“Jobs wider than the machine” to drop (the run then says how many it left out).",
         }),
       );
     }
@@ -160,7 +170,9 @@ export function tracePicker(ctx, value, path, sources) {
     ? el("p", {
         class: "help",
         id: "w-trace-kept",
-        text: `This scenario reads ${others.map((k) => (k === "path" ? `the server file ${value[k]}` : "SWF text given inline")).join(" and ")}; choosing a trace here replaces it.`,
+        text: `This scenario reads ${others
+          .map((k) => (k === "path" ? `the server file ${value[k]}` : "SWF text given inline"))
+          .join(" and ")}; choosing a trace here replaces it.`,
       })
     : null;
   const box = el(

@@ -362,7 +362,10 @@ export function widgets(ctx) {
       { class: "grid algo-grid" },
       el("caption", {
         class: "help",
-        text: "Online schedulers (rows) × the per-job algorithm each uses (columns). DRC: dynamic resource configuration (Alg. 5), sharing a server's residual capacity among its tasks; off = NDRC. Hover a box for the full description.",
+        text:
+          "Online schedulers (rows) × the per-job algorithm each uses (columns). DRC: dynamic resource " +
+          "configuration (Alg. 5), sharing a server's residual capacity among its tasks; off = NDRC. " +
+          "Hover a box for the full description.",
       }),
       el(
         "thead",
@@ -391,11 +394,9 @@ export function widgets(ctx) {
       ),
     );
     table.querySelectorAll("td input").forEach((b) => {
+      const [r, c] = b.value.split(":");
       b.title = algorithms[b.value] || b.value;
-      b.setAttribute(
-        "aria-label",
-        `${rowLabel(b.value.split(":")[0])} with ${shortName(algorithms[b.value.split(":")[1]], b.value.split(":")[1])}`,
-      );
+      b.setAttribute("aria-label", `${rowLabel(r)} with ${shortName(algorithms[c], c)}`);
     });
     const plain = names.filter((v) => !v.includes(":")).map((v) => byName.get(v));
     return el("div", {}, el("div", { class: "checks" }, plain), table);
@@ -409,7 +410,8 @@ export function widgets(ctx) {
       const box = el("input", { type: "checkbox", id, value: v, name: path });
       box.checked = chosen.has(v);
       const desc = path === "algorithms" ? algorithms[v] : "";
-      const inline = desc && (items.enum.length <= 12 || !v.includes(":")); // long registries: composed names (a:b) as tooltips only
+      // long registries: composed names (a:b) as tooltips only
+      const inline = desc && (items.enum.length <= 12 || !v.includes(":"));
       return [
         box,
         el(

@@ -60,7 +60,8 @@ function colourGroups(chart) {
     n = decoded(g).n,
     cache = new Map();
   for (let k = 0; k < n; k++) {
-    const id = key === "job" && !decoded(g).oneJob ? g.bars.job[k] : -1; // job colours: hashed once per job, not per bar
+    // job colours: hashed once per job, not per bar
+    const id = key === "job" && !decoded(g).oneJob ? g.bars.job[k] : -1;
     let c = id >= 0 ? cache.get(id) : undefined;
     if (c === undefined) {
       c = colour(k);

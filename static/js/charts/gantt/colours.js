@@ -62,7 +62,9 @@ export function scaleColour(f) {
   return `rgb(${c[0]}, ${c[1]}, ${c[2]})`;
 }
 export const gradient = () =>
-  `linear-gradient(to right, ${VIRIDIS.map((c, i) => `rgb(${c.join(", ")}) ${(100 * i) / (VIRIDIS.length - 1)}%`).join(", ")})`;
+  `linear-gradient(to right, ${VIRIDIS.map((c, i) => `rgb(${c.join(", ")}) ${(100 * i) / (VIRIDIS.length - 1)}%`).join(
+    ", ",
+  )})`;
 
 export function categoryColour(mode, code) {
   if (code === null || code === undefined || code < 0) return "#999999";

@@ -32,7 +32,8 @@ export function legend(el, gantts, key) {
       add(
         "span",
         null,
-        "the run has one job, so each of its tasks has its own colour (hashed from the task id); hover a bar for its task and times.",
+        "the run has one job, so each of its tasks has its own colour (hashed from the task id); " +
+          "hover a bar for its task and times.",
       ),
     );
   } else if (mode.type === "job") {
@@ -40,7 +41,8 @@ export function legend(el, gantts, key) {
       add(
         "span",
         null,
-        "each job its own colour, hashed from its id (the same job has the same colour on every chart); hover a bar for its job, task and times.",
+        "each job its own colour, hashed from its id (the same job has the same colour on every chart); " +
+          "hover a bar for its job, task and times.",
       ),
     );
   } else if (mode.type === "category") {
@@ -63,10 +65,13 @@ export function legend(el, gantts, key) {
     const occ = add("div", "legend-row help");
     occ.textContent =
       mode.type === "job"
-        ? "Occupancy blocks (where a window holds too many bars): blue, darker = a larger share of the resource busy in that pixel column."
+        ? "Occupancy blocks (where a window holds too many bars): blue, darker = a larger share of the resource " +
+          "busy in that pixel column."
         : mode.type === "scale"
-          ? `Occupancy blocks: colour = the busy-weighted mean ${mode.label} in the block (share × time), darker = busier.`
-          : `Occupancy blocks: colour = the ${mode.label} with the most busy time (share × time) in the block, darker = busier.`;
+          ? `Occupancy blocks: colour = the busy-weighted mean ${mode.label} in the block (share × time), ` +
+            "darker = busier."
+          : `Occupancy blocks: colour = the ${mode.label} with the most busy time (share × time) in the block, ` +
+            "darker = busier.";
     el.append(occ);
   }
   if (gantts.some((g) => (g.lanes || []).some((n) => n > 1))) {
@@ -74,7 +79,8 @@ export function legend(el, gantts, key) {
       add(
         "div",
         "legend-row help",
-        "Lanes: segments that overlap in time on one resource (VMs sharing a machine, tiers, shares) are stacked in thinner lanes inside its row, never drawn over each other.",
+        "Lanes: segments that overlap in time on one resource (VMs sharing a machine, tiers, shares) are stacked " +
+          "in thinner lanes inside its row, never drawn over each other.",
       ),
     );
   }

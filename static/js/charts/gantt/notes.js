@@ -12,10 +12,14 @@ export function note(g, per) {
       g.occupancy && g.occupancy.tiers
         ? "; the foreground and background tiers in two lanes, each its own busy fraction"
         : "";
-    what = `${g.window_segments} segments in this window on these rows, more than the ${g.max_bars} drawn one by one, so drawn as occupancy blocks (one per row and pixel column: darker = a larger share of the resource busy${tiers})`;
+    what =
+      `${g.window_segments} segments in this window on these rows, more than the ${g.max_bars} drawn one by one, ` +
+      "so drawn as occupancy blocks (one per row and pixel column: darker = a larger share of the resource " +
+      `busy${tiers})`;
     what += g.zoom_shows_bars
       ? "; zoom in to see single bars"
-      : `; zooming in will not separate them (more than ${g.max_bars} segments overlap every instant of this window on these rows)`;
+      : `; zooming in will not separate them (more than ${g.max_bars} segments overlap every instant of this ` +
+        "window on these rows)";
   } else {
     const multi = (g.lanes || []).some((n) => n > 1)
       ? "; segments overlapping on one resource are drawn in lanes inside its row"
@@ -24,7 +28,11 @@ export function note(g, per) {
   }
   const ev = g.events || { total: 0, t: [] };
   const events = ev.total
-    ? ` ${ev.total} events here${ev.mode === "counts" ? ` (too many to mark one by one: marked as counts per pixel column and kind, darker = more; zoom in for single marks)` : ", every one marked"}.`
+    ? ` ${ev.total} events here` +
+      (ev.mode === "counts"
+        ? " (too many to mark one by one: marked as counts per pixel column and kind, darker = more; " +
+          "zoom in for single marks)."
+        : ", every one marked.")
     : "";
   const cut = g.schedule_cut;
   let rec = "";
@@ -36,7 +44,8 @@ export function note(g, per) {
         ? `, at t = ${timeText(cut.cut_at_s, per)}: nothing later is drawn.`
         : ".");
   }
-  return `${g.algorithm} · repetition ${g.repetition}: ${rows}; ${what} (${g.total_segments} segments in all).${events}${rec}`;
+  const head = `${g.algorithm} · repetition ${g.repetition}: ${rows}`;
+  return `${head}; ${what} (${g.total_segments} segments in all).${events}${rec}`;
 }
 
 export function subtitle(g, per) {

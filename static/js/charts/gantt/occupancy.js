@@ -1,4 +1,5 @@
-// Gantt charts (the data endpoint's kind=gantt): occupancy blocks, where a window holds more bars than are drawn one by one.
+// Gantt charts (the data endpoint's kind=gantt): occupancy blocks, where a window holds more bars than are
+// drawn one by one.
 import { categoryColour, modeOf, scaleColour } from "./colours.js";
 import { laneBox, rowGeometry, xPixel } from "./bars.js";
 
