@@ -107,3 +107,58 @@ def test_collected_modules_import_each_other_by_hashed_name(settings, tmp_path):
             assert HASHED.search(name), (module, name)
             assert (module.parent / name).is_file(), (module, name)
     assert imports >= 50
+
+
+JS = Path(settings.BASE_DIR, "static", "js")
+SCRIPT = re.compile(r"<script\b([^>]*)>")
+
+
+def _modules():
+    modules = sorted(JS.rglob("*.js"))
+    assert len(modules) >= 20
+    return modules
+
+
+def _imports(module: Path) -> list[Path]:
+    return [(module.parent / name).resolve() for name in SPECIFIER.findall(module.read_text())]
+
+
+def test_the_pages_load_their_own_code_as_modules():
+    """Every script of static/js a template loads is an ES module that exists; vendor files stay classic."""
+    tags = [m for root in TEMPLATES for f in root.rglob("*.html") for m in SCRIPT.findall(f.read_text())]
+    own = [t for t in tags if "'js/" in t]
+    assert len(own) >= 5
+    for tag in own:
+        assert 'type="module"' in tag, tag
+        assert (JS / re.search(r"'js/([^']+)'", tag).group(1)).is_file(), tag
+    assert all('type="module"' not in t for t in tags if "'vendor/" in t)
+
+
+def test_modules_import_only_files_of_static_js_without_circles():
+    graph = {m.resolve(): _imports(m) for m in _modules()}
+    assert sum(map(len, graph.values())) >= 50
+    for module, deps in graph.items():
+        for dep in deps:
+            assert dep in graph, (module, dep)  # relative, to an existing module of static/js
+    state = {}  # module → "open" while on the path being searched, "done" after
+
+    def visit(module, path):
+        state[module] = "open"
+        for dep in graph[module]:
+            assert state.get(dep) != "open", "import circle: " + " → ".join(str(p.relative_to(JS)) for p in [*path, dep])
+            if dep not in state:
+                visit(dep, [*path, dep])
+        state[module] = "done"
+
+    for module in graph:
+        if module not in state:
+            visit(module, [module])
+
+
+def test_no_module_shares_state_through_globals():
+    """Only a page's entry module sets window.cloudsched (its handle for tests); nothing reads window.cs."""
+    for module in _modules():
+        text = module.read_text()
+        assert "window.cs" not in text and "csFormat" not in text, module
+        if "window.cloudsched" in text:
+            assert module.parent.name == "pages", module

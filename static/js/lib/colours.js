@@ -1,18 +1,5 @@
 // Colours shared by every page: an algorithm's colour and a job's colour.
 
-export const palette = [
-  "#3366cc",
-  "#dc3912",
-  "#ff9900",
-  "#109618",
-  "#990099",
-  "#0099c6",
-  "#dd4477",
-  "#66aa00",
-  "#b82e2e",
-  "#316395",
-];
-
 // An algorithm's colour, the same on every page (run, study, diff) and in every family: a fixed
 // table (distinct within each family), "policy:algorithm" names (ep_jobs online) as their
 // algorithm's colour lightened or darkened by the policy, and a stable hash for any other name.
