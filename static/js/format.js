@@ -156,3 +156,11 @@ export function plain(v) {
   if (v === null || v === undefined) return "—";
   return document.getElementById("format-rules") ? value(v) : String(+v.toPrecision(5));
 }
+
+// The spec of a value known only by its unit ("s", "min", "J", "W" …: the kind whose scale has it; any
+// other unit, or none, a plain number with that unit), so it is written like a metric of that kind.
+export function specOfUnit(unit) {
+  const scales = R().scales;
+  const kind = Object.keys(scales).find((k) => unit && unit in scales[k].to_base);
+  return { kind: kind || "number", unit: unit || "" };
+}

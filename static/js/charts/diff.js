@@ -1,6 +1,7 @@
 // The renderer of the data endpoint's kind=diff (results/jobdiff): the counts of jobs in both runs,
 // changed, missing from a side or cut by a side's schedule limit, and the changed jobs a page at a time.
-import { exact as exactText, plain } from "../format.js";
+import { exact as exactText } from "../format.js";
+import { timeText } from "./time.js";
 
 const number = (n) => n.toLocaleString("en-US");
 
@@ -20,13 +21,13 @@ export function summary(d) {
 }
 
 // One row per kind of job into table `t`: in both, missing from a side, or cut by a side's schedule limit.
-// `unit`: the result's stored time unit.
-export function counts(t, d, unit) {
+// `per`: seconds per stored time unit.
+export function counts(t, d, per) {
   t.innerHTML = "";
   const cutNote = (side) =>
     d[side].cut_at === null || d[side].cut_at === undefined
       ? ""
-      : ` (${side.toUpperCase()} recorded its schedule up to t = ${plain(d[side].cut_at)} ${unit})`;
+      : ` (${side.toUpperCase()} recorded its schedule up to t = ${timeText(d[side].cut_at, per)})`;
   const rows = [
     ["jobs", "in both A and B", ""],
     [

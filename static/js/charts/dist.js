@@ -6,10 +6,35 @@
 import { Chart } from "../lib/chart.js";
 import { algorithmColor } from "../lib/colours.js";
 import { getJson } from "../lib/net.js";
-import { plain as fmt } from "../format.js";
+import { specOfUnit, unit as displayUnit, value as formatValue } from "../format.js";
 
 const role = (root, name) => root.querySelector(`[data-role="${name}"]`);
 const unitOf = (m) => (m && m.unit ? ` (${m.unit})` : "");
+
+// A measure's values written by format.js in its unit's kind (seconds as min, h, d …; joules as Wh, kWh …).
+const textOf = (m) => {
+  const spec = specOfUnit(m.unit);
+  return (v) => formatValue(v, spec);
+};
+
+// A value axis of measure `m` up to `hi`: the title (the unit in it only where the ticks do not say it),
+// ticks written in one display unit, at 1, 2 or 5 × 10^k of it on a linear axis.
+function valueAxis(m, type, hi) {
+  const spec = specOfUnit(m.unit);
+  const scaled = spec.kind !== "number";
+  const axis = {
+    type,
+    title: { display: true, text: scaled ? m.label : m.label + unitOf(m) },
+    ticks: { callback: (v) => formatValue(v, spec, type === "linear" ? hi : undefined) },
+  };
+  if (scaled && type === "linear" && hi > 0) {
+    const per = displayUnit(spec, hi);
+    const want = hi / per / 6;
+    const mag = 10 ** Math.floor(Math.log10(want));
+    axis.ticks.stepSize = ([1, 2, 5, 10].find((k) => k * mag >= want) || 10) * mag * per;
+  }
+  return axis;
+}
 const count = (n) => Number(n).toLocaleString("en");
 
 // Whiskers, median lines, mean markers and outliers over the floating q1–q3 bars of a box chart. Outliers
@@ -95,7 +120,7 @@ const boxPlugin = {
 };
 
 function boxTooltip(b, m) {
-  const v = (x) => fmt(x) + (m.unit ? " " + m.unit : "");
+  const v = textOf(m);
   return [
     `n ${count(b.n)}`,
     `min ${v(b.min)} · max ${v(b.max)}`,
@@ -174,7 +199,7 @@ export function distView(root) {
         maintainAspectRatio: false,
         parsing: false,
         scales: {
-          x: { type, title: { display: true, text: m.label + unitOf(m) }, ticks: { callback: (v) => fmt(v) } },
+          x: valueAxis(m, type, Math.max(0, ...data.algorithms.flatMap((a) => a.cdf.x))),
           y: { min: 0, max: 1, title: { display: true, text: "fraction of jobs ≤ x" } },
         },
         interaction: { mode: "nearest", intersect: false },
@@ -183,8 +208,7 @@ export function distView(root) {
           legend: { position: "bottom" },
           tooltip: {
             callbacks: {
-              label: (c) =>
-                `${c.dataset.label}: ${(100 * c.raw.y).toFixed(1)} % ≤ ${fmt(c.raw.x)}${m.unit ? " " + m.unit : ""}`,
+              label: (c) => `${c.dataset.label}: ${(100 * c.raw.y).toFixed(1)} % ≤ ${textOf(m)(c.raw.x)}`,
             },
           },
         },
@@ -216,9 +240,7 @@ export function distView(root) {
         maintainAspectRatio: false,
         scales: {
           y: {
-            type,
-            title: { display: true, text: m.label + unitOf(m) },
-            ticks: { callback: (v) => fmt(v) },
+            ...valueAxis(m, type, boxes.length ? data.box_range[1] : 0),
             min: boxes.length ? data.box_range[0] : undefined,
             max: boxes.length ? data.box_range[1] : undefined,
             grace: "3%",

@@ -2,7 +2,7 @@
 // the job table, paged, sorted and filtered on the server. The view lives in an element with
 // data-jobs="table"; its controls are found by data-role.
 import { getJson } from "../lib/net.js";
-import { plain as fmt } from "../format.js";
+import { plain as fmt, specOfUnit, value as formatValue } from "../format.js";
 
 const role = (root, name) => root.querySelector(`[data-role="${name}"]`);
 const unitOf = (m) => (m && m.unit ? ` (${m.unit})` : "");
@@ -18,9 +18,11 @@ export function jobTable(root) {
     next = role(root, "next");
   const state = { offset: 0, limit: 50, order: "", data: null };
 
-  function cell(v) {
+  // A cell's text: a measure's value in its unit (format.js: seconds as min, h, d …), another number as every
+  // number of the page.
+  function cell(v, measure) {
     if (v === null || v === undefined) return "—";
-    if (typeof v === "number") return fmt(v); // as every number of the page (format.js)
+    if (typeof v === "number") return measure ? formatValue(v, specOfUnit(measure.unit)) : fmt(v);
     if (typeof v === "boolean") return v ? "yes" : "no";
     return String(v);
   }
@@ -47,8 +49,10 @@ export function jobTable(root) {
       const tr = body.insertRow();
       r.forEach((v, k) => {
         const td = tr.insertCell();
-        td.textContent = cell(v);
+        const measure = measures[data.columns[k]];
+        td.textContent = cell(v, measure);
         if (typeof v === "number" && k > 2) td.className = "num";
+        if (typeof v === "number" && measure) td.title = `${v} ${measure.unit}`.trim(); // the stored number
       });
     });
     const first = data.rows.length ? data.offset + 1 : 0;

@@ -13,7 +13,8 @@ const Y_SPECS = {
 };
 const order = (n) => (n === "power_w" ? 0 : n === "energy_j" ? 1 : 2);
 
-// The y axis of series `name`. One energy unit on the whole page (table, comparison and this chart): the
+// The y axis of series `name` ({title, ticks, text}: `text(v)` writes a value as the axis does, for the
+// tooltip). One energy unit on the whole page (table, comparison and this chart): the
 // server picks it from the run's energy (`energyWh`, in Wh); a run without an energy metric: from the curve.
 function yAxis(name, title, lines, energyWh) {
   const spec = Y_SPECS[name];
@@ -22,6 +23,7 @@ function yAxis(name, title, lines, energyWh) {
     return {
       title: { display: true, text: title },
       ticks: { callback: (v) => plain(v), precision: whole ? 0 : undefined },
+      text: (v) => plain(v),
     };
   }
   const highest = (key) => Math.max(0, ...Object.values(lines).flatMap((s) => s[key] || s.v));
@@ -36,6 +38,7 @@ function yAxis(name, title, lines, energyWh) {
   return {
     title: { display: true, text: `${spec.label} (${unit})` },
     ticks: { stepSize, callback: (v) => formatValue(v, spec, ref) },
+    text: (v) => formatValue(v, spec, ref),
   };
 }
 
@@ -53,7 +56,11 @@ function lineOptions(title, link) {
       subtitle: { display: false, text: "", color: "#555" },
       legend: { position: "bottom", labels: { filter: (item, data) => !isBand(item, data) } },
       tooltip: {
-        callbacks: { title: (items) => (items.length ? `t = ${timeText(items[0].parsed.x, link.per)}` : "") },
+        callbacks: {
+          title: (items) => (items.length ? `t = ${timeText(items[0].parsed.x, link.per)}` : ""),
+          // in the axis' unit (kW, kWh …), never the stored joules or watts
+          label: (c) => `${c.dataset.label}: ${c.chart.$yText(c.parsed.y)}`,
+        },
       },
     },
     interaction: { mode: "nearest", intersect: false },
@@ -66,7 +73,7 @@ function lineNote(name, lines, coincide, per) {
   const bucketed = Object.entries(lines).filter(([, s]) => s.bucket);
   if (bucketed.length) {
     const [, s] = bucketed[0];
-    const width = timeText(s.bucket, per).split(" (")[0];
+    const width = formatValue(s.bucket * per, { kind: "duration", unit: "s" });
     const how =
       name === "energy_j"
         ? " (values at the bucket edges, linear between)"
@@ -134,6 +141,7 @@ export function seriesCharts(holder, link, energyWh) {
       yOptions.ticks.precision = y.ticks.precision;
       chart.options.plugins.subtitle.display = Boolean(note);
       chart.options.plugins.subtitle.text = note;
+      chart.$yText = y.text;
       chart.update("none");
       return chart;
     }
@@ -147,6 +155,7 @@ export function seriesCharts(holder, link, energyWh) {
     options.scales.y = { ...options.scales.y, title: y.title, ticks: y.ticks };
     Object.assign(options.plugins.subtitle, { display: Boolean(note), text: note });
     chart = new Chart(canvas, { type: "line", data: { datasets }, options });
+    chart.$yText = y.text;
     charts[key] = chart;
     link.add(chart);
     return chart;

@@ -6,10 +6,9 @@
 import * as gantt from "../charts/gantt/index.js";
 import { changedJobs, counts, summary } from "../charts/diff.js";
 import { linkedTime } from "../charts/linked.js";
-import { secondsPer } from "../charts/time.js";
+import { secondsPer, windowText } from "../charts/time.js";
 import { algorithmColor } from "../lib/colours.js";
 import { cachedJson, getJson } from "../lib/net.js";
-import { plain } from "../format.js";
 
 const section = document.getElementById("diff");
 const url = section.dataset.dataUrl;
@@ -89,9 +88,7 @@ async function loadGantts(lo, hi) {
   draw("b", gb);
   pager(ga);
   if (!win) link.align(Math.min(ga.window[0], gb.window[0]), Math.max(ga.window[1], gb.window[1]));
-  document.getElementById("timeline-status").textContent = win
-    ? `window ${plain(lo)} – ${plain(hi)} ${unit}`
-    : "whole run";
+  document.getElementById("timeline-status").textContent = win ? `window ${windowText(lo, hi, link.per)}` : "whole run";
   document.body.dataset.timelineLoaded = String(gen);
 }
 function page(delta) {
@@ -123,7 +120,7 @@ getJson(`${diffUrl}&limit=${ROWS_PER_PAGE}`)
   .then((d) => {
     window.cloudsched.diff = d;
     document.getElementById("diff-summary").textContent = summary(d);
-    counts(document.getElementById("diff-counts"), d, unit);
+    counts(document.getElementById("diff-counts"), d, link.per);
     changedJobs(table, tablePager, d, unit);
     return loadGantts(null, null);
   })
