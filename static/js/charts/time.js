@@ -84,9 +84,9 @@ export function timeText(t, per) {
   return `${decimalText(sec, 3)} s` + (Math.abs(sec) >= 60 ? ` (${clock(sec)})` : "");
 }
 
-// A window [lo, hi] in words: "785 d 21 h 44 min 42.8 s – +60 s".
+// A window [lo, hi] in words, its width in parentheses: "1 d 11 h 21 min 32.258 s – 2 d 5 h (17 h 38 min 27.742 s)".
 export function windowText(lo, hi, per) {
-  return `${clock(lo * per)} – ${clock(hi * per)} (${decimalText((hi - lo) * per, 3)} s)`;
+  return `${clock(lo * per)} – ${clock(hi * per)} (${clock((hi - lo) * per)})`;
 }
 
 // The scale's chart knows its time unit (alignTime): chart.$per seconds per stored unit.
