@@ -71,3 +71,26 @@ def test_a_vertical_swipe_over_a_chart_scrolls_the_page(phone, live_server, alic
     phone.wait_for_function("() => window.cloudsched.link.window !== null")
     lo, hi = phone.evaluate("() => window.cloudsched.link.window")
     assert lo < span[0] and hi - lo == pytest.approx(span[1] - span[0], rel=1e-6)
+
+
+def test_the_metrics_table_scrolls_sideways_with_its_row_names(phone, live_server, alice):
+    """ep_jobs' many algorithms make the table wider than a phone: it scrolls in its box, names stay in view."""
+    scenario = Scenario.objects.create(
+        owner=alice, family="ep_jobs", name="phone", config=schedulers.example("ep_jobs")
+    )
+    run = finished_run(scenario)
+    _login(phone, live_server.url)
+    phone.goto(f"{live_server.url}/runs/{run.pk}/")
+    seen = phone.evaluate(
+        """() => { const t = document.getElementById('summary-table');
+          const box = [t, ...document.querySelectorAll('.metrics-wrap')].find((e) => e.scrollWidth > e.clientWidth);
+          if (!box) return null;
+          const names = [...t.querySelectorAll('tbody th.metric-name')];
+          const before = names.map((n) => n.getBoundingClientRect().left);
+          box.scrollLeft = box.scrollWidth;
+          const left = box.getBoundingClientRect().left;
+          return { scrolled: box.scrollLeft, before, after: names.map((n) => n.getBoundingClientRect().left), left }; }"""
+    )
+    assert seen is not None, "the metrics table fits a phone: nothing to check"
+    assert seen["scrolled"] > 100 and seen["after"]
+    assert all(abs(a - b) <= 1 for a, b in zip(seen["before"], seen["after"], strict=True)), seen
