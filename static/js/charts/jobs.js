@@ -7,6 +7,14 @@ import { plain as fmt, specOfUnit, value as formatValue } from "../format.js";
 const role = (root, name) => root.querySelector(`[data-role="${name}"]`);
 const unitOf = (m) => (m && m.unit ? ` (${m.unit})` : "");
 const count = (n) => Number(n).toLocaleString("en");
+// A stored field's unit by the project's naming (submit_s, runtime_s, lifetime_min, energy_j …), a derived
+// measure's as the server names it; none for counts and ratios.
+const SUFFIX_UNITS = { s: "s", min: "min", h: "h", j: "J", wh: "Wh", kwh: "kWh", w: "W", kw: "kW" };
+function unitOfColumn(column, measures) {
+  if (measures[column]) return measures[column].unit;
+  const suffix = /_([a-z]+)$/.exec(column);
+  return (suffix && SUFFIX_UNITS[suffix[1]]) || "";
+}
 
 // The table in `root`; returns its state ({offset, limit, order, data}).
 export function jobTable(root) {
@@ -18,11 +26,11 @@ export function jobTable(root) {
     next = role(root, "next");
   const state = { offset: 0, limit: 50, order: "", data: null };
 
-  // A cell's text: a measure's value in its unit (format.js: seconds as min, h, d …), another number as every
-  // number of the page.
-  function cell(v, measure) {
+  // A cell's text: a number with a unit in its unit (format.js: seconds as min, h, d …), another number as
+  // every number of the page.
+  function cell(v, unit) {
     if (v === null || v === undefined) return "—";
-    if (typeof v === "number") return measure ? formatValue(v, specOfUnit(measure.unit)) : fmt(v);
+    if (typeof v === "number") return unit ? formatValue(v, specOfUnit(unit)) : fmt(v);
     if (typeof v === "boolean") return v ? "yes" : "no";
     return String(v);
   }
@@ -49,10 +57,10 @@ export function jobTable(root) {
       const tr = body.insertRow();
       r.forEach((v, k) => {
         const td = tr.insertCell();
-        const measure = measures[data.columns[k]];
-        td.textContent = cell(v, measure);
+        const unit = unitOfColumn(data.columns[k], measures);
+        td.textContent = cell(v, unit);
         if (typeof v === "number" && k > 2) td.className = "num";
-        if (typeof v === "number" && measure) td.title = `${v} ${measure.unit}`.trim(); // the stored number
+        if (typeof v === "number" && unit) td.title = `${v} ${unit}`; // the stored number
       });
     });
     const first = data.rows.length ? data.offset + 1 : 0;
