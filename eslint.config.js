@@ -26,6 +26,7 @@ export default [
       eqeqeq: ["error", "smart"],
       "prefer-const": "error",
       "no-var": "error",
+      "one-var": ["error", "never"], // one declaration per statement: each name on its own line
     },
   },
   {

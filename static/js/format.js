@@ -79,9 +79,9 @@ function daysHours(base) {
 export function value(v, spec, ref) {
   if (v === null || v === undefined || (typeof v === "number" && !Number.isFinite(v))) return "—";
   spec = spec || DEFAULT_SPEC;
-  const kind = spec.kind || "number",
-    unit = spec.unit || "",
-    sig = R().significant;
+  const kind = spec.kind || "number";
+  const unit = spec.unit || "";
+  const sig = R().significant;
   if (spec.ref !== undefined && spec.ref !== null) ref = spec.ref; // one unit for the page (energy)
   if (kind === "count") return fixed(v, Number.isInteger(v) ? 0 : 1);
   if (kind === "flag") {
@@ -106,9 +106,9 @@ export function value(v, spec, ref) {
 export function spread(v, err, spec) {
   if (!err) return "";
   spec = spec || DEFAULT_SPEC;
-  const kind = spec.kind || "number",
-    unit = spec.unit || "",
-    digits = R().significant.spread;
+  const kind = spec.kind || "number";
+  const unit = spec.unit || "";
+  const digits = R().significant.spread;
   if (kind === "fraction" || kind === "percent")
     return "± " + significant(kind === "fraction" ? err * 100 : err, digits) + " " + R().points;
   if (R().scales[kind]) {
@@ -131,8 +131,8 @@ export function setting(v) {
 export function exact(v, spec) {
   if (v === null || v === undefined) return "";
   spec = spec || DEFAULT_SPEC;
-  const kind = spec.kind || "number",
-    unit = spec.unit || "";
+  const kind = spec.kind || "number";
+  const unit = spec.unit || "";
   if (kind === "duration") return `${full(toBase(kind, unit, v))} s`;
   const text = fixed(v, 6);
   return unit ? `${text} ${unit}` : text;

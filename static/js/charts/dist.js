@@ -50,12 +50,12 @@ const boxPlugin = {
     const { ctx } = chart;
     ctx.save();
     chart.$outliersDrawn = boxes.map((b, k) => {
-      const bar = meta.data[k],
-        o = b.outliers;
+      const bar = meta.data[k];
+      const o = b.outliers;
       if (!bar || !o) return null;
-      const x = bar.x,
-        half = bar.width / 2,
-        py = (v) => y.getPixelForValue(v);
+      const x = bar.x;
+      const half = bar.width / 2;
+      const py = (v) => y.getPixelForValue(v);
       ctx.strokeStyle = algorithmColor(b.algorithm);
       ctx.fillStyle = algorithmColor(b.algorithm);
       ctx.lineWidth = 1.2;
@@ -69,8 +69,8 @@ const boxPlugin = {
       }
       const most = Math.max(...o.n);
       o.n.forEach((n, i) => {
-        const top = py(o.hi[i]),
-          bottom = py(o.lo[i]);
+        const top = py(o.hi[i]);
+        const bottom = py(o.lo[i]);
         ctx.globalAlpha = 0.25 + 0.75 * (Math.log(1 + n) / Math.log(1 + most));
         ctx.fillRect(x - half / 2, Math.min(top, bottom) - 0.5, half, Math.max(1, Math.abs(bottom - top) + 1));
       });
@@ -80,9 +80,9 @@ const boxPlugin = {
     boxes.forEach((b, k) => {
       const bar = meta.data[k];
       if (!bar || !b.n) return;
-      const half = bar.width / 2,
-        x = bar.x,
-        py = (v) => y.getPixelForValue(v);
+      const half = bar.width / 2;
+      const x = bar.x;
+      const py = (v) => y.getPixelForValue(v);
       ctx.strokeStyle = "#333";
       ctx.lineWidth = 1.2;
       ctx.beginPath();
@@ -139,9 +139,9 @@ function boxTooltip(b, m) {
 // The view in `root`; returns its state ({cdf, box, data}: the charts and the data drawn).
 export function distView(root) {
   const url = () => root.dataset.url;
-  const measureSelect = role(root, "measure"),
-    repSelect = role(root, "rep"),
-    logBox = role(root, "log");
+  const measureSelect = role(root, "measure");
+  const repSelect = role(root, "rep");
+  const logBox = role(root, "log");
   const caption = role(root, "caption");
   const state = { cdf: null, box: null, data: null };
 
@@ -255,8 +255,8 @@ export function distView(root) {
     });
     state.box.$boxes = boxes;
     state.box.update("none");
-    const jobs = data.algorithms.reduce((s, a) => s + a.jobs, 0),
-      missing = data.algorithms.reduce((s, a) => s + a.missing, 0);
+    const jobs = data.algorithms.reduce((s, a) => s + a.jobs, 0);
+    const missing = data.algorithms.reduce((s, a) => s + a.missing, 0);
     const reps =
       data.repetition === "all"
         ? data.repetitions.length > 1

@@ -18,12 +18,12 @@ function unitOfColumn(column, measures) {
 
 // The table in `root`; returns its state ({offset, limit, order, data}).
 export function jobTable(root) {
-  const algSelect = role(root, "alg"),
-    repSelect = role(root, "rep"),
-    table = role(root, "table"),
-    rows = role(root, "rows");
-  const prev = role(root, "prev"),
-    next = role(root, "next");
+  const algSelect = role(root, "alg");
+  const repSelect = role(root, "rep");
+  const table = role(root, "table");
+  const rows = role(root, "rows");
+  const prev = role(root, "prev");
+  const next = role(root, "next");
   const state = { offset: 0, limit: 50, order: "", data: null };
 
   // A cell's text: a number with a unit in its unit (format.js: seconds as min, h, d …), another number as

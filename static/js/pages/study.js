@@ -34,10 +34,10 @@ const SHAPES = ["circle", "rect", "triangle", "rectRot", "crossRot", "star"];
 const select = document.getElementById("study-metric");
 // a metric repeated in another unit (same_as: dvfs_bot's energy_j) is not offered twice
 // nor a within-run confidence interval (ci_of: it is drawn as its metric's whisker); the menu says names, not keys
-let names = [],
-  xOrder = [],
-  numericX = false,
-  groups = [];
+let names = [];
+let xOrder = [];
+let numericX = false;
+let groups = [];
 function derive() {
   // what the chart reads from the payload (again when a new payload arrives)
   names = Object.keys(payload.metrics)
@@ -75,8 +75,8 @@ function datasetsOf(metric) {
   (payload.lines || []).forEach((line) => {
     const pts = lines[line.label];
     if (!pts || !pts.length) return;
-    const colour = algorithmColor(line.algorithm),
-      k = groupIndex(line.group);
+    const colour = algorithmColor(line.algorithm);
+    const k = groupIndex(line.group);
     datasets.push({
       label: line.label,
       algorithm: line.algorithm,
@@ -116,9 +116,9 @@ function datasetsOf(metric) {
 function xScale() {
   const title = { display: true, text: xLabel };
   if (!numericX) return { type: "category", labels: xOrder.map((x) => F.setting(x)), title, offset: true };
-  const lo = Math.min(...xOrder),
-    hi = Math.max(...xOrder),
-    pad = (hi - lo) * 0.04 || Math.abs(lo) * 0.1 || 1;
+  const lo = Math.min(...xOrder);
+  const hi = Math.max(...xOrder);
+  const pad = (hi - lo) * 0.04 || Math.abs(lo) * 0.1 || 1;
   return {
     type: "linear",
     min: lo - pad,

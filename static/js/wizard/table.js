@@ -173,9 +173,9 @@ export function tableWidget(ctx, n, value, path, label) {
 
 function parseCsv(text) {
   const out = [];
-  let row = [],
-    cell = "",
-    quoted = false;
+  let row = [];
+  let cell = "";
+  let quoted = false;
   for (let i = 0; i < text.length; i++) {
     const c = text[i];
     if (quoted) {

@@ -64,8 +64,8 @@ export function tracePicker(ctx, value, path, sources) {
   });
   function filter() {
     const q = search.value.trim().toLowerCase();
-    let shown = 0,
-      kept = false; // the chosen trace stays listed when it does not match
+    let shown = 0;
+    let kept = false; // the chosen trace stays listed when it does not match
     radios.forEach(([radio, tr, text]) => {
       const match = q === "" || text.includes(q);
       tr.hidden = !match && !radio.checked;
@@ -151,8 +151,8 @@ export function tracePicker(ctx, value, path, sources) {
   // A new scenario still named as the family's example (which names its generated workload) is named
   // after the chosen trace instead; a name the user typed is never touched.
   function renameAfter(t) {
-    const name = document.getElementById("w-name"),
-      root = document.getElementById("wizard");
+    const name = document.getElementById("w-name");
+    const root = document.getElementById("wizard");
     if (!name || !root || !root.hasAttribute("data-new") || ctx.nameTyped) return;
     name.value = `${t.name}: ${t.jobs.toLocaleString("en")} jobs from the trace`;
   }

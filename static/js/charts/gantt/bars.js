@@ -9,10 +9,10 @@ export const JOB_ROW = "(jobs: no resource)";
 // bars (sorted by start inside it: the server sorts by row, lane, start), the job ids.
 export function decoded(g) {
   if (g.$bars) return g.$bars;
-  const b = g.bars,
-    n = b.n || 0,
-    S = new Float64Array(n),
-    E = new Float64Array(n);
+  const b = g.bars;
+  const n = b.n || 0;
+  const S = new Float64Array(n);
+  const E = new Float64Array(n);
   for (let k = 0; k < n; k++) {
     S[k] = b.t0 + b.s[k] * b.q;
     E[k] = b.t0 + (b.s[k] + b.d[k]) * b.q;
@@ -21,8 +21,8 @@ export function decoded(g) {
   ((b.edge && b.edge.k) || []).forEach((k, i) => exact.set(k, [b.edge.s[i], b.edge.e[i]]));
   const ranges = new Map(); // "row/lane" -> [first, end)
   for (let k = 0; k < n; k++) {
-    const key = b.r[k] * 1024 + b.lane[k],
-      r = ranges.get(key);
+    const key = b.r[k] * 1024 + b.lane[k];
+    const r = ranges.get(key);
     if (r) r[1] = k + 1;
     else ranges.set(key, [k, k + 1]);
   }
@@ -36,8 +36,8 @@ export const taskOf = (g, k) => (g.bars.tasks ? g.bars.tasks[g.bars.task[k]] : `
 
 // The colour of bar k of g in mode `key` (job: the hashed job colour of every chart).
 export function barColour(g, key, k) {
-  const mode = modeOf(g, key),
-    b = g.bars;
+  const mode = modeOf(g, key);
+  const b = g.bars;
   if (mode.type === "category") return categoryColour(mode, b.c[key][k]);
   if (mode.type === "scale") return valueColour(mode, b.c[key][k]);
   return jobColour(decoded(g).oneJob ? taskOf(g, k) : jobOf(g, k)); // one job: tell its tasks apart
@@ -52,13 +52,13 @@ export function rowLabels(g) {
 
 // The bars grouped by colour (kept per payload and colour choice): one fillStyle per group when drawing.
 function colourGroups(chart) {
-  const g = chart.$g,
-    key = chart.$colourOf ? "custom" : chart.$colour || "job";
+  const g = chart.$g;
+  const key = chart.$colourOf ? "custom" : chart.$colour || "job";
   if (g.$groups && g.$groups.key === key) return g.$groups.map;
   const colour = chart.$colourOf ? (k) => chart.$colourOf(g, k) : (k) => barColour(g, key, k);
-  const map = new Map(),
-    n = decoded(g).n,
-    cache = new Map();
+  const map = new Map();
+  const n = decoded(g).n;
+  const cache = new Map();
   for (let k = 0; k < n; k++) {
     // job colours: hashed once per job, not per bar
     const id = key === "job" && !decoded(g).oneJob ? g.bars.job[k] : -1;
@@ -80,11 +80,11 @@ function colourGroups(chart) {
 
 // A row's band on the canvas and its lanes: [top, height] of lane `lane` of `lanes` in row r.
 export function rowGeometry(chart, r) {
-  const g = chart.$g,
-    y = chart.scales.y,
-    labels = chart.data.labels;
-  const band = y.height / Math.max(1, labels.length),
-    centre = y.getPixelForValue(labels.indexOf(g.resources[r]));
+  const g = chart.$g;
+  const y = chart.scales.y;
+  const labels = chart.data.labels;
+  const band = y.height / Math.max(1, labels.length);
+  const centre = y.getPixelForValue(labels.indexOf(g.resources[r]));
   return { top: centre - band * 0.45, height: band * 0.9, lanes: (g.lanes || [])[r] || 1 };
 }
 export function laneBox(geo, lane) {
@@ -105,10 +105,10 @@ export const barsPlugin = {
   beforeDatasetsDraw(chart) {
     const g = chart.$g;
     if (!g || g.mode !== "bars" || !g.bars || !g.bars.n) return;
-    const { ctx, chartArea, scales } = chart,
-      px = xPixel(scales.x),
-      d = decoded(g),
-      b = g.bars;
+    const { ctx, chartArea, scales } = chart;
+    const px = xPixel(scales.x);
+    const d = decoded(g);
+    const b = g.bars;
     const geo = g.resources.map((_, r) => rowGeometry(chart, r));
     ctx.save();
     ctx.beginPath();
@@ -118,9 +118,9 @@ export const barsPlugin = {
     colourGroups(chart).forEach((list, colour) => {
       ctx.fillStyle = colour;
       for (let i = 0; i < list.length; i++) {
-        const k = list[i],
-          x0 = px(d.S[k]),
-          x1 = px(d.E[k]);
+        const k = list[i];
+        const x0 = px(d.S[k]);
+        const x1 = px(d.E[k]);
         if (x1 < chartArea.left - 1 || x0 > chartArea.right + 1) continue;
         const [top, h] = laneBox(geo[b.r[k]], b.lane[k]);
         ctx.fillRect(x0, top, Math.max(1, x1 - x0), h);
@@ -137,18 +137,18 @@ export const barsPlugin = {
 export function drawn(chart) {
   const g = chart.$g;
   if (!g || g.mode !== "bars") return [];
-  const d = decoded(g),
-    b = g.bars,
-    out = new Array(d.n),
-    colour = new Array(d.n);
+  const d = decoded(g);
+  const b = g.bars;
+  const out = new Array(d.n);
+  const colour = new Array(d.n);
   colourGroups(chart).forEach((list, c) =>
     list.forEach((k) => {
       colour[k] = c;
     }),
   );
   for (let k = 0; k < d.n; k++) {
-    const [top, h] = laneBox(rowGeometry(chart, b.r[k]), b.lane[k]),
-      ex = d.exact.get(k);
+    const [top, h] = laneBox(rowGeometry(chart, b.r[k]), b.lane[k]);
+    const ex = d.exact.get(k);
     out[k] = {
       row: g.resources[b.r[k]],
       s: ex ? ex[0] : d.S[k],
@@ -169,17 +169,17 @@ export function drawn(chart) {
 export function barAt(chart, x, y) {
   const g = chart.$g;
   if (!g || g.mode !== "bars" || !g.bars.n) return -1;
-  const d = decoded(g),
-    t = chart.scales.x.getValueForPixel(x);
+  const d = decoded(g);
+  const t = chart.scales.x.getValueForPixel(x);
   for (let r = 0; r < g.resources.length; r++) {
     const geo = rowGeometry(chart, r);
     if (y < geo.top || y > geo.top + geo.height) continue;
     const lane = Math.min(geo.lanes - 1, Math.floor(((y - geo.top) / geo.height) * geo.lanes));
     const range = d.ranges.get(r * 1024 + lane);
     if (!range) return -1;
-    let lo = range[0],
-      hi = range[1] - 1,
-      best = -1;
+    let lo = range[0];
+    let hi = range[1] - 1;
+    let best = -1;
     while (lo <= hi) {
       const mid = (lo + hi) >> 1;
       if (d.S[mid] <= t) {

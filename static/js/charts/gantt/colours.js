@@ -55,9 +55,9 @@ const VIRIDIS = [
   [253, 231, 37],
 ];
 export function scaleColour(f) {
-  const x = Math.max(0, Math.min(1, f)) * (VIRIDIS.length - 1),
-    i = Math.min(VIRIDIS.length - 2, Math.floor(x)),
-    u = x - i;
+  const x = Math.max(0, Math.min(1, f)) * (VIRIDIS.length - 1);
+  const i = Math.min(VIRIDIS.length - 2, Math.floor(x));
+  const u = x - i;
   const c = VIRIDIS[i].map((v, k) => Math.round(v + (VIRIDIS[i + 1][k] - v) * u));
   return `rgb(${c[0]}, ${c[1]}, ${c[2]})`;
 }

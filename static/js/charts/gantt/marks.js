@@ -11,18 +11,18 @@ export const groupsPlugin = {
   afterDraw(chart) {
     const g = chart.$g;
     if (!g || !g.groups || !g.groups.length) return;
-    const { ctx, chartArea, scales } = chart,
-      y = scales.y,
-      labels = chart.data.labels;
-    const band = y.height / Math.max(1, labels.length),
-      x = y.left - 6;
+    const { ctx, chartArea, scales } = chart;
+    const y = scales.y;
+    const labels = chart.data.labels;
+    const band = y.height / Math.max(1, labels.length);
+    const x = y.left - 6;
     ctx.save();
     ctx.font = "bold 11px sans-serif";
     ctx.textAlign = "right";
     ctx.textBaseline = "middle";
     g.groups.forEach((grp) => {
-      const a = Math.max(grp.row0, g.row0),
-        z = Math.min(grp.row0 + grp.rows, g.row0 + g.resources.length);
+      const a = Math.max(grp.row0, g.row0);
+      const z = Math.min(grp.row0 + grp.rows, g.row0 + g.resources.length);
       if (a >= z) return;
       const top = y.getPixelForValue(labels.indexOf(g.resources[a - g.row0])) - band / 2;
       const bottom = y.getPixelForValue(labels.indexOf(g.resources[z - 1 - g.row0])) + band / 2;
@@ -50,12 +50,12 @@ export const groupsPlugin = {
 export const eventsPlugin = {
   id: "csEvents",
   afterDatasetsDraw(chart) {
-    const g = chart.$g,
-      ev = g && g.events;
+    const g = chart.$g;
+    const ev = g && g.events;
     if (!ev || !ev.total) return;
-    const { ctx, chartArea, scales } = chart,
-      px = xPixel(scales.x),
-      labels = chart.data.labels;
+    const { ctx, chartArea, scales } = chart;
+    const px = xPixel(scales.x);
+    const labels = chart.data.labels;
     const band = scales.y.height / Math.max(1, labels.length);
     const yOf = (r) => scales.y.getPixelForValue(labels.indexOf(r >= 0 ? g.resources[r] : JOB_ROW));
     let marks = 0;
@@ -67,12 +67,12 @@ export const eventsPlugin = {
     ctx.textBaseline = "middle";
     ctx.font = `${Math.max(8, Math.min(14, band))}px sans-serif`;
     if (ev.mode === "counts") {
-      const [t0, t1] = g.window,
-        w = (t1 - t0) / ev.columns;
+      const [t0, t1] = g.window;
+      const w = (t1 - t0) / ev.columns;
       ev.cn.forEach((n, i) => {
-        const kind = ev.kinds[ev.ck[i]],
-          x = px(t0 + (ev.cp[i] + 0.5) * w),
-          y = yOf(ev.cr[i]);
+        const kind = ev.kinds[ev.ck[i]];
+        const x = px(t0 + (ev.cp[i] + 0.5) * w);
+        const y = yOf(ev.cr[i]);
         ctx.globalAlpha = Math.min(1, 0.35 + 0.25 * Math.log10(1 + n));
         ctx.fillStyle = MARKERS[kind].colour;
         ctx.fillRect(Math.round(x) - 1, y - band * 0.45, 2, band * 0.9);
@@ -93,15 +93,15 @@ export const eventsPlugin = {
 
 // The event under the pointer: the lines of its tooltip, or null.
 export function eventAt(chart, x, y) {
-  const g = chart.$g,
-    ev = g && g.events;
+  const g = chart.$g;
+  const ev = g && g.events;
   if (!ev || !ev.total) return null;
-  const px = xPixel(chart.scales.x),
-    labels = chart.data.labels;
+  const px = xPixel(chart.scales.x);
+  const labels = chart.data.labels;
   const yOf = (r) => chart.scales.y.getPixelForValue(labels.indexOf(r >= 0 ? g.resources[r] : JOB_ROW));
   if (ev.mode === "counts") {
-    const [t0, t1] = g.window,
-      w = (t1 - t0) / ev.columns;
+    const [t0, t1] = g.window;
+    const w = (t1 - t0) / ev.columns;
     const i = ev.cn.findIndex(
       (_, j) => Math.abs(px(t0 + (ev.cp[j] + 0.5) * w) - x) <= 3 && Math.abs(yOf(ev.cr[j]) - y) <= 6,
     );

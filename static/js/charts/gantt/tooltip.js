@@ -7,10 +7,10 @@ import { timeText } from "../time.js";
 const at = (chart, t) => timeText(t, chart.$per); // a time of the chart in exact seconds
 
 function barLines(chart, k) {
-  const g = chart.$g,
-    b = g.bars,
-    d = decoded(g),
-    ex = d.exact.get(k);
+  const g = chart.$g;
+  const b = g.bars;
+  const d = decoded(g);
+  const ex = d.exact.get(k);
   const lanes = (g.lanes || [])[b.r[k]] || 1;
   const lines = [
     `job ${jobOf(g, k)}`,
@@ -28,17 +28,17 @@ function barLines(chart, k) {
   return lines;
 }
 export function attachTooltip(chart) {
-  const box = chart.canvas.parentNode,
-    tip = document.createElement("div");
+  const box = chart.canvas.parentNode;
+  const tip = document.createElement("div");
   tip.className = "gantt-tip";
   tip.hidden = true;
   box.appendChild(tip);
   chart.canvas.addEventListener("mousemove", (e) => {
-    const rect = chart.canvas.getBoundingClientRect(),
-      x = e.clientX - rect.left,
-      y = e.clientY - rect.top;
-    const k = barAt(chart, x, y),
-      lines = eventAt(chart, x, y) || (k >= 0 ? barLines(chart, k) : null);
+    const rect = chart.canvas.getBoundingClientRect();
+    const x = e.clientX - rect.left;
+    const y = e.clientY - rect.top;
+    const k = barAt(chart, x, y);
+    const lines = eventAt(chart, x, y) || (k >= 0 ? barLines(chart, k) : null);
     tip.hidden = !lines;
     if (!lines) return;
     tip.textContent = "";
