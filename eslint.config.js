@@ -23,6 +23,11 @@ export default [
         "error",
         { name: "Chart", message: "import { Chart } from lib/chart.js (the one reader of the global)" },
       ],
+      "no-restricted-properties": [
+        "error",
+        { object: "window", property: "Chart", message: "import { Chart } from lib/chart.js" },
+        { object: "window", property: "cs", message: "shared globals are gone: import from the module" },
+      ],
       eqeqeq: ["error", "smart"],
       "prefer-const": "error",
       "no-var": "error",

@@ -6,7 +6,7 @@
 // plugin (charts/accessible.js).
 import { accessible } from "../charts/accessible.js";
 
-export const Chart = window.Chart;
+export const Chart = window.Chart; // eslint-disable-line no-restricted-properties
 if (!Chart)
   throw new Error("Chart.js is not loaded: the page needs vendor/chart.js/dist/chart.umd.js before its module");
 Chart.register(accessible);
