@@ -165,7 +165,7 @@ def _colour_modes(page, run, charts):
                         "() => Object.values(window.cloudsched.gantt)[0].$g.colour.modes.find((m) => m.key === 'freq').range"
                     )
                     want = page.evaluate(
-                        "async (f) => (await import('%s')).scaleColour(f)" % GANTT, (s["freq_ghz"] - lo) / (hi - lo)
+                        f"async (f) => (await import('{GANTT}')).scaleColour(f)", (s["freq_ghz"] - lo) / (hi - lo)
                     )
                     assert b["colour"] == want
                     continue
