@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Install what the tests need (Chromium, ChromeDriver, Redis, Python and npm packages) and run them all.
+# Install what the tests need (Chromium, ChromeDriver, Redis, Python and npm packages), lint, and run them all.
 source "$(dirname "$0")/scripts/common.sh"
 
 apt_ensure redis-server chromium chromium-driver postgresql
@@ -8,5 +8,7 @@ node_env
 
 log "ruff"
 "$VENV/bin/ruff" check .
+log "eslint and prettier (static/js)"
+npm run --silent lint
 log "pytest"
 exec "$VENV/bin/python" -m pytest "$@"

@@ -205,7 +205,7 @@ STORAGES = {
     "staticfiles": {
         "BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"
         if DEBUG
-        else "whitenoise.storage.CompressedManifestStaticFilesStorage"
+        else "cloudsched_web.staticstorage.ModuleManifestStorage"  # whitenoise's, with ES module imports hashed
     },
 }
 WHITENOISE_USE_FINDERS = True

@@ -41,8 +41,8 @@ python_env() {
 node_env() {
   if [ -L node_modules ]; then
     # A link to a shared install (a git worktree's): `npm ci` would empty the target for everyone.
-    [ -d node_modules/chart.js ] && return 0
-    echo "node_modules links to $(readlink node_modules), which has no front-end packages: run npm ci there" >&2
+    [ -d node_modules/chart.js ] && [ -x node_modules/.bin/eslint ] && return 0
+    echo "node_modules links to $(readlink node_modules), which lacks front-end packages: run npm ci there" >&2
     return 1
   fi
   # The lock file's content decides, not its date (a fresh checkout is newer than any install).
@@ -51,6 +51,7 @@ node_env() {
   if [ ! -d node_modules/chart.js ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
     log "installing front-end packages from npm"
     # No install scripts: the front end needs only files (this also keeps swagger-ui-dist's telemetry off).
+    # The devDependencies (ESLint, prettier: the test command's lint) come too; the pages load none of them.
     SCARF_ANALYTICS=false npm ci --no-audit --no-fund --ignore-scripts
     echo "$want" > "$stamp"
   fi

@@ -130,7 +130,7 @@ def tier_lanes(table, modes):
 def plain_bars(bars):
     """The compact bars back as plain columns (``r``, ``s``, ``e``, ``lane``, ``job``, ``task``, ``c``, ``status``):
     times to ``q``'s decimals (the exact ones where a bar reaches past the window), names, values. For tests
-    and scripts; the page decodes the same way (static/js/gantt.js)."""
+    and scripts; the page decodes the same way (static/js/charts/gantt/bars.js)."""
     n, q = bars["n"], bars["q"]
     digits = max(0, round(-float(np.log10(q))))
     s = np.asarray(bars["s"], float)

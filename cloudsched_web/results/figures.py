@@ -1,10 +1,10 @@
 """A study's figure as a file (SVG or PDF), drawn with matplotlib from the payload the study page draws.
 
-The page's chart (static/js/study.js) and this figure read the same ``charts.study_payload``: one line per
+The page's chart (static/js/pages/study.js) and this figure read the same ``charts.study_payload``: one line per
 algorithm (× second swept value) in the study's line order, each point the mean over repetitions with the
 same whisker (the spread the table shows: 95 % CI over repetitions, else the family's within-run CI, else
 the sd), the instance's lower bound as a dashed grey line, the same colours (``ALGORITHM_COLOURS`` mirrors
-charts-common.js; a test holds them equal), line styles and markers per second swept value, and the
+static/js/lib/colours.js; a test holds them equal), line styles and markers per second swept value, and the
 legend below the plot. Values are plotted in the metric's stored unit, named on the y axis.
 
 Each line is an SVG group ``id="line-<k>"`` (k: its place in ``lines_of``) and the SVG keeps its text as
@@ -22,7 +22,7 @@ __all__ = ["FORMATS", "algorithm_colour", "figure_bytes", "lines_of", "save", "s
 FORMATS = {"svg": "image/svg+xml", "pdf": "application/pdf"}
 logging.getLogger("fontTools").setLevel(logging.WARNING)  # its font subsetting (PDF) logs every glyph at INFO
 
-# The same as ALGORITHM_COLOURS and POLICY_SHADE in static/js/charts-common.js.
+# The same as ALGORITHM_COLOURS and POLICY_SHADE in static/js/lib/colours.js.
 ALGORITHM_COLOURS = {
     "fcfs": "#7f7f7f", "lpt": "#ff7f0e",
     "easy": "#1f77b4", "keasy": "#d62728", "reasy": "#2ca02c", "measy": "#9467bd",
@@ -34,8 +34,8 @@ ALGORITHM_COLOURS = {
 }  # fmt: skip
 POLICY_SHADE = {"ontapra": 0, "ontapra-ndrc": -0.35, "fcfs": 0.45, "fcfs-ndrc": 0.25, "slf": -0.55, "slf-ndrc": 0.65,
                 "llf": -0.2, "llf-ndrc": 0.8}  # fmt: skip
-DASHES = [(), (7, 4), (2, 3), (12, 3, 2, 3), (4, 2, 1, 2), (1, 5)]  # study.js's DASHES
-MARKERS = ["o", "s", "^", "D", "x", "*"]  # study.js's SHAPES: circle, rect, triangle, rectRot, crossRot, star
+DASHES = [(), (7, 4), (2, 3), (12, 3, 2, 3), (4, 2, 1, 2), (1, 5)]  # pages/study.js's DASHES
+MARKERS = ["o", "s", "^", "D", "x", "*"]  # pages/study.js's SHAPES: circle, rect, triangle, rectRot, crossRot, star
 
 
 def _shade(hex_colour: str, f: float) -> str:
@@ -46,7 +46,7 @@ def _shade(hex_colour: str, f: float) -> str:
 
 
 def _hash_colour(name: str) -> str:
-    """charts-common.js's hashColour: FNV-1a of the name to a hue, saturation and lightness."""
+    """static/js/lib/colours.js's hashColour: FNV-1a of the name to a hue, saturation and lightness."""
     h = 2166136261
     for ch in name.encode("utf-16-le")[::2]:  # JS charCodeAt: UTF-16 code units (ASCII names: the bytes)
         h = ((h ^ ch) * 16777619) & 0xFFFFFFFF

@@ -1,6 +1,6 @@
 """The per-job distribution charts as files (SVG or PDF), drawn with matplotlib from the payload the page draws.
 
-The run page's and the study page's two charts (static/js/jobs.js) and these figures read the same
+The run page's and the study page's two charts (static/js/charts/dist.js) and these figures read the same
 ``jobstats.distributions`` payload (same measure, repetition or pooled, study point, log scale, pixel rows):
 
 - ``cdf``: one line per algorithm through its ``CDF_POINTS`` quantiles (x: the value, y: the probability),
@@ -12,7 +12,7 @@ The run page's and the study page's two charts (static/js/jobs.js) and these fig
   per pixel row holding any, across that row's lowest to highest value, darker with more (``box-<k>-row-<i>``).
 
 Both carry the page's caption (:func:`caption`), line by line as ``caption-<i>`` text, so a reader of the
-file learns how the outliers were drawn. Colours are ``figures.algorithm_colour`` (charts-common.js's).
+file learns how the outliers were drawn. Colours are ``figures.algorithm_colour`` (static/js/lib/colours.js's).
 The scale is logarithmic when asked for and every value is positive, as on the page.
 """
 
@@ -32,7 +32,7 @@ CAPTION_CHARS = 120  # a caption line at 8 pt across 8 inches
 
 
 def _count(n) -> str:
-    return f"{int(n):,}"  # jobs.js: Number(n).toLocaleString("en")
+    return f"{int(n):,}"  # charts/dist.js: Number(n).toLocaleString("en")
 
 
 def _boxes(data):
@@ -41,7 +41,7 @@ def _boxes(data):
 
 
 def log_scale(data, asked: bool) -> bool:
-    """jobs.js's scaleType: logarithmic when asked for and every CDF value is positive."""
+    """charts/dist.js's scaleType: logarithmic when asked for and every CDF value is positive."""
     values = [x for a in data.get("algorithms", []) for x in a["cdf"]["x"]]
     return bool(asked and values and min(values) > 0)
 
@@ -65,7 +65,7 @@ def _drawn_as(data, boxes, in_file):
 
 
 def caption(data, in_file: bool = True) -> dict:
-    """The page's caption in its three parts (``cdf``, ``box``, ``missing``: jobs.js joins them with a space,
+    """The page's caption in its three parts (``cdf``, ``box``, ``missing``: charts/dist.js joins them with a space,
     the last only when some jobs have no value). ``in_file``: the tooltip the page points to becomes a number."""
     m = data["measure"]
     algs = data.get("algorithms", [])

@@ -210,7 +210,7 @@ def _zoom_shows_bars(starts, ends, lo, hi, pixels, max_bars):
     return bool(overlapping.min() <= max_bars)
 
 
-MIN_ZOOM = 1e-3  # the chart's narrowest window (charts-common.js linkedTime minRange)
+MIN_ZOOM = 1e-3  # the chart's narrowest window (static/js/charts/linked.js, linkedTime minRange)
 
 
 # Busy time below this fraction of a column is rounding noise of the cumulative sums, not work.

@@ -10,7 +10,7 @@ needs no new request. Where a host changes more often than that, its strip comes
 ``ghz``, the time-weighted mean level over that busy part (null where idle), so an idle stretch never
 reads as a low frequency — with runs of equal columns sent once (``n``: how many columns each value
 covers). The page asks again only for a window it has not got, or one whose columns are coarser than
-its pixels (``static/js/run.js``).
+its pixels (``static/js/charts/strips.js``).
 """
 
 import numpy as np

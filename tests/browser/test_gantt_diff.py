@@ -1,7 +1,7 @@
 """The backfill demo's five algorithms in Chromium: every one drawn as bars on one shared row set, and the
 diff page drawing both schedules with every changed job coloured as changed.
 
-What the canvas painted is read from gantt.js (``cs.gantt.drawn``, ``chart.$painted``) and from the canvas'
+What the canvas painted is read from the Gantt module (``drawn``, ``chart.$painted``) and from the canvas'
 pixels; the statuses are checked against the diff computed from the stored job indexes.
 """
 
@@ -18,14 +18,15 @@ from tests.browser.test_run_flow import _login
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
-CHARTS = """(selector) => [...document.querySelectorAll(selector)].map((canvas) => {
+CHARTS = """async (selector) => { const { drawn } = await import('/static/js/charts/gantt/index.js');
+  return [...document.querySelectorAll(selector)].map((canvas) => {
   const ch = Chart.getChart(canvas), g = ch.$g, a = ch.chartArea;
   const px = canvas.getContext('2d').getImageData(a.left + 1, a.top + 1, a.width - 2, a.height - 2).data;
   let inked = 0;
   for (let i = 0; i < px.length; i += 4) if (px[i + 3] > 0 && (px[i] < 240 || px[i + 1] < 240 || px[i + 2] < 240)) inked++;
   return {algorithm: g.algorithm, mode: g.mode, rows: g.resources, row0: g.row0, total: g.total_resources,
-    painted: ch.$painted, inked, bars: window.cs.gantt.drawn(ch).map((b) => ({job: b.job, status: b.status, colour: b.colour}))};
-})"""
+    painted: ch.$painted, inked, bars: drawn(ch).map((b) => ({job: b.job, status: b.status, colour: b.colour}))};
+}); }"""
 
 
 def _loaded(page, n=1):

@@ -22,9 +22,12 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(trans
 
 FAMILIES = ["backfill", "dvfs_bot", "ep_jobs", "federated", "vm_reservations"]
 
-# Everything a Gantt canvas holds, as gantt.js drew it (cs.gantt.drawn: each bar's box and colour), what its
+# Everything a Gantt canvas holds, as the Gantt module drew it (drawn(): each bar's box and colour), what its
 # plugins painted (chart.$painted) and how many pixels of the plot area are not blank (the canvas itself).
-DRAWN = """() => [...document.querySelectorAll('#gantt-charts canvas')].map((canvas) => {
+# The page's own module instance: the same URL the page imported resolves to the same module.
+GANTT = "/static/js/charts/gantt/index.js"
+DRAWN = """async () => { const { drawn, JOB_ROW } = await import('/static/js/charts/gantt/index.js');
+  return [...document.querySelectorAll('#gantt-charts canvas')].map((canvas) => {
   const ch = Chart.getChart(canvas), g = ch.$g, ev = g.events, a = ch.chartArea;
   const px = canvas.getContext('2d').getImageData(a.left + 1, a.top + 1, a.width - 2, a.height - 2).data;
   let inked = 0;
@@ -32,9 +35,9 @@ DRAWN = """() => [...document.querySelectorAll('#gantt-charts canvas')].map((can
   return {index: g.index, mode: g.mode, window: g.window, labels: ch.data.labels, page: g.resources, q: g.bars.q,
     total: g.total_resources,
     occupancy_rows: g.occupancy ? g.occupancy.rows.length : 0, painted: ch.$painted, inked,
-    bars: window.cs.gantt.drawn(ch),
-    markers: ev.mode === 'counts' ? [] : ev.t.map((t, i) => ({kind: ev.kind[i], t, row: ev.r[i] >= 0 ? g.resources[ev.r[i]] : window.cs.gantt.JOB_ROW}))};
-})"""
+    bars: drawn(ch),
+    markers: ev.mode === 'counts' ? [] : ev.t.map((t, i) => ({kind: ev.kind[i], t, row: ev.r[i] >= 0 ? g.resources[ev.r[i]] : JOB_ROW}))};
+}); }"""
 LEGEND = """() => [...document.querySelectorAll('#gantt-legend [data-category]')].map((e) =>
   [Number(e.dataset.category), e.dataset.colour, e.textContent])"""
 
@@ -161,7 +164,9 @@ def _colour_modes(page, run, charts):
                     lo, hi = page.evaluate(
                         "() => Object.values(window.cloudsched.gantt)[0].$g.colour.modes.find((m) => m.key === 'freq').range"
                     )
-                    want = page.evaluate(f"() => window.cs.gantt.scaleColour({(s['freq_ghz'] - lo) / (hi - lo)})")
+                    want = page.evaluate(
+                        f"async (f) => (await import('{GANTT}')).scaleColour(f)", (s["freq_ghz"] - lo) / (hi - lo)
+                    )
                     assert b["colour"] == want
                     continue
                 label = _state(s.get("kind"), s.get("ended")) if key == "state" else str(s[key])

@@ -62,7 +62,10 @@ def _cells(page):
 
 
 def _js_format(page, value, spec):
-    return page.evaluate("([v, s]) => [window.csFormat.value(v, s), window.csFormat.exact(v, s)]", [value, spec])
+    return page.evaluate(
+        "async ([v, s]) => { const f = await import('/static/js/format.js'); return [f.value(v, s), f.exact(v, s)]; }",
+        [value, spec],
+    )
 
 
 def _comparison(page):

@@ -1,7 +1,7 @@
 """Study, diff and presets pages as drawn in Chromium: the charts' data, not painted pixels.
 
 The study chart's datasets (``Chart.getChart(canvas).data``) must equal the study's stored numbers,
-in the study's order, coloured by algorithm (``cs.algorithmColor``, pinned here to its fixed table);
+in the study's order, coloured by algorithm (``algorithmColor`` of static/js/lib/colours.js, pinned here to its fixed table);
 the cross-run diff's counts must equal a hand-computed expectation. A page whose comparison data
 were emptied fails these tests. Screenshots at 1400 px land in CLOUDSCHED_SHOTS (default: the
 test's tmp dir); no page scrolls sideways at that width.
@@ -88,7 +88,9 @@ def _drawn_as_stored(page, runs):
         e = expected[d["label"]]
         assert d["x"] == e["x"] and d["err"] == pytest.approx(e["err"])
         assert d["y"] == pytest.approx(e["y"]) and all(v is not None for v in d["y"])
-        assert d["colour"] == FIXED[d["label"]] == page.evaluate(f"() => cs.algorithmColor({d['label']!r})")
+        assert d["colour"] == FIXED[d["label"]] == page.evaluate(
+            "async (name) => (await import('/static/js/lib/colours.js')).algorithmColor(name)", d["label"]
+        )
     return datasets
 
 
@@ -194,8 +196,9 @@ def test_the_cross_run_diff_counts_missing_and_cut_jobs_as_computed_by_hand(page
     assert "25" in page.inner_text("#diff-counts")
     # What each side's canvas painted (gantt.js drawn(): every bar with its job, status and colour).
     drawn = page.evaluate(
-        """() => ['gantt-a', 'gantt-b'].map((id) => window.cs.gantt.drawn(Chart.getChart(document.getElementById(id)))
-             .map((b) => [String(b.job), b.status, b.colour]))"""
+        """async () => { const { drawn } = await import('/static/js/charts/gantt/index.js');
+             return ['gantt-a', 'gantt-b'].map((id) => drawn(Chart.getChart(document.getElementById(id)))
+             .map((b) => [String(b.job), b.status, b.colour])); }"""
     )
     assert [len(side) for side in drawn] == [5, 3]
     status_a = {job: status for job, status, _ in drawn[0]}

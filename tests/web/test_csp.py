@@ -117,7 +117,7 @@ def test_json_static_redirect_and_error_responses_carry_it_too(client, alice, si
         f"/share/{site.run.share_token}/data.json?kind=gantt",
         "/api/v1/runs",
         "/api/v1/openapi.json",
-        "/static/js/run.js",
+        "/static/js/pages/run.js",
         "/static/vendor/chart.js/dist/chart.umd.js",
         "/api/v1/no-such-endpoint",
     ]:

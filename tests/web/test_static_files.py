@@ -54,13 +54,26 @@ def test_the_source_maps_the_served_files_name_are_served(client):
     assert client.get("/static/vendor/swagger-ui-dist/swagger-ui.css.map").status_code == 200
 
 
-def test_collectstatic_with_the_production_storage_collects_only_those_files(settings, tmp_path):
+PRODUCTION_STORAGE = "cloudsched_web.staticstorage.ModuleManifestStorage"
+
+
+def _collect(settings, tmp_path):
     settings.STATIC_ROOT = tmp_path
-    settings.STORAGES = {
-        **settings.STORAGES,
-        "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
-    }
+    settings.STORAGES = {**settings.STORAGES, "staticfiles": {"BACKEND": PRODUCTION_STORAGE}}
     call_command("collectstatic", "--noinput", "-v0")
+
+
+def test_the_production_storage_is_the_module_aware_one():
+    from cloudsched_web import settings as production
+
+    assert production.STORAGES["staticfiles"]["BACKEND"] in (
+        PRODUCTION_STORAGE,
+        "django.contrib.staticfiles.storage.StaticFilesStorage",  # DEBUG
+    )
+
+
+def test_collectstatic_with_the_production_storage_collects_only_those_files(settings, tmp_path):
+    _collect(settings, tmp_path)
     collected = {
         p.relative_to(tmp_path / "vendor").as_posix()
         for p in (tmp_path / "vendor").rglob("*")
@@ -72,4 +85,80 @@ def test_collectstatic_with_the_production_storage_collects_only_those_files(set
         "hammerjs/hammer.min.js.map",
         "swagger-ui-dist/swagger-ui.css.map",
     }
-    assert (tmp_path / "js" / "run.js").exists() and (tmp_path / "api" / "docs.js").exists()
+    assert (tmp_path / "js" / "pages" / "run.js").exists() and (tmp_path / "api" / "docs.js").exists()
+
+
+HASHED = re.compile(r"\.[0-9a-f]{12}\.js$")
+# `import … from "x";` and `export … from "x";` statements (prettier writes them so), and `import "x";`.
+SPECIFIER = re.compile(r"""^(?:import|export)\b(?:[^;"']*?\bfrom)?\s*["']([^"']+)["']\s*;""", re.MULTILINE)
+
+
+def test_collected_modules_import_each_other_by_hashed_name(settings, tmp_path):
+    """A hashed module names its dependencies by their hashed names too, and every one was collected: a page
+    never mixes modules of two deployments, and each is served with the long cache lifetime."""
+    _collect(settings, tmp_path)
+    modules = [p for p in (tmp_path / "js").rglob("*.js") if HASHED.search(p.name)]
+    assert len(modules) >= 20
+    imports = 0
+    for module in modules:
+        for name in SPECIFIER.findall(module.read_text()):
+            imports += 1
+            assert name.startswith(("./", "../")), (module, name)  # no bare specifier: there is no import map
+            assert HASHED.search(name), (module, name)
+            assert (module.parent / name).is_file(), (module, name)
+    assert imports >= 50
+
+
+JS = Path(settings.BASE_DIR, "static", "js")
+SCRIPT = re.compile(r"<script\b([^>]*)>")
+
+
+def _modules():
+    modules = sorted(JS.rglob("*.js"))
+    assert len(modules) >= 20
+    return modules
+
+
+def _imports(module: Path) -> list[Path]:
+    return [(module.parent / name).resolve() for name in SPECIFIER.findall(module.read_text())]
+
+
+def test_the_pages_load_their_own_code_as_modules():
+    """Every script of static/js a template loads is an ES module that exists; vendor files stay classic."""
+    tags = [m for root in TEMPLATES for f in root.rglob("*.html") for m in SCRIPT.findall(f.read_text())]
+    own = [t for t in tags if "'js/" in t]
+    assert len(own) >= 5
+    for tag in own:
+        assert 'type="module"' in tag, tag
+        assert (JS / re.search(r"'js/([^']+)'", tag).group(1)).is_file(), tag
+    assert all('type="module"' not in t for t in tags if "'vendor/" in t)
+
+
+def test_modules_import_only_files_of_static_js_without_circles():
+    graph = {m.resolve(): _imports(m) for m in _modules()}
+    assert sum(map(len, graph.values())) >= 50
+    for module, deps in graph.items():
+        for dep in deps:
+            assert dep in graph, (module, dep)  # relative, to an existing module of static/js
+    state = {}  # module → "open" while on the path being searched, "done" after
+
+    def visit(module, path):
+        state[module] = "open"
+        for dep in graph[module]:
+            assert state.get(dep) != "open", "import circle: " + " → ".join(str(p.relative_to(JS)) for p in [*path, dep])
+            if dep not in state:
+                visit(dep, [*path, dep])
+        state[module] = "done"
+
+    for module in graph:
+        if module not in state:
+            visit(module, [module])
+
+
+def test_no_module_shares_state_through_globals():
+    """Only a page's entry module sets window.cloudsched (its handle for tests); nothing reads window.cs."""
+    for module in _modules():
+        text = module.read_text()
+        assert "window.cs" not in text and "csFormat" not in text, module
+        if "window.cloudsched" in text:
+            assert module.parent.name == "pages", module

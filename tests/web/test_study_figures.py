@@ -120,10 +120,10 @@ def test_the_status_carries_the_points_so_far(alice_client, study):
 
 
 def test_figure_colours_match_the_pages():
-    """figures.ALGORITHM_COLOURS and POLICY_SHADE are charts-common.js's tables; a hashed name the same colour."""
+    """figures.ALGORITHM_COLOURS and POLICY_SHADE are static/js/lib/colours.js's tables."""
     from pathlib import Path
 
-    js = (Path(__file__).resolve().parents[2] / "static/js/charts-common.js").read_text()
+    js = (Path(__file__).resolve().parents[2] / "static/js/lib/colours.js").read_text()
     table = js.split("const ALGORITHM_COLOURS = {")[1].split("};")[0]
     assert dict(re.findall(r"(\w+): \"(#[0-9a-f]{6})\"", table)) == figures.ALGORITHM_COLOURS
     shades = js.split("const POLICY_SHADE = {")[1].split("};")[0]
@@ -132,7 +132,7 @@ def test_figure_colours_match_the_pages():
 
 
 def test_hashed_algorithm_colours_match_the_pages(tmp_path):
-    """A name outside the table (a plug-in's) gets the colour charts-common.js's hash gives it."""
+    """A name outside the table (a plug-in's) gets the colour static/js/lib/colours.js's hash gives it."""
     import json
     import shutil
     import subprocess
@@ -142,8 +142,8 @@ def test_hashed_algorithm_colours_match_the_pages(tmp_path):
     if node is None:
         pytest.skip("needs node")
     names = ["easy-lxf", "widest", "ontapra:tapra", "slf-ndrc:gsa", "zz top"]
-    js = Path(__file__).resolve().parents[2] / "static/js/charts-common.js"
-    script = (f"global.window = {{}}; global.document = {{ addEventListener() {{}} }}; require({json.dumps(str(js))});"
-              f"console.log(JSON.stringify({json.dumps(names)}.map((n) => window.cs.algorithmColor(n))));")  # fmt: skip
-    out = subprocess.run([node, "-e", script], capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    js = (Path(__file__).resolve().parents[2] / "static/js/lib/colours.js").as_uri()
+    script = (f"import {{ algorithmColor }} from {json.dumps(js)};"
+              f"console.log(JSON.stringify({json.dumps(names)}.map((n) => algorithmColor(n))));")  # fmt: skip
+    out = subprocess.run([node, "--input-type=module", "-e", script], capture_output=True, text=True, timeout=60, cwd=tmp_path)
     assert json.loads(out.stdout) == [figures.algorithm_colour(n) for n in names], out.stderr

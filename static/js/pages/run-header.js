@@ -1,8 +1,9 @@
 // Run page header: the status poll (progress, time left, stall warning), the share link's copy
 // button, and printing (every chart redrawn at the printed size before the page is printed).
-// Loaded before run.js; no inline script anywhere (the CSP forbids it).
-(function () {
-  "use strict";
+// The run and study pages call runHeader(); no inline script anywhere (the CSP forbids it).
+import { Chart } from "../lib/chart.js";
+
+export function runHeader() {
   const box = document.getElementById("run-status");
   const statusUrl = box && box.dataset.statusUrl;
 
@@ -37,25 +38,38 @@
   document.querySelectorAll("button[data-copy]").forEach((button) => {
     const field = document.getElementById(button.dataset.copy);
     const feedback = document.getElementById("copy-feedback");
-    const say = (text) => { if (feedback) { feedback.textContent = text; setTimeout(() => { feedback.textContent = ""; }, 4000); } };
+    const say = (text) => {
+      if (feedback) {
+        feedback.textContent = text;
+        setTimeout(() => {
+          feedback.textContent = "";
+        }, 4000);
+      }
+    };
     field.addEventListener("focus", () => field.select());
     button.addEventListener("click", () => {
       field.select();
-      const copied = navigator.clipboard && window.isSecureContext
-        ? navigator.clipboard.writeText(field.value)
-        : Promise.reject(new Error("no clipboard"));
-      copied.then(() => say("copied"), () => say("selected: press Ctrl+C to copy"));
+      const copied =
+        navigator.clipboard && window.isSecureContext
+          ? navigator.clipboard.writeText(field.value)
+          : Promise.reject(new Error("no clipboard"));
+      copied.then(
+        () => say("copied"),
+        () => say("selected: press Ctrl+C to copy"),
+      );
     });
   });
 
   // Printing / saving as PDF: charts drawn for the screen are resized to the printed width and
   // redrawn at once (Chart.js would redraw on its next animation frame, after the page is printed).
   function redrawAll() {
-    if (!window.Chart) return;
-    Object.values(window.Chart.instances).forEach((chart) => { chart.resize(); chart.update("none"); });
+    Object.values(Chart.instances).forEach((chart) => {
+      chart.resize();
+      chart.update("none");
+    });
   }
   window.addEventListener("beforeprint", redrawAll);
   window.addEventListener("afterprint", redrawAll);
   const printMedia = window.matchMedia && window.matchMedia("print");
   if (printMedia && printMedia.addEventListener) printMedia.addEventListener("change", redrawAll);
-})();
+}

@@ -1,0 +1,82 @@
+// The renderer of the data endpoint's kind=diff (results/jobdiff): the counts of jobs in both runs,
+// changed, missing from a side or cut by a side's schedule limit, and the changed jobs a page at a time.
+import { exact as exactText } from "../format.js";
+import { timeText } from "./time.js";
+
+const number = (n) => n.toLocaleString("en-US");
+
+// The summary sentence above the charts.
+export function summary(d) {
+  const nothing = !d.jobs && !d.only_a && !d.only_b && !d.cut_in_a && !d.cut_in_b;
+  if (nothing) {
+    return (
+      "Neither run recorded a schedule (its scenario turned schedule recording off, or the runs had no jobs): " +
+      "there is nothing to compare."
+    );
+  }
+  return (
+    `${d.jobs} jobs in both: ${d.changed} changed — ${d.moved} moved to other resources, ` +
+    `${d.later} started later in B, ${d.earlier} earlier.`
+  );
+}
+
+// One row per kind of job into table `t`: in both, missing from a side, or cut by a side's schedule limit.
+// `per`: seconds per stored time unit.
+export function counts(t, d, per) {
+  t.innerHTML = "";
+  const cutNote = (side) =>
+    d[side].cut_at === null || d[side].cut_at === undefined
+      ? ""
+      : ` (${side.toUpperCase()} recorded its schedule up to t = ${timeText(d[side].cut_at, per)})`;
+  const rows = [
+    ["jobs", "in both A and B", ""],
+    [
+      "changed",
+      "in both, changed in B",
+      `${d.moved} moved to other resources, ${d.later} started later, ${d.earlier} earlier`,
+    ],
+    ["only_a", "in A, not in B", "e.g. rejected or never run by B"],
+    ["cut_in_b", "in A, cut by B's schedule limit", "B stopped recording before these would start" + cutNote("b")],
+    ["only_b", "in B, not in A", ""],
+    ["cut_in_a", "in B, cut by A's schedule limit", "A stopped recording before these would start" + cutNote("a")],
+  ];
+  const body = t.createTBody();
+  rows.forEach(([key, label, note]) => {
+    const cut = key === "cut_in_a" || key === "cut_in_b";
+    if (cut && !d[key] && d[key === "cut_in_a" ? "a" : "b"].cut_at == null) return;
+    const row = body.insertRow();
+    row.insertCell().textContent = label;
+    const cell = row.insertCell();
+    cell.textContent = d[key];
+    cell.dataset.count = key;
+    cell.className = "num";
+    row.insertCell().textContent = note;
+  });
+}
+
+// A page of the changed jobs (the server orders all of them; d.offset, d.rows, d.changed) into table `t`,
+// its position and buttons into `pager`. Times in full, in seconds.
+export function changedJobs(t, pager, d, unit) {
+  const first = d.changed ? d.offset + 1 : 0;
+  const last = d.offset + d.rows.length;
+  pager.querySelector(".rows").textContent = `changed jobs ${number(first)}–${number(last)} of ${number(d.changed)}`;
+  pager.querySelector(".prev").disabled = d.offset <= 0;
+  pager.querySelector(".next").disabled = last >= d.changed;
+  pager.dataset.offset = String(d.offset);
+  t.innerHTML = "";
+  const head = t.createTHead().insertRow();
+  ["job", "start A", "start B", "Δ start", "end A", "end B", "Δ end", "moved"].forEach((h) => {
+    const th = document.createElement("th");
+    th.textContent = h;
+    head.appendChild(th);
+  });
+  const body = t.createTBody();
+  const exact = (v) => exactText(v, { kind: "duration", unit }); // every digit, in seconds
+  d.rows.forEach((r) => {
+    const row = body.insertRow();
+    const cells = [r.start_a, r.start_b, r.delta_start, r.end_a, r.end_b, r.delta_end].map(exact);
+    [r.job, ...cells, r.moved ? "yes" : ""].forEach((v) => {
+      row.insertCell().textContent = v;
+    });
+  });
+}

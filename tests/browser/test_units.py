@@ -1,0 +1,116 @@
+"""Every number a run or diff page shows goes through format.js with its unit (docs/metrics.md).
+
+Read in Chromium: power and energy tooltips in the axis' unit (kW, kWh), never the stored watts or
+joules; the per-job CDF and box axes, their tooltips and the job table's measure columns in min, h or d,
+never a raw number of seconds above 10⁴; the diff's window status as a duration. A tooltip may give the
+exact seconds, always with the time read as days, hours and minutes beside them ("… s (1 d 21 h …)").
+"""
+
+import re
+
+import pytest
+
+from cloudsched_web.scenarios.models import Scenario
+from tests.api.factories import finished_run
+from tests.browser.test_result_numbers import _result
+from tests.browser.test_run_flow import _login
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
+
+NUMBER = r"(-?\d[\d\u202f ,]*(?:\.\d+)?)"
+SECONDS = re.compile(NUMBER + r" s\b(?! \()")  # "163 523 s" alone; "163 523 s (1 d 21 h …)" reads
+JOULES = re.compile(NUMBER + r" ?J\b")
+DURATION = re.compile(r"^-?[\d\u202f ,.]+ (ms|s|min|h)$|^-?[\d ,]+ d \d+ h$|^[\d.]+ × 10\S+ d$")
+
+
+def _raw(texts):
+    """The texts that print a raw number of seconds above 10⁴, or joules."""
+    out = []
+    for text in texts:
+        for m in SECONDS.finditer(text):
+            if abs(float(re.sub(r"[\u202f ,]", "", m.group(1)))) >= 1e4:
+                out.append(text)
+        if JOULES.search(text):
+            out.append(text)
+    return out
+
+
+def _open(page, live_server, alice, family):
+    config, stock = _result(family)
+    scenario = Scenario.objects.create(owner=alice, family=family, name=f"units {family}", config=config)
+    run = finished_run(scenario, result=stock)
+    _login(page, live_server.url)
+    page.set_viewport_size({"width": 1400, "height": 1000})
+    page.goto(f"{live_server.url}/runs/{run.pk}/")
+    page.wait_for_function("() => Number(document.body.dataset.timelineLoaded || 0) >= 1")
+    return run
+
+
+# Each series chart: its y title, tick labels, and the tooltip of its largest point of every line.
+SERIES = """() => Object.entries(window.cloudsched.series).map(([key, c]) => {
+  const label = c.options.plugins.tooltip.callbacks.label;
+  const tips = c.data.datasets.filter((d) => d.data.length).map((d) => {
+    const top = d.data.reduce((a, p) => (p.y > a.y ? p : a));
+    return label({ dataset: d, parsed: top, chart: c });
+  });
+  return { key, title: c.options.scales.y.title.text, ticks: c.scales.y.ticks.map((t) => t.label), tips };
+})"""
+
+
+def test_power_and_energy_tooltips_read_in_the_axis_unit(page, live_server, alice):
+    _open(page, live_server, alice, "dvfs_bot")
+    series = {s["key"]: s for s in page.evaluate(SERIES)}
+    assert {"power_w", "energy_j"} <= set(series)
+    for key in ("power_w", "energy_j"):
+        s = series[key]
+        unit = re.search(r"\((\w+)\)$", s["title"]).group(1)
+        assert unit in ("W", "kW", "MW", "Wh", "kWh", "MWh", "GWh"), s["title"]
+        assert s["tips"] and all(t.endswith(" " + unit) for t in s["tips"]), s
+        assert all(t.endswith(" " + unit) for t in s["ticks"]), s
+    texts = [t for s in series.values() for t in [s["title"], *s["ticks"], *s["tips"]]]
+    assert texts and _raw(texts) == []
+
+
+DIST = """() => ['jobs-cdf', 'jobs-box'].map((id) => {
+  const c = Chart.getChart(document.getElementById(id)), axis = id === 'jobs-cdf' ? c.scales.x : c.scales.y;
+  const tip = c.options.plugins.tooltip.callbacks.label;
+  const item = id === 'jobs-cdf'
+    ? { dataset: c.data.datasets[0], raw: c.data.datasets[0].data.at(-1), dataIndex: 0 }
+    : { dataIndex: 0 };
+  const lines = [tip(item)].flat();
+  return { id, title: axis.options.title.text, ticks: axis.ticks.map((t) => t.label), lines };
+})"""
+
+
+def test_the_per_job_views_write_durations_in_units(page, live_server, alice):
+    _open(page, live_server, alice, "backfill")
+    page.wait_for_function("() => Number(document.getElementById('jobs-dist').dataset.drawn || 0) >= 1")
+    measure = page.eval_on_selector("#jobs-measure", "(s) => s.selectedOptions[0].textContent")
+    assert measure.endswith("(s)"), measure  # a duration measure drawn first (backfill: response time)
+    charts = page.evaluate(DIST)
+    for c in charts:
+        assert len(c["ticks"]) >= 2, c
+        assert all(DURATION.match(t) for t in c["ticks"]), c
+        assert _raw(c["lines"]) == [], c
+    page.wait_for_function("() => Number(document.getElementById('jobs-table-box').dataset.loaded || 0) >= 1")
+    table = page.evaluate(
+        """() => { const t = document.getElementById('jobs-table');
+          const heads = [...t.tHead.rows[0].cells].map((c) => c.dataset.column);
+          return { heads, rows: [...t.tBodies[0].rows].map((r) => [...r.cells].map((c) => c.textContent)) }; }"""
+    )
+    seconds = [k for k, h in enumerate(table["heads"]) if h.endswith("_s")]  # stored (submit_s …) and derived
+    assert {"submit_s", "end_s", "response_s"} <= {table["heads"][k] for k in seconds} and table["rows"], table["heads"]
+    assert all(DURATION.match(row[k]) for row in table["rows"] for k in seconds)
+    assert _raw([cell for row in table["rows"] for cell in row]) == []
+
+
+def test_the_diff_window_status_reads_as_a_duration(page, live_server, alice):
+    run = _open(page, live_server, alice, "backfill")
+    page.goto(f"{live_server.url}/runs/{run.pk}/diff/?a=0&b=1")
+    page.wait_for_function("() => Number(document.body.dataset.timelineLoaded || 0) >= 1")
+    hi = page.evaluate("() => window.cloudsched.gantt.a.scales.x.max")
+    page.evaluate(f"() => window.cloudsched.link.set({hi * 0.5!r}, {hi * 0.75!r})")
+    page.wait_for_function("() => Number(document.body.dataset.timelineLoaded) >= 2")
+    status = page.inner_text("#timeline-status")
+    assert status.startswith("window ") and hi * 0.5 >= 1e4 and _raw([status]) == [], status
+    assert _raw([page.inner_text("#diff-counts"), page.inner_text("#diff-summary")]) == []
