@@ -5,6 +5,8 @@ What the canvas painted is read from the Gantt module (``drawn``, ``chart.$paint
 pixels; the statuses are checked against the diff computed from the stored job indexes.
 """
 
+import re
+
 import pytest
 
 import schedulers
@@ -66,6 +68,10 @@ def test_the_diff_draws_both_schedules_and_never_paints_a_changed_job_unchanged(
     page.goto(f"{live_server.url}/runs/{demo.pk}/diff/?a=0&b=2")
     _loaded(page)
     page.screenshot(path=str(screens_dir() / "backfill-demo-diff.png"), full_page=True)
+    # the summary's categories are a partition of the changed jobs: they add up to the changed count
+    words = page.inner_text("#diff-summary")
+    jobs, count, *parts = (int(n) for n in re.findall(r"\d+", words))
+    assert (jobs, count, len(parts)) == (d["jobs"], d["changed"], 4) and sum(parts) == count, words
     same = page.evaluate("() => getComputedStyle(document.querySelector('.legend .sw.same')).backgroundColor")
     seen = []
     for n in (1, 2):

@@ -14,9 +14,15 @@ export function summary(d) {
       "there is nothing to compare."
     );
   }
+  return `${d.jobs} jobs in both: ${d.changed} changed — ${categories(d)}.`;
+}
+
+// The changed jobs' categories, a partition (each job once, as the Gantts colour it): by its start first, then
+// its resources (same start, other resources), then its end. They add up to d.changed.
+export function categories(d) {
   return (
-    `${d.jobs} jobs in both: ${d.changed} changed — ${d.moved} moved to other resources, ` +
-    `${d.later} started later in B, ${d.earlier} earlier.`
+    `${d.later} started later in B, ${d.earlier} started earlier, ` +
+    `${d.moved} started at the same time on other resources, ${d.other_end} same start and resources, other end`
   );
 }
 
@@ -30,11 +36,7 @@ export function counts(t, d, per) {
       : ` (${side.toUpperCase()} recorded its schedule up to t = ${timeText(d[side].cut_at, per)})`;
   const rows = [
     ["jobs", "in both A and B", ""],
-    [
-      "changed",
-      "in both, changed in B",
-      `${d.moved} moved to other resources, ${d.later} started later, ${d.earlier} earlier`,
-    ],
+    ["changed", "in both, changed in B", categories(d)],
     ["only_a", "in A, not in B", "e.g. rejected or never run by B"],
     ["cut_in_b", "in A, cut by B's schedule limit", "B stopped recording before these would start" + cutNote("b")],
     ["only_b", "in B, not in A", ""],
