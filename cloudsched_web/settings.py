@@ -90,6 +90,7 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "cloudsched_web.csp.ContentSecurityPolicyMiddleware",  # outside WhiteNoise: static files get it too
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    "cloudsched_web.bodylimit.BodyLimitMiddleware",  # before anything reads request.POST (CSRF, the throttle)
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -273,9 +274,13 @@ RUN_STALE_AFTER_S = envint("RUN_STALE_AFTER_S", 0)
 LIST_PAGE_SIZE = 50  # rows a page on the home and studies lists and in the admin (bench/list_pages.py)
 TRASH_KEEP_DAYS = envint("TRASH_KEEP_DAYS", 30)  # deleted scenarios, studies and runs: restorable this long
 
-# Upload / payload limits: a scenario with an inline SWF trace of ~200k jobs fits.
-DATA_UPLOAD_MAX_MEMORY_SIZE = envint("DATA_UPLOAD_MAX_MEMORY_SIZE", 50 * 1024 * 1024)
-FILE_UPLOAD_MAX_MEMORY_SIZE = DATA_UPLOAD_MAX_MEMORY_SIZE
+# Request bodies (cloudsched_web/bodylimit.py): a form or JSON body is read into memory and parsed there, so
+# it is refused above DATA_UPLOAD_MAX_MEMORY_SIZE from its Content-Length, before anything reads it (Django's
+# 2.5 MiB: a 48 MB urlencoded log-in POST cost 3.3 GB and 17 s before its 403). Large SWF text goes as a file:
+# an uploaded file above FILE_UPLOAD_MAX_MEMORY_SIZE streams to a temporary file, never into memory.
+DATA_UPLOAD_MAX_MEMORY_SIZE = envint("DATA_UPLOAD_MAX_MEMORY_SIZE", 2_621_440)
+DATA_UPLOAD_MAX_NUMBER_FIELDS = envint("DATA_UPLOAD_MAX_NUMBER_FIELDS", 1000)
+FILE_UPLOAD_MAX_MEMORY_SIZE = envint("FILE_UPLOAD_MAX_MEMORY_SIZE", 2_621_440)
 # An uploaded SWF trace file (form or POST /api/v1/traces), as sent (gzip counts compressed); its text is
 # further bounded by CLOUDSCHED_SWF_MAX_BYTES / _MAX_LINES (schedulers.core.swf). docs/formats.md.
 TRACE_UPLOAD_MAX_BYTES = envint("TRACE_UPLOAD_MAX_BYTES", 256 * 1024 * 1024)
