@@ -31,7 +31,9 @@ from schedulers.core.traces import REF_RE, Summary, catalog, swf_error
 INLINE_FIELDS = {"backfill": ("swf", ""), "federated": ("swf", None), "vm_reservations": ("text", None)}
 
 
-SUMMARY_FIELDS = ("jobs", "usable_jobs", "processors", "processors_from", "largest_job", "span_s", "natural_load")
+SUMMARY_FIELDS = (
+    "jobs", "usable_jobs", "processors", "processors_from", "largest_job", "span_s", "natural_load", "size_sum",
+)  # fmt: skip
 
 
 def max_upload_bytes():
