@@ -265,6 +265,11 @@ CELERY_BEAT_SCHEDULE = {
     },
 }
 RUN_MEMORY_LIMIT_MB = envint("RUN_MEMORY_LIMIT_MB", 8192)  # per worker process; 0 = no limit
+# A pool process whose resident memory ever grew past this (its peak RSS, checked after every task) is replaced
+# before it takes the next run: glibc rarely gives a large run's heap back, and a failed or cancelled run's
+# gigabytes otherwise stay with the next user's run under the same RUN_MEMORY_LIMIT_MB. 0 = never.
+WORKER_RECYCLE_MEMORY_MB = envint("WORKER_RECYCLE_MEMORY_MB", 1536)
+CELERY_WORKER_MAX_MEMORY_PER_CHILD = WORKER_RECYCLE_MEMORY_MB * 1024 or None  # Celery counts KiB
 RUN_HEARTBEAT_EVERY_S = envint("RUN_HEARTBEAT_EVERY_S", 30)
 # A run estimated at this many CPU seconds or more is spread over every free worker as its (algorithm,
 # repetition) units and merged (runs/fanout.py); -1: never. Units share MEDIA_ROOT (one host, or shared).
