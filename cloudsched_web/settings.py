@@ -271,6 +271,11 @@ RUN_MEMORY_LIMIT_MB = envint("RUN_MEMORY_LIMIT_MB", 8192)  # per worker process;
 WORKER_RECYCLE_MEMORY_MB = envint("WORKER_RECYCLE_MEMORY_MB", 1536)
 CELERY_WORKER_MAX_MEMORY_PER_CHILD = WORKER_RECYCLE_MEMORY_MB * 1024 or None  # Celery counts KiB
 RUN_HEARTBEAT_EVERY_S = envint("RUN_HEARTBEAT_EVERY_S", 30)
+# Fair dispatch (runs/services.release): at most this many runs of one user wait at the broker at a time (the
+# rest are held in the database and sent as workers take them); 0 = send everything at once.
+RUN_DISPATCH_PER_OWNER = envint("RUN_DISPATCH_PER_OWNER", 1)
+# Queued or running runs one user may have at a time (a study counts each point); 0 = no cap.
+RUN_QUEUE_MAX_PER_USER = envint("RUN_QUEUE_MAX_PER_USER", 1000)
 # A run estimated at this many CPU seconds or more is spread over every free worker as its (algorithm,
 # repetition) units and merged (runs/fanout.py); -1: never. Units share MEDIA_ROOT (one host, or shared).
 RUN_FAN_OUT_MIN_CPU_S = envint("RUN_FAN_OUT_MIN_CPU_S", 60)
@@ -289,6 +294,8 @@ FILE_UPLOAD_MAX_MEMORY_SIZE = envint("FILE_UPLOAD_MAX_MEMORY_SIZE", 2_621_440)
 # An uploaded SWF trace file (form or POST /api/v1/traces), as sent (gzip counts compressed); its text is
 # further bounded by CLOUDSCHED_SWF_MAX_BYTES / _MAX_LINES (schedulers.core.swf). docs/formats.md.
 TRACE_UPLOAD_MAX_BYTES = envint("TRACE_UPLOAD_MAX_BYTES", 256 * 1024 * 1024)
+# Uploads one user may have being parsed and stored at once (traces/services.upload_slot); 0 = no cap.
+TRACE_UPLOADS_PER_USER = envint("TRACE_UPLOADS_PER_USER", 2)
 
 LOGGING = {
     "version": 1,

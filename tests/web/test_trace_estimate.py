@@ -44,3 +44,23 @@ def test_a_trace_stored_before_the_sum_was_kept_is_read_through(alice):
     Trace.objects.filter(pk=trace.pk).update(size_sum=None)
     found = StoredTraces().summary(trace.ref)
     assert (found["usable_jobs"], found["size_sum"]) == (100, 400)
+
+
+def test_uploads_being_stored_at_once_are_capped_per_user(alice, bob, settings):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from cloudsched_web.ratelimit import take_slot
+    from cloudsched_web.traces.services import UPLOAD_SLOT_S, store_upload
+
+    settings.TRACE_UPLOADS_PER_USER = 2
+
+    def upload(user, i):
+        return store_upload(SimpleUploadedFile(f"t{i}.swf", _lines(3, 1, i).encode()), user)
+
+    take_slot(f"trace-upload:{alice.pk}", 2, UPLOAD_SLOT_S)  # one of hers in progress
+    assert upload(alice, 10)[1]  # the limit: her second at once
+    take_slot(f"trace-upload:{alice.pk}", 2, UPLOAD_SLOT_S)  # now two in progress
+    with pytest.raises(schedulers.ScenarioError) as refused:
+        upload(alice, 20)  # limit + 1
+    assert "at most 2 at a time per user (TRACE_UPLOADS_PER_USER)" in refused.value.errors[0]["allowed"]
+    assert upload(bob, 30)[1]  # bob's uploads are not alice's
