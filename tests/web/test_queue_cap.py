@@ -76,3 +76,25 @@ def test_the_run_being_taken_does_not_count_as_waiting(alice, settings, no_broke
     ids = list(study.runs.order_by("id").values_list("id", flat=True))
     assert no_broker == ids[:2]
     assert release([alice.pk], starting=ids[0]) == [ids[2]]
+
+
+def test_a_studys_stored_size_is_counted_from_its_largest_point(alice, monkeypatch, no_broker):
+    """Points × the *largest* point's size: a study of one big point and small ones is held to it."""
+    import orjson
+
+    from cloudsched_web.runs import services
+
+    small = {"family": "backfill", "seed": 1, "algorithms": ["easy"], "datacenter": {"processors": 8},
+             "workload": {"kind": "jobs", "jobs": [{"submit_s": 0, "processors": 1, "runtime_s": 10}]}}  # fmt: skip
+    big = {**small, "workload": {"kind": "jobs", "jobs": [{"submit_s": i, "processors": 1, "runtime_s": 10}
+                                                          for i in range(300)]}}  # fmt: skip
+    scenario = Scenario.objects.create(owner=alice, family="backfill", name="s", config=small)
+    big = schedulers.validate(big)[1].model_dump(mode="json")  # as the study stores it
+    small = schedulers.validate(small)[1].model_dump(mode="json")
+    largest = len(orjson.dumps(big))
+    assert largest > 2 * len(orjson.dumps(small))
+    monkeypatch.setattr(services, "MAX_STUDY_CONFIG_BYTES", 3 * largest)
+    submit_study(scenario, [small, small, big])  # 3 × largest: the limit
+    with pytest.raises(schedulers.ScenarioError) as refused:
+        submit_study(scenario, [small, small, small, big])  # 4 × largest: over, though the small sum fits
+    assert refused.value.errors[0]["field"] == "points"
