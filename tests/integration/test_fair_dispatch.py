@@ -52,6 +52,7 @@ def test_bobs_run_starts_within_a_few_seconds_behind_alices_200_point_study(alic
     bob_run = submit_run(Scenario.objects.create(owner=bob, family="toy", name="bob", config=_config("b", 0.0)))
     bob_run = _wait(bob_run, lambda r: r.started_at is not None, 60, worker)
     waited = (bob_run.started_at - submitted).total_seconds()
+    print(f"bob waited {waited:.2f} s behind alice's study")
     # At most alice's running run and the one of hers waiting ahead of his: two runs, plus overheads.
     assert waited < 2 * RUN_S + 3, waited
     done = Run.objects.filter(study=study, status=Run.Status.SUCCEEDED).count()
