@@ -59,6 +59,15 @@ POINTS = {
             "workload": {"kind": "generator", "n_requests": n},
         }
         for n in (2_000, 20_000, 100_000)
+    ]
+    + [
+        {
+            "family": "vm_reservations",
+            "seed": 1,
+            "algorithms": ["llif", "ffd", "mffde"],
+            "workload": {"kind": "generator", "n_requests": n, "max_duration_slots": cap},
+        }
+        for n, cap in ((5_000, 100_000), (20_000, 20_000), (20_000, 100_000))
     ],
     "federated": [
         {
@@ -147,6 +156,7 @@ def _label(config):
     w = config["workload"]
     keys = ("n_jobs", "n_requests", "apps", "duration_h", "tasks", "arrival_end_s")
     size = next((f"{k}={w[k]:,}" for k in keys if k in w), "")
+    size += f" durations ≤ {w['max_duration_slots']:,}" if "max_duration_slots" in w else ""
     procs = config.get("datacenter", {}).get("processors")
     return (f"{config['family']} {size}" + (f" on {procs}" if procs else "")
             + f" × {'+'.join(config['algorithms'])} × {config.get('repetitions', 1)}")  # fmt: skip
