@@ -12,12 +12,12 @@ import math
 from schedulers.core.estimate import Footprint, RunSize
 
 HELD_B, WORKING_B = 800, 800
-# CPU per request and algorithm: 20 µs (9 µs on a quiet core in 2026-11-27; 20–27 µs measured on 2026-11-29 with
+# CPU per request and algorithm: 24 µs (9 µs on a quiet core in 2026-11-27; 20–30 µs measured on 2026-11-29 with
 # the machine's two cores shared), 0.03 s a run, and for long reservations a placement that costs more the more
 # reservations overlap it (C, the mean number running at once) and, less, the more there are:
 # 2.5 µs × √C × (n / 10⁴)^0.2. Measured with bench/estimate.py and LLIF alone: 5,000–80,000 requests with
-# durations capped at 20,000–100,000 slots ran at 0.55–0.98 of the estimate.
-CPU_S, RUN_S, OVERLAP_S = 20e-6, 0.03, 2.5e-6
+# durations capped at 20,000–100,000 slots ran at 0.51–0.98 of the estimate (table: docs/architecture.md).
+CPU_S, RUN_S, OVERLAP_S = 24e-6, 0.03, 2.5e-6
 
 
 def _overlap(w, n: int) -> float:
