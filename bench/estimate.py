@@ -59,6 +59,15 @@ POINTS = {
             "workload": {"kind": "generator", "n_requests": n},
         }
         for n in (2_000, 20_000, 100_000)
+    ]
+    + [
+        {
+            "family": "vm_reservations",
+            "seed": 1,
+            "algorithms": ["llif", "ffd", "mffde"],
+            "workload": {"kind": "generator", "n_requests": n, "max_duration_slots": cap},
+        }
+        for n, cap in ((5_000, 100_000), (20_000, 20_000), (20_000, 100_000))
     ],
     "federated": [
         {
@@ -79,13 +88,12 @@ POINTS = {
         for h in (6, 24, 72)
     ],
     "ep_jobs": [
-        {
-            "family": "ep_jobs",
-            "seed": 1,
-            "algorithms": ["tapra", "tapra_fast", "min_min"],
-            "workload": {"kind": "generator", "tasks": n},
-        }
-        for n in (200, 1_000, 2_000)
+        *({"family": "ep_jobs", "seed": 1, "algorithms": ["tapra", "min_min", "gsa"],
+           "datacenter": {"kind": "fattree", "pods": 8}, "workload": {"kind": "generator", "tasks": n}}
+          for n in (200, 800, 1_500)),
+        *({"family": "ep_jobs", "seed": 1, "algorithms": ["ontapra:tapra", "fcfs:min_min", "slf:tapra_fast"],
+           "datacenter": {"kind": "fattree", "pods": 8},
+           "workload": {"kind": "online_generator", "arrival_end_s": end}} for end in (900, 3_600, 10_800)),
     ],
 }
 QUICK = {"backfill": POINTS["backfill"][:3], **{k: v[:2] for k, v in POINTS.items() if k != "backfill"}}
@@ -146,7 +154,9 @@ def _measure(config, with_indexes):
 
 def _label(config):
     w = config["workload"]
-    size = next((f"{k}={w[k]:,}" for k in ("n_jobs", "n_requests", "apps", "duration_h", "tasks") if k in w), "")
+    keys = ("n_jobs", "n_requests", "apps", "duration_h", "tasks", "arrival_end_s")
+    size = next((f"{k}={w[k]:,}" for k in keys if k in w), "")
+    size += f" durations ≤ {w['max_duration_slots']:,}" if "max_duration_slots" in w else ""
     procs = config.get("datacenter", {}).get("processors")
     return (f"{config['family']} {size}" + (f" on {procs}" if procs else "")
             + f" × {'+'.join(config['algorithms'])} × {config.get('repetitions', 1)}")  # fmt: skip
@@ -170,9 +180,9 @@ def main():
         c for fam, cs in points.items() if not args.family or fam in args.family for c in cs
     ]  # fmt: skip
     print(f"load average at start: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
-    print("| point | VmPeak MB (est.) | ratio | peak RSS MB | sim CPU s (est.) | store+checks CPU s | segments | estimate took |")
+    print("| point | VmPeak MB (est.) | ratio | peak RSS MB | sim CPU s (est.) | ratio | store+checks CPU s | segments |")
     print("|---|---|---|---|---|---|---|---|")
-    worst = 0.0
+    worst, cpu_ratios = 0.0, []
     for config in configs:
         t0 = time.process_time()
         est = schedulers.estimate(config)
@@ -181,10 +191,12 @@ def main():
         peak = max(m["stored"]["VmPeak"], m["sim"]["VmPeak"])
         ratio = est.peak_memory_mb / peak
         worst = min(worst or ratio, ratio)
+        cpu_ratios.append(est.cpu_s / max(m["sim_cpu"], 1e-3))
         extra = f"; indexes VmPeak {m['indexes']['VmPeak']:.0f}" if "indexes" in m else ""
         print(f"| {_label(config)} | {peak:.0f} ({est.peak_memory_mb:.0f}) | {ratio:.2f} | "
-              f"{m['stored']['VmHWM']:.0f} | {m['sim_cpu']:.1f} ({est.cpu_s:.1f}) | {m['store_cpu']:.1f} | "
-              f"{sum(m['segments']):,}{extra} | est. {est_ms:.1f} ms |", flush=True)  # fmt: skip
+              f"{m['stored']['VmHWM']:.0f} | {m['sim_cpu']:.2f} ({est.cpu_s:.2f}) | {cpu_ratios[-1]:.2f} | "
+              f"{m['store_cpu']:.1f} | {sum(m['segments']):,}{extra} (est. took {est_ms:.1f} ms) |", flush=True)  # fmt: skip
+    print(f"CPU estimate/measured: lowest {min(cpu_ratios):.2f}, highest {max(cpu_ratios):.2f} (target 1–2)")
     print(f"lowest estimate/measured memory ratio: {worst:.2f} (target ≥ 0.8); load average now "
           f"{os.getloadavg()[0]:.2f}; this process's peak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss >> 10} MB")  # fmt: skip
 

@@ -11,6 +11,8 @@ out by failing from elsewhere. The client is ``REMOTE_ADDR``, or, when that is a
 (what lies left of it was written by the client and is never believed). An IPv6 client counts as
 its /64, which one subscriber usually holds whole.
 
+Only attempts that reach authentication count: the counting runs after the CSRF check (a POST it
+refuses is no attempt), and an attempt refused before the password is checked gives its slots back.
 Both log-in forms (the site's and the admin's) are throttled. Every attempt takes a slot of each
 counter *before* the password is checked, so parallel guesses cannot all pass a check made before
 any of them failed; a successful log-in gives its slots back and clears that client's counter for
@@ -30,7 +32,7 @@ import math
 import time
 
 from django.conf import settings
-from django.contrib.auth.signals import user_logged_in
+from django.contrib.auth.signals import user_logged_in, user_login_failed
 from django.core.cache import caches
 from django.dispatch import receiver
 from django.shortcuts import render
@@ -138,13 +140,45 @@ def _mark_success(sender, request=None, user=None, **kwargs):
         request.login_succeeded = True
 
 
+@receiver(user_login_failed)
+def _mark_failure(sender, credentials=None, request=None, **kwargs):
+    if request is not None:
+        request.login_failed = True
+
+
 class LoginRateLimitMiddleware:
+    """Counts in ``process_view``, which runs after the CSRF check's: a POST the CSRF check refused never
+    reaches it, so a form on another site cannot spend anyone's attempts. An attempt that did not reach
+    authentication (a blank field) gives its slots back; only a password checked and refused
+    (``user_login_failed``) keeps them."""
+
     def __init__(self, get_response):
         self.get_response = get_response
 
     def __call__(self, request):
+        response = self.get_response(request)
+        taken = getattr(request, "login_slots", None)
+        if taken is None:
+            return response
+        if getattr(request, "login_succeeded", False):
+            # The slots of this attempt go back; the account's failures from this client are forgiven.
+            # The client's other failures stay counted: logging in to one's own account between
+            # guesses at others must not reset the per-client counter.
+            self._release([*taken, *_slots(request.login_pair_key, settings.LOGIN_FAILURES_PER_USER)])
+        elif not getattr(request, "login_failed", False):
+            self._release(taken)  # refused before the password was checked: no attempt at it
+        return response
+
+    @staticmethod
+    def _release(names):
+        try:
+            caches["throttle"].delete_many(names)
+        except Exception:
+            log.exception("login throttle cache unavailable; counters not released")
+
+    def process_view(self, request, view_func, view_args, view_kwargs):
         if request.method != "POST" or request.path not in _login_paths():
-            return self.get_response(request)
+            return None
         per_user, per_client, window = (
             settings.LOGIN_FAILURES_PER_USER,
             settings.LOGIN_FAILURES_PER_IP,
@@ -164,13 +198,5 @@ class LoginRateLimitMiddleware:
                 return _blocked(request, retry)
         except Exception:  # a broken cache must not take log-in down: fail open, loudly
             log.exception("login throttle cache unavailable; attempt allowed")
-        response = self.get_response(request)
-        if getattr(request, "login_succeeded", False):
-            # The slots of this attempt go back; the account's failures from this client are forgiven.
-            # The client's other failures stay counted: logging in to one's own account between
-            # guesses at others must not reset the per-client counter.
-            try:
-                caches["throttle"].delete_many([*taken, *_slots(pair_key, per_user)])
-            except Exception:
-                log.exception("login throttle cache unavailable; counters not released")
-        return response
+        request.login_slots, request.login_pair_key = taken, pair_key
+        return None

@@ -90,6 +90,7 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "cloudsched_web.csp.ContentSecurityPolicyMiddleware",  # outside WhiteNoise: static files get it too
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    "cloudsched_web.bodylimit.BodyLimitMiddleware",  # before anything reads request.POST (CSRF, the throttle)
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -264,7 +265,17 @@ CELERY_BEAT_SCHEDULE = {
     },
 }
 RUN_MEMORY_LIMIT_MB = envint("RUN_MEMORY_LIMIT_MB", 8192)  # per worker process; 0 = no limit
+# A pool process whose resident memory ever grew past this (its peak RSS, checked after every task) is replaced
+# before it takes the next run: glibc rarely gives a large run's heap back, and a failed or cancelled run's
+# gigabytes otherwise stay with the next user's run under the same RUN_MEMORY_LIMIT_MB. 0 = never.
+WORKER_RECYCLE_MEMORY_MB = envint("WORKER_RECYCLE_MEMORY_MB", 1536)
+CELERY_WORKER_MAX_MEMORY_PER_CHILD = WORKER_RECYCLE_MEMORY_MB * 1024 or None  # Celery counts KiB
 RUN_HEARTBEAT_EVERY_S = envint("RUN_HEARTBEAT_EVERY_S", 30)
+# Fair dispatch (runs/services.release): at most this many runs of one user wait at the broker at a time (the
+# rest are held in the database and sent as workers take them); 0 = send everything at once.
+RUN_DISPATCH_PER_OWNER = envint("RUN_DISPATCH_PER_OWNER", 1)
+# Queued or running runs one user may have at a time (a study counts each point); 0 = no cap.
+RUN_QUEUE_MAX_PER_USER = envint("RUN_QUEUE_MAX_PER_USER", 1000)
 # A run estimated at this many CPU seconds or more is spread over every free worker as its (algorithm,
 # repetition) units and merged (runs/fanout.py); -1: never. Units share MEDIA_ROOT (one host, or shared).
 RUN_FAN_OUT_MIN_CPU_S = envint("RUN_FAN_OUT_MIN_CPU_S", 60)
@@ -273,12 +284,18 @@ RUN_STALE_AFTER_S = envint("RUN_STALE_AFTER_S", 0)
 LIST_PAGE_SIZE = 50  # rows a page on the home and studies lists and in the admin (bench/list_pages.py)
 TRASH_KEEP_DAYS = envint("TRASH_KEEP_DAYS", 30)  # deleted scenarios, studies and runs: restorable this long
 
-# Upload / payload limits: a scenario with an inline SWF trace of ~200k jobs fits.
-DATA_UPLOAD_MAX_MEMORY_SIZE = envint("DATA_UPLOAD_MAX_MEMORY_SIZE", 50 * 1024 * 1024)
-FILE_UPLOAD_MAX_MEMORY_SIZE = DATA_UPLOAD_MAX_MEMORY_SIZE
+# Request bodies (cloudsched_web/bodylimit.py): a form or JSON body is read into memory and parsed there, so
+# it is refused above DATA_UPLOAD_MAX_MEMORY_SIZE from its Content-Length, before anything reads it (Django's
+# 2.5 MiB: a 48 MB urlencoded log-in POST cost 3.3 GB and 17 s before its 403). Large SWF text goes as a file:
+# an uploaded file above FILE_UPLOAD_MAX_MEMORY_SIZE streams to a temporary file, never into memory.
+DATA_UPLOAD_MAX_MEMORY_SIZE = envint("DATA_UPLOAD_MAX_MEMORY_SIZE", 2_621_440)
+DATA_UPLOAD_MAX_NUMBER_FIELDS = envint("DATA_UPLOAD_MAX_NUMBER_FIELDS", 1000)
+FILE_UPLOAD_MAX_MEMORY_SIZE = envint("FILE_UPLOAD_MAX_MEMORY_SIZE", 2_621_440)
 # An uploaded SWF trace file (form or POST /api/v1/traces), as sent (gzip counts compressed); its text is
 # further bounded by CLOUDSCHED_SWF_MAX_BYTES / _MAX_LINES (schedulers.core.swf). docs/formats.md.
 TRACE_UPLOAD_MAX_BYTES = envint("TRACE_UPLOAD_MAX_BYTES", 256 * 1024 * 1024)
+# Uploads one user may have being parsed and stored at once (traces/services.upload_slot); 0 = no cap.
+TRACE_UPLOADS_PER_USER = envint("TRACE_UPLOADS_PER_USER", 2)
 
 LOGGING = {
     "version": 1,

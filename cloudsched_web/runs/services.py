@@ -1,10 +1,12 @@
 """Submitting runs and studies: rows first, Celery messages after the transaction commits."""
 
+import itertools
 import logging
 import math
 
 import orjson
 from celery import group
+from django.conf import settings
 from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
@@ -25,8 +27,9 @@ BROKER_DOWN = (
 MAX_STUDY_CONFIG_BYTES = 64 * 10**6  # the scenarios a study stores, summed
 
 
-def _send(run_ids):
-    """Publish runs; the row's ``dispatched_at`` is the outbox mark the sweeper relies on."""
+def _publish(run_ids):
+    """Publish runs already marked dispatched (``dispatched_at``, the outbox mark the sweeper relies on);
+    if the broker is down, the marks are taken back and the sweeper resends them."""
     from cloudsched_web.runs.tasks import run_simulation
 
     try:
@@ -36,15 +39,81 @@ def _send(run_ids):
             group(run_simulation.s(rid) for rid in run_ids).apply_async()
     except Exception:  # broker down: the rows stay queued, undispatched, and the sweeper resends them
         log.warning("could not send runs %s to the broker; they stay queued", run_ids, exc_info=True)
-        Run.objects.filter(id__in=run_ids, status=Run.Status.QUEUED, dispatched_at=None).update(
-            progress_message=BROKER_DOWN.format(clock=timezone.localtime().strftime("%H:%M:%S %Z"))
+        Run.objects.filter(id__in=run_ids, status=Run.Status.QUEUED).update(
+            dispatched_at=None,
+            progress_message=BROKER_DOWN.format(clock=timezone.localtime().strftime("%H:%M:%S %Z")),
         )
         return False
-    Run.objects.filter(id__in=run_ids).update(dispatched_at=timezone.now())
-    Run.objects.filter(id__in=run_ids, status=Run.Status.QUEUED, progress_message__startswith=BROKER_DOWN[:30]).update(
-        progress_message="sent to the task queue; waiting for a worker"
+    Run.objects.filter(id__in=run_ids, status=Run.Status.QUEUED).exclude(progress_message__startswith="requeued").update(
+        progress_message=SENT
     )
     return True
+
+
+SENT = "sent to the task queue; waiting for a worker"
+HELD = "waiting for your earlier runs: each user has {n} run(s) at a time at the head of the task queue"
+
+
+def _waiting_at_broker(owner_id, starting=None):
+    """Runs of ``owner_id`` sent to the broker that no worker has taken yet (``starting``: one being taken)."""
+    sent = Run.objects.filter(scenario__owner_id=owner_id, status=Run.Status.QUEUED, dispatched_at__isnull=False)
+    return sent.exclude(id=starting).count() if starting else sent.count()
+
+
+def release(owner_ids=None, starting=None):
+    """Send queued runs to the broker fairly: at most ``RUN_DISPATCH_PER_OWNER`` runs of each owner wait
+    at the broker at a time (0: no bound); the oldest of each owner's held runs go, owners interleaved.
+    So the broker's queue holds a few runs per user, whatever one user queued, and a run another user
+    submits is at most that many runs per user away from a free worker. Called on submission, when a
+    worker takes a run (``starting``: that run no longer waits) and when one ends (``runs.apps``), and by
+    the sweeper. Returns the ids sent."""
+    from cloudsched_web.celery import app
+
+    # Tasks run in-process (CELERY_TASK_ALWAYS_EAGER): one after another anyway, and holding would nest them.
+    per_owner = 0 if app.conf.task_always_eager else settings.RUN_DISPATCH_PER_OWNER
+    held = Run.objects.filter(status=Run.Status.QUEUED, dispatched_at=None)
+    if owner_ids is not None:
+        held = held.filter(scenario__owner_id__in=list(owner_ids))
+    batches = []
+    for owner_id in sorted(set(held.values_list("scenario__owner_id", flat=True))):
+        mine = held.filter(scenario__owner_id=owner_id).order_by("created_at", "id")
+        if per_owner > 0:
+            ids = list(mine.values_list("id", flat=True)[: max(per_owner - _waiting_at_broker(owner_id, starting), 0)])
+            mine.exclude(id__in=ids).exclude(progress_message__startswith=BROKER_DOWN[:30]).update(
+                progress_message=HELD.format(n=per_owner)
+            )
+        else:
+            ids = list(mine.values_list("id", flat=True))
+        batches.append(ids)
+    now, sent = timezone.now(), []
+    for rid in (i for batch in itertools.zip_longest(*batches) for i in batch if i is not None):
+        # Claimed by a conditional update: two releases at once never send one run twice.
+        if Run.objects.filter(id=rid, status=Run.Status.QUEUED, dispatched_at=None).update(dispatched_at=now):
+            sent.append(rid)
+    if sent and not _publish(sent):
+        return []
+    return sent
+
+
+def _send(run_ids):
+    """Queue ``run_ids`` (rows already queued and undispatched): released with their owners' other runs."""
+    owners = Run.objects.filter(id__in=run_ids).values_list("scenario__owner_id", flat=True).distinct()
+    return release(list(owners))
+
+
+def check_queue_room(owner, adding, field):
+    """Refuse ``adding`` more runs when ``owner`` would hold more than ``RUN_QUEUE_MAX_PER_USER`` queued or
+    running runs (0: no cap)."""
+    cap = settings.RUN_QUEUE_MAX_PER_USER
+    if cap <= 0 or owner is None:
+        return
+    have = Run.objects.filter(scenario__owner=owner, status__in=(Run.Status.QUEUED, Run.Status.RUNNING)).count()
+    if have + adding > cap:
+        raise schedulers.ScenarioError.single(
+            field,
+            f"you have {have:,} runs queued or running; this would add {adding:,}",
+            f"at most {cap:,} queued or running runs per user (RUN_QUEUE_MAX_PER_USER); wait for some to finish",
+        )
 
 
 def submit_run(scenario, checked=None):
@@ -53,6 +122,7 @@ def submit_run(scenario, checked=None):
     passes the ``(family, model)`` it has just checked so (``api.common.validate_scenario``)."""
     if checked is None:
         budget.check(schedulers.validate(scenario.config))
+    check_queue_room(scenario.owner, 1, "(runs)")
     run = Run.objects.create(scenario=scenario, config=scenario.config, scenario_name=scenario.name)
     transaction.on_commit(lambda: _send([run.id]))
     return run
@@ -105,6 +175,7 @@ def _prepared(scenario, configs, points):
 
 def _create_study(scenario, configs, points, axes, **fields):
     """The study's rows in one short transaction; its runs go to the broker once it commits."""
+    check_queue_room(scenario.owner, len(configs), "points")
     with transaction.atomic():
         study = Study.objects.create(scenario=scenario, axes=axes, **fields)
         rows = [
@@ -176,7 +247,8 @@ def requeue_abandoned(stale_after_s):
 
 
 def requeue_stale(everything=False):
-    """Resend queued runs that never reached the broker (or whose message is presumed lost).
+    """Resend queued runs that never reached the broker (or whose message is presumed lost), fairly
+    (:func:`release`): returns the ids sent.
 
     ``everything`` resends every queued run (start-up after a broker that lost its data);
     claiming by conditional update makes duplicate messages harmless.
@@ -185,7 +257,5 @@ def requeue_stale(everything=False):
     if not everything:
         lost = timezone.now() - timezone.timedelta(seconds=REDISPATCH_AFTER_S)
         queued = queued.filter(Q(dispatched_at__isnull=True) | Q(dispatched_at__lt=lost))
-    ids = list(queued.values_list("id", flat=True))
-    if ids:
-        _send(ids)
-    return ids
+    queued.filter(dispatched_at__isnull=False).update(dispatched_at=None)  # presumed lost: sent again
+    return release()

@@ -2,13 +2,15 @@
 
 Installed by ``TracesConfig.ready`` in every web and worker process, so validation (on save)
 and the worker (on run) both find a trace in the ``Trace`` table and read its file — a
-``Path``, never text from the scenario. Presets that call for a real log find it among the
+``Path``, never text from the scenario. A run's cost is estimated from the summary stored with the
+trace (:meth:`StoredTraces.summary`). Presets that call for a real log find it among the
 imported traces (no owner), by name.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from schedulers.core.traces import SUFFIXES, TraceCatalog
 
@@ -26,6 +28,17 @@ class StoredTraces(TraceCatalog):
             return None
         path = local_path(trace)
         return path if path.is_file() else None
+
+    def summary(self, ref: str) -> dict[str, Any] | None:
+        """The summary computed while the trace was streamed in at upload (exact, every job); a trace stored
+        before ``size_sum`` was kept is read through once per process instead."""
+        from cloudsched_web.traces.models import Trace
+        from cloudsched_web.traces.services import SUMMARY_FIELDS
+
+        row = Trace.objects.filter(sha256=ref.removeprefix("sha256:")).values(*SUMMARY_FIELDS).first()
+        if row is None or row["size_sum"] is None:
+            return super().summary(ref)
+        return row
 
     def log(self, filename: str) -> dict[str, str] | None:
         from cloudsched_web.traces.models import Trace

@@ -44,6 +44,9 @@ class Trace(models.Model):
     )
     largest_job = models.PositiveIntegerField(null=True, blank=True, help_text="Processors of the widest usable job")
     span_s = models.FloatField(help_text="Last minus first submit time (s)")
+    size_sum = models.PositiveBigIntegerField(
+        null=True, blank=True, help_text="Σ processors of the usable jobs (what a run's cost is estimated from)"
+    )
     natural_load = models.FloatField(null=True, blank=True, help_text="Σ size·runtime / (processors × span)")
     text_bytes = models.PositiveBigIntegerField(help_text="Size of the SWF text")
     stored_bytes = models.PositiveBigIntegerField(help_text="Size of the stored (gzip) file")

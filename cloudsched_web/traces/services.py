@@ -10,6 +10,7 @@ text inflates to. See docs/formats.md, "Stored traces".
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import hashlib
 import io
@@ -18,11 +19,13 @@ import tempfile
 from pathlib import Path
 
 from django.conf import settings
+from django.core.cache import caches
 from django.core.files.base import File
 from django.core.files.storage import default_storage
 from django.db import IntegrityError, transaction
 
 import schedulers
+from cloudsched_web.ratelimit import take_slot
 from cloudsched_web.traces.models import Trace, TraceHolder
 from schedulers.core.swf import GZIP_MAGIC, SwfError, parse_block, text_blocks
 from schedulers.core.traces import REF_RE, Summary, catalog, swf_error
@@ -31,7 +34,9 @@ from schedulers.core.traces import REF_RE, Summary, catalog, swf_error
 INLINE_FIELDS = {"backfill": ("swf", ""), "federated": ("swf", None), "vm_reservations": ("text", None)}
 
 
-SUMMARY_FIELDS = ("jobs", "usable_jobs", "processors", "processors_from", "largest_job", "span_s", "natural_load")
+SUMMARY_FIELDS = (
+    "jobs", "usable_jobs", "processors", "processors_from", "largest_job", "span_s", "natural_load", "size_sum",
+)  # fmt: skip
 
 
 def max_upload_bytes():
@@ -134,8 +139,33 @@ def store_upload(uploaded, owner, name: str = "", field: str = "file") -> tuple[
         raise schedulers.ScenarioError.single(
             field, f"the file has {uploaded.size:,} bytes", f"at most {limit:,} bytes (TRACE_UPLOAD_MAX_BYTES)"
         )
-    uploaded.seek(0)
-    return store(uploaded, name or uploaded.name or "", owner, field)
+    with upload_slot(owner, field):
+        uploaded.seek(0)
+        return store(uploaded, name or uploaded.name or "", owner, field)
+
+
+UPLOAD_SLOT_S = 900  # a slot left by a process that died mid-store frees itself after this
+
+
+@contextlib.contextmanager
+def upload_slot(owner, field: str = "file"):
+    """One of the ``TRACE_UPLOADS_PER_USER`` traces ``owner`` may have being parsed and stored at a time
+    (0: no cap): one user's parallel uploads cannot hold every web thread. Else a ScenarioError on ``field``."""
+    limit = settings.TRACE_UPLOADS_PER_USER
+    if owner is None or limit <= 0:
+        yield
+        return
+    slot, retry = take_slot(f"trace-upload:{owner.pk}", limit, UPLOAD_SLOT_S)
+    if slot is None and retry:
+        raise schedulers.ScenarioError.single(
+            field, f"{limit} of your uploads are being stored right now",
+            f"at most {limit} at a time per user (TRACE_UPLOADS_PER_USER); send this one when one of them is done",
+        )  # fmt: skip
+    try:
+        yield
+    finally:
+        if slot is not None:
+            caches["throttle"].delete(slot)
 
 
 def local_path(trace: Trace) -> Path:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from schedulers.backfill.model import BackfillScenario, GeneratorWorkload, JobsWorkload
-from schedulers.core.estimate import Footprint, RunSize, trace_sample
+from schedulers.core.estimate import Footprint, RunSize, first_jobs, trace_summary
 
 STRETCHES = {"fcfs": 1.0, "easy": 1.0, "keasy": 3.5, "reasy": 3.7, "measy": 3.5}
 
@@ -59,13 +59,9 @@ def _jobs_and_mean_size(cfg: BackfillScenario) -> tuple[int, float, str]:
         return w.n_jobs, float(np.mean(pilot[1])), "workload.n_jobs"
     if isinstance(w, JobsWorkload):
         return len(w.jobs), float(np.mean([j.processors for j in w.jobs])), "workload.jobs"
-    from schedulers.core.traces import trace_file
-
-    path = w.path.strip() or (str(trace_file(w.trace)) if w.trace else "")
-    jobs, sizes = trace_sample(path, w.swf)
-    if w.max_jobs:
-        jobs = min(jobs, w.max_jobs)
-    return jobs, float(np.mean(sizes)) if sizes else 1.0, "workload.max_jobs"
+    found = trace_summary(w.path.strip(), w.swf, w.trace or "")
+    jobs, processors = first_jobs(found, w.max_jobs)
+    return jobs, processors / jobs if jobs else 1.0, "workload.max_jobs"
 
 
 def footprint(cfg: BackfillScenario) -> Footprint:

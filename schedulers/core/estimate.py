@@ -25,7 +25,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["BASE_MB", "STORE_MB", "Estimate", "Footprint", "RunSize", "estimate", "refusal"]
+__all__ = ["BASE_MB", "STORE_MB", "Estimate", "Footprint", "RunSize", "estimate", "first_jobs", "refusal", "trace_summary"]
 
 # A worker process with the library, scipy and pyarrow imported (tasks.warm_imports): VmPeak 478 MB.
 BASE_MB = 480.0
@@ -167,44 +167,26 @@ def refusal(est: Estimate, memory_limit_mb: float, time_limit_s: float) -> list[
     return errors
 
 
-SAMPLE_BYTES = 1 << 20
-
-
-def trace_sample(source: str, text: str = "") -> tuple[int, list[float]]:
-    """(about how many job lines, the processor counts of the first ones) of an SWF trace, in milliseconds.
-
-    ``source`` is a file path (plain or gzip) or empty with ``text`` the SWF text. Reads the first
-    megabyte only: the job count is the sample's lines scaled by the whole text's size (a gzip file
-    states it in its last four bytes). A job's size is field 5 (allocated processors), else field 8
-    (requested).
-    """
-    import gzip
+def trace_summary(path: str = "", text: str = "", ref: str = "") -> dict[str, Any]:
+    """The exact summary of a scenario's trace (``schedulers.core.traces.Summary``: ``usable_jobs``,
+    ``size_sum`` — Σ processors of the usable jobs —, ``largest_job``, ``span_s``…), from a stored
+    trace's catalog (``ref``), a file (``path``) or SWF ``text``: every job counted, never a sample."""
     from pathlib import Path
 
-    if source:
-        path = Path(source)
-        total = path.stat().st_size
-        with path.open("rb") as f:
-            gz = f.read(2) == b"\x1f\x8b"
-            if gz:
-                f.seek(-4, 2)
-                total = int.from_bytes(f.read(4), "little")
-        opener = gzip.open if gz else open
-        with opener(path, "rb") as f:
-            sample = f.read(SAMPLE_BYTES)
-    else:
-        sample, total = text[:SAMPLE_BYTES].encode(), len(text.encode()) if len(text) > SAMPLE_BYTES else 0
-        total = total or len(sample)
-    if len(sample) == SAMPLE_BYTES:  # cut at the last whole line
-        sample = sample[: sample.rfind(b"\n") + 1]
-    sizes = []
-    for line in sample.splitlines():
-        fields = line.split()
-        if len(fields) >= 8 and not line.lstrip().startswith(b";"):
-            try:
-                alloc, req = float(fields[4]), float(fields[7])
-            except ValueError:
-                continue
-            sizes.append(alloc if alloc > 0 else max(req, 1.0))
-    jobs = math.ceil(len(sizes) * total / max(len(sample), 1))
-    return jobs, sizes
+    from schedulers.core.traces import catalog, exact_summary, trace_file
+
+    if ref:
+        return catalog().summary(ref) or exact_summary(trace_file(ref))
+    if path:
+        return exact_summary(Path(path))
+    return exact_summary(text.encode("utf-8", "surrogateescape"))
+
+
+def first_jobs(summary: Mapping[str, Any], limit: int | None) -> tuple[int, int]:
+    """(jobs, Σ processors) of the first ``limit`` usable jobs (None or 0: all), bounded from above: which
+    jobs come first is not in the summary, so a cut trace is counted as its widest jobs where the cut could
+    keep them (at most Σ processors of the whole, at most ``limit`` × its largest job)."""
+    usable, total = int(summary["usable_jobs"]), int(summary.get("size_sum") or 0)
+    if not limit or limit >= usable:
+        return usable, total
+    return int(limit), min(total, int(limit) * int(summary["largest_job"]))

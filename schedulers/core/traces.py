@@ -37,6 +37,7 @@ __all__ = [
     "check_trace_ref",
     "check_trace_text",
     "content_ref",
+    "exact_summary",
     "find_trace",
     "locate_log",
     "natural_load",
@@ -139,6 +140,13 @@ class TraceCatalog:
     """Where ``workload.trace`` references resolve (see the module docstring)."""
 
     where = "a trace directory"
+
+    def summary(self, ref: str) -> dict[str, Any] | None:
+        """The exact :class:`Summary` of the trace ``ref`` (what a cost estimate reads), or None if it is
+        missing. By default the file is read through (:func:`exact_summary`); a catalog that summarised
+        its traces when it stored them answers from that."""
+        path = self.path(ref)
+        return exact_summary(path) if path is not None else None
 
     def path(self, ref: str) -> Path | None:
         """A local file holding the trace ``ref``, or None."""
@@ -275,7 +283,7 @@ class Summary:
         from schedulers.core.trace_jobs import HeaderLines
 
         self.header = HeaderLines("MaxProcs", "MaxNodes")
-        self.jobs = self.usable = self.largest = 0
+        self.jobs = self.usable = self.largest = self.size_sum = 0
         self.first, self.last, self.work = float("inf"), float("-inf"), 0.0
 
     def add(self, block: Any) -> None:
@@ -289,6 +297,7 @@ class Summary:
         if ok.any():
             self.usable += int(np.count_nonzero(ok))
             self.largest = max(self.largest, int(size[ok].max()))
+            self.size_sum += int(size[ok].sum())
             self.first = min(self.first, float(c["submit"][ok].min()))
             self.last = max(self.last, float(c["submit"][ok].max()))
             self.work += float(np.dot(size[ok], c["run_time"][ok]))
@@ -302,7 +311,33 @@ class Summary:
         load = self.work / (processors * span) if processors and span > 0 else None
         return {"jobs": self.jobs, "usable_jobs": self.usable, "processors": int(processors),
                 "processors_from": source, "largest_job": int(self.largest), "span_s": span,
-                "natural_load": load}  # fmt: skip
+                "natural_load": load, "size_sum": int(self.size_sum)}  # fmt: skip
+
+
+_exact: dict[tuple[str, int, int], dict[str, Any]] = {}
+
+
+def exact_summary(source: Path | bytes) -> dict[str, Any]:
+    """The :class:`Summary` of a whole SWF file (plain or gzip, every member) or text, read through a
+    block at a time: never a sample, so neither a first megabyte of comments nor a gzip trailer that
+    states only its last member's size can mislead it. A file's is kept per (file, mtime, size)."""
+    from schedulers.core.swf import parse_block, text_blocks
+
+    key = None
+    if isinstance(source, Path):
+        st = source.stat()
+        key = (str(source.resolve()), st.st_mtime_ns, st.st_size)
+        if key in _exact:
+            return _exact[key]
+    total = Summary()
+    for block, first_line in text_blocks(source):
+        total.add(parse_block(block, first_line))
+    found = total.result()
+    if key is not None:
+        if len(_exact) >= 64:
+            _exact.clear()
+        _exact[key] = found
+    return found
 
 
 def summary(trace: Any) -> dict[str, Any]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 
-from schedulers.core.estimate import Footprint, RunSize, trace_sample
+from schedulers.core.estimate import Footprint, RunSize, first_jobs, trace_summary
 
 SEGMENT_B, CPU_PER_SEGMENT_S, TRACE_JOB_SEGMENTS = 220, 15e-6, 13
 
@@ -31,10 +31,7 @@ def footprint(cfg) -> Footprint:
         tasks = sum(len(a.tasks) for a in w.jobs)
         segments, size, field = tasks * 3.6, f"{tasks:,} tasks", "workload.jobs"
     else:
-        from schedulers.core.traces import trace_file
-
-        path = w.path or (str(trace_file(w.trace)) if w.trace else "")
-        jobs = min(trace_sample(path, w.swf or "")[0], w.max_jobs)
+        jobs = first_jobs(trace_summary(w.path or "", w.swf or "", w.trace or ""), w.max_jobs)[0]
         segments, size, field = jobs * TRACE_JOB_SEGMENTS, f"{jobs:,} trace jobs", "workload.max_jobs"
     recorded = segments if cfg.params.record_schedule else 0.0
     if cfg.params.max_segments is not None:

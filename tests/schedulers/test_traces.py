@@ -137,7 +137,7 @@ def test_summary_of_a_trace():
     # work 4·100 + 2·100 = 600 processor-seconds on 8 processors over 50 s
     assert summary(read_swf(RECORDS)) == {
         "jobs": 2, "usable_jobs": 2, "processors": 8, "processors_from": "MaxProcs", "largest_job": 4,
-        "span_s": 50.0, "natural_load": 600 / (8 * 50),
+        "span_s": 50.0, "natural_load": 600 / (8 * 50), "size_sum": 6,
     }  # fmt: skip
 
 

@@ -105,8 +105,9 @@ def test_small_runs_are_not_spread(heavy, settings):
 
 
 def test_a_family_without_an_estimate_is_spread(settings):
-    """ep_jobs has no footprint (its cost is unknown before it runs): its runs of two units or more are spread."""
+    """A family with no footprint (the test toy; its cost is unknown before it runs): its runs of two units or
+    more are spread."""
     settings.RUN_FAN_OUT_MIN_CPU_S = 60
-    config = {**schedulers.example("ep_jobs"), "repetitions": 2}
+    config = {**schedulers.example("toy"), "repetitions": 2}
     assert not schedulers.estimate(config).detail.get("estimated")
     assert fanout.units_to_spread(config) == schedulers.units(config)

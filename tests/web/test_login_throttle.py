@@ -140,3 +140,40 @@ def test_parallel_attempts_on_the_database_cache_take_at_most_the_limit(settings
         t.join()
     assert sum(slot is not None for slot, _ in results) == 5
     assert all(0 < retry <= 60 for slot, retry in results if slot is None), results
+
+
+def test_csrf_rejected_log_ins_do_not_count(alice):
+    """A form on another site makes browsers POST without a token: 403s, and alice can still log in."""
+    from django.test import Client
+
+    forged = Client(enforce_csrf_checks=True)
+    for _ in range(30):  # the per-client limit too
+        assert _login(forged, "alice", "wrong", remote=ATTACKER).status_code == 403
+    honest = Client(enforce_csrf_checks=True)
+    honest.get("/accounts/login/", REMOTE_ADDR=ATTACKER)
+    token = honest.cookies["csrftoken"].value
+    response = honest.post("/accounts/login/", {"username": "alice", "password": PASSWORD,
+                           "csrfmiddlewaretoken": token}, REMOTE_ADDR=ATTACKER)  # fmt: skip
+    assert response.status_code == 302
+
+
+def test_an_attempt_with_a_blank_password_never_reached_authentication_and_does_not_count(client, alice):
+    for _ in range(10):
+        assert _login(client, "alice", "", remote=ATTACKER).status_code == 200
+    assert _login(client, "alice", PASSWORD, remote=ATTACKER).status_code == 302
+
+
+def test_checked_and_refused_passwords_count_up_to_the_limit(client, alice, settings):
+    """The limit exactly: 5 refused passwords are let through, the 6th attempt is blocked."""
+    settings.LOGIN_FAILURES_PER_USER = 5
+    for _ in range(5):
+        assert _login(client, "alice", "wrong", remote=ATTACKER).status_code == 200
+    assert _login(client, "alice", PASSWORD, remote=ATTACKER).status_code == 429
+
+
+def test_the_login_view_counts_an_ipv6_client_as_its_slash_64(client, alice):
+    """Five addresses of one /64 share one counter; the next /64 has its own."""
+    for i in range(1, 6):
+        assert _login(client, "alice", "wrong", remote=f"2001:db8:1:2::{i:x}").status_code == 200
+    assert _login(client, "alice", PASSWORD, remote="2001:db8:1:2:ffff::9").status_code == 429
+    assert _login(client, "alice", PASSWORD, remote="2001:db8:1:3::1").status_code == 302
