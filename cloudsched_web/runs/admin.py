@@ -15,7 +15,7 @@ def requeue(runs):
     )  # fmt: skip
     if ids:
         Study.objects.filter(runs__id__in=ids).update(verdicts=None)  # checked again when the runs finish
-        transaction.on_commit(lambda: services._send(ids))
+        transaction.on_commit(lambda: services.send(ids))
     return ids
 
 

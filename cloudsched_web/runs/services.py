@@ -12,6 +12,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 import schedulers
+from cloudsched_web.celery import app
 from cloudsched_web.runs import budget
 from cloudsched_web.runs.models import Run, Study
 from cloudsched_web.scenarios.models import Scenario
@@ -27,16 +28,20 @@ BROKER_DOWN = (
 MAX_STUDY_CONFIG_BYTES = 64 * 10**6  # the scenarios a study stores, summed
 
 
+RUN_TASK = "cloudsched_web.runs.tasks.run_simulation"
+
+
 def _publish(run_ids):
     """Publish runs already marked dispatched (``dispatched_at``, the outbox mark the sweeper relies on);
-    if the broker is down, the marks are taken back and the sweeper resends them."""
-    from cloudsched_web.runs.tasks import run_simulation
+    if the broker is down, the marks are taken back and the sweeper resends them.
 
+    The task is named, not imported: the tasks module calls this one (its sweeper), and a name is how the
+    broker carries it anyway (eager in tests: the registered task runs in-process)."""
     try:
         if len(run_ids) == 1:
-            run_simulation.delay(run_ids[0])
+            app.signature(RUN_TASK, args=(run_ids[0],)).delay()
         else:  # a group, so that several workers share a study
-            group(run_simulation.s(rid) for rid in run_ids).apply_async()
+            group(app.signature(RUN_TASK, args=(rid,)) for rid in run_ids).apply_async()
     except Exception:  # broker down: the rows stay queued, undispatched, and the sweeper resends them
         log.warning("could not send runs %s to the broker; they stay queued", run_ids, exc_info=True)
         Run.objects.filter(id__in=run_ids, status=Run.Status.QUEUED).update(
@@ -95,7 +100,7 @@ def release(owner_ids=None, starting=None):
     return sent
 
 
-def _send(run_ids):
+def send(run_ids):
     """Queue ``run_ids`` (rows already queued and undispatched): released with their owners' other runs."""
     owners = Run.objects.filter(id__in=run_ids).values_list("scenario__owner_id", flat=True).distinct()
     return release(list(owners))
@@ -124,7 +129,7 @@ def submit_run(scenario, checked=None):
         budget.check(schedulers.validate(scenario.config))
     check_queue_room(scenario.owner, 1, "(runs)")
     run = Run.objects.create(scenario=scenario, config=scenario.config, scenario_name=scenario.name)
-    transaction.on_commit(lambda: _send([run.id]))
+    transaction.on_commit(lambda: send([run.id]))
     return run
 
 
@@ -183,7 +188,7 @@ def _create_study(scenario, configs, points, axes, **fields):
             for c, p in zip(configs, points, strict=True)
         ]
         ids = [r.id for r in Run.objects.bulk_create(rows)]
-        transaction.on_commit(lambda: _send(ids))
+        transaction.on_commit(lambda: send(ids))
     return study
 
 

@@ -104,7 +104,7 @@ def _schemathesis(url, token, objects, tmp_path, name, *args):
 def test_schemathesis_finds_no_server_error_and_no_schema_violation(
     live_server, alice, objects, monkeypatch, settings, tmp_path
 ):
-    monkeypatch.setattr(services, "_send", lambda run_ids: True)
+    monkeypatch.setattr(services, "send", lambda run_ids: True)
     settings.API_RATE_LIMIT = 100_000
     token = ApiToken.issue(alice, "schemathesis")[1]
     url = f"{live_server.url}/api/v1/openapi.json"

@@ -14,7 +14,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(trans
 
 
 def test_points_appear_as_runs_finish_without_a_reload(page, live_server, alice, toy_scenario, monkeypatch):
-    monkeypatch.setattr(services, "_send", lambda ids: True)  # the runs stay queued until the test runs them
+    monkeypatch.setattr(services, "send", lambda ids: True)  # the runs stay queued until the test runs them
     scenario = Scenario.objects.create(owner=alice, family="toy", name="live", config=toy_scenario)
     study = services.submit_sweep(scenario, {"datacenter.machines": [1, 2, 4]})
     runs = list(study.runs.order_by("id"))

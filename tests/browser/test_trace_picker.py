@@ -178,7 +178,7 @@ def test_a_wide_trace_is_refused_or_its_drop_count_shows_on_the_run_page(page, l
     from cloudsched_web.runs.models import Run
     from cloudsched_web.runs.tasks import run_simulation
 
-    monkeypatch.setattr(services, "_send", lambda ids: True)  # the test runs the run itself, below
+    monkeypatch.setattr(services, "send", lambda ids: True)  # the test runs the run itself, below
     _login(page, live_server.url)
     page.goto(f"{live_server.url}/scenarios/new/?family=backfill")
     page.click("[data-tab='workload:trace']")

@@ -119,7 +119,7 @@ def test_the_tutorial_runs_top_to_bottom(live_server, tmp_path, monkeypatch):
     assert '"backfill.my-lxf"' in done.stdout  # what the page's jq prints
 
     # section 4: restart the server (a fresh discovery in this process, which serves live_server)
-    monkeypatch.setattr(services, "_send", lambda run_ids: True)  # no broker: the runs stay queued
+    monkeypatch.setattr(services, "send", lambda run_ids: True)  # no broker: the runs stay queued
     reader = get_user_model().objects.create_user("reader")
     _, token = ApiToken.issue(reader, "extending.md")
     with on_path(site, "my_orders"):
