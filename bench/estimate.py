@@ -88,12 +88,26 @@ POINTS = {
         for h in (6, 24, 72)
     ],
     "ep_jobs": [
-        *({"family": "ep_jobs", "seed": 1, "algorithms": ["tapra", "min_min", "gsa"],
-           "datacenter": {"kind": "fattree", "pods": 8}, "workload": {"kind": "generator", "tasks": n}}
-          for n in (200, 800, 1_500)),
-        *({"family": "ep_jobs", "seed": 1, "algorithms": ["ontapra:tapra", "fcfs:min_min", "slf:tapra_fast"],
-           "datacenter": {"kind": "fattree", "pods": 8},
-           "workload": {"kind": "online_generator", "arrival_end_s": end}} for end in (900, 3_600, 10_800)),
+        *(
+            {
+                "family": "ep_jobs",
+                "seed": 1,
+                "algorithms": ["tapra", "min_min", "gsa"],
+                "datacenter": {"kind": "fattree", "pods": 8},
+                "workload": {"kind": "generator", "tasks": n},
+            }
+            for n in (200, 800, 1_500)
+        ),
+        *(
+            {
+                "family": "ep_jobs",
+                "seed": 1,
+                "algorithms": ["ontapra:tapra", "fcfs:min_min", "slf:tapra_fast"],
+                "datacenter": {"kind": "fattree", "pods": 8},
+                "workload": {"kind": "online_generator", "arrival_end_s": end},
+            }
+            for end in (900, 3_600, 10_800)
+        ),
     ],
 }
 QUICK = {"backfill": POINTS["backfill"][:3], **{k: v[:2] for k, v in POINTS.items() if k != "backfill"}}
@@ -180,7 +194,9 @@ def main():
         c for fam, cs in points.items() if not args.family or fam in args.family for c in cs
     ]  # fmt: skip
     print(f"load average at start: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
-    print("| point | VmPeak MB (est.) | ratio | peak RSS MB | sim CPU s (est.) | ratio | store+checks CPU s | segments |")
+    print(
+        "| point | VmPeak MB (est.) | ratio | peak RSS MB | sim CPU s (est.) | ratio | store+checks CPU s | segments |"
+    )
     print("|---|---|---|---|---|---|---|---|")
     worst, cpu_ratios = 0.0, []
     for config in configs:

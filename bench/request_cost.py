@@ -76,7 +76,9 @@ def main():
             print(f"{label:40s} {status:6d} {ms:8.1f} {peak:9.1f} {kept:9.1f}")
         _, status, ms, peak, _ = rows[1]
         ok = status == 400 and ms <= TARGET_MS and peak <= TARGET_MB
-        print(f"target: refused in ≤ {TARGET_MS:.0f} ms, peak growth ≤ {TARGET_MB:.0f} MB: {'met' if ok else 'NOT met'}")
+        print(
+            f"target: refused in ≤ {TARGET_MS:.0f} ms, peak growth ≤ {TARGET_MB:.0f} MB: {'met' if ok else 'NOT met'}"
+        )
 
 
 if __name__ == "__main__":

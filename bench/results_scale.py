@@ -180,8 +180,10 @@ def main():
     t0, c0 = time.perf_counter(), time.process_time()
     run.result_files = indexes.build(run.load_header(), run.result_files)
     run.save()
-    print(f"chart indexes (built after the run is marked succeeded, as the worker does): "
-          f"{time.perf_counter() - t0:.2f} s wall, {time.process_time() - c0:.2f} s CPU; peak RSS {_peak_mb():.0f} MB")
+    print(
+        f"chart indexes (built after the run is marked succeeded, as the worker does): "
+        f"{time.perf_counter() - t0:.2f} s wall, {time.process_time() - c0:.2f} s CPU; peak RSS {_peak_mb():.0f} MB"
+    )
     if args.profile:
         import cProfile
         import pstats
@@ -301,12 +303,16 @@ def _zoom_session(client, base, algorithms, lo, hi, pixels=1400, rows=40):
         steps.append((None, None) if not steps else (mid - width / 2, mid + width / 2))
         width /= 4
     diff = [("diff whole run", None, None), ("diff 1 %", mid - (hi - lo) / 200, mid + (hi - lo) / 200)]
-    for label, t0, t1 in [(f"window {(b - a) / (hi - lo):.2%}" if a is not None else "whole run", a, b) for a, b in steps] + diff:
+    for label, t0, t1 in [
+        (f"window {(b - a) / (hi - lo):.2%}" if a is not None else "whole run", a, b) for a, b in steps
+    ] + diff:
         win = {} if t0 is None else {"t0": t0, "t1": t1}
         if label.startswith("diff"):
             calls = [{"kind": "gantt", "side": side, "a": 0, "b": len(algorithms) - 1, **win} for side in ("a", "b")]
         else:
-            calls = [{"kind": "gantt", "run": i, **win} for i in range(len(algorithms))] + [{"kind": "series", "rep": 0, **win}]
+            calls = [{"kind": "gantt", "run": i, **win} for i in range(len(algorithms))] + [
+                {"kind": "series", "rep": 0, **win}
+            ]
         wall = cpu = gzb = plain = 0.0
         shown = []
         for params in calls:

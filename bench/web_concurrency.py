@@ -361,8 +361,9 @@ def wait_runs(env, deadline_s: float) -> dict:
         time.sleep(2)
 
 
-def run_bench(rounds=3, uploads=8, upload_mb=3.4, writers=8, pages=50, worker=True, deadline_s=600, tmp=None,
-              amplified=False):
+def run_bench(
+    rounds=3, uploads=8, upload_mb=3.4, writers=8, pages=50, worker=True, deadline_s=600, tmp=None, amplified=False
+):
     """Start the stack, fire the rounds, stop everything; a dict of what was measured."""
     own_tmp = tmp is None
     tmp = Path(tmp or tempfile.mkdtemp(prefix="cloudsched-concurrency-"))
@@ -416,8 +417,11 @@ def main():
     ap.add_argument("--pages", type=int, default=50, choices=range(0, 201), metavar="0..200")
     ap.add_argument("--no-worker", action="store_true", help="no Celery worker (submitted runs stay queued)")
     ap.add_argument("--deadline-s", type=float, default=600)
-    ap.add_argument("--amplified", action="store_true",
-                    help="each upload is the issue's amplified .swf.gz (9 gzip members, 9.9 M lines in ~3.4 MB)")
+    ap.add_argument(
+        "--amplified",
+        action="store_true",
+        help="each upload is the issue's amplified .swf.gz (9 gzip members, 9.9 M lines in ~3.4 MB)",
+    )
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     if not 0 < args.upload_mb <= 64:

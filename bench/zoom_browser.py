@@ -133,8 +133,13 @@ def main():
             browser.close()
         print(f"worst zoom step {worst:.2f} s (target ≤ 1 s); load average now {os.getloadavg()[0]:.2f}")
         kids = Path(f"/proc/{proc.pid}/task/{proc.pid}/children").read_text().split()
-        print("gunicorn worker RSS (MB), at boot → now (growth): " + ", ".join(
-            f"{booted.get(int(k), 0):.0f} → {_rss_mb(int(k)):.0f} (+{_rss_mb(int(k)) - booted.get(int(k), 0):.0f})" for k in kids))
+        print(
+            "gunicorn worker RSS (MB), at boot → now (growth): "
+            + ", ".join(
+                f"{booted.get(int(k), 0):.0f} → {_rss_mb(int(k)):.0f} (+{_rss_mb(int(k)) - booted.get(int(k), 0):.0f})"
+                for k in kids
+            )
+        )
     finally:
         proc.terminate()
         proc.wait(timeout=30)

@@ -257,17 +257,17 @@ def run(
 ) -> dict[str, Any]:
     """Validate and run every algorithm × repetition of ``scenario``.
 
-    ``progress(fraction, message)`` is called as work advances. Nothing runs if
-    the scenario is invalid (:class:`ScenarioError` lists every bad field). The same
-    document comes from :func:`merge` over :func:`run_unit` of every :func:`units` entry
-    (timings aside), which is how the CLI's ``claims`` and web studies spread one scenario.
+        ``progress(fraction, message)`` is called as work advances. Nothing runs if
+        the scenario is invalid (:class:`ScenarioError` lists every bad field). The same
+        document comes from :func:`merge` over :func:`run_unit` of every :func:`units` entry
+        (timings aside), which is how the CLI's ``claims`` and web studies spread one scenario.
 
-    A unit (algorithm, repetition) that raises fails alone: its :func:`failure_record` goes to the
-    document's ``failures`` and the other units' records stay (a plug-in's bug never costs the papers'
-    results). What stops the whole run instead: every unit failing (the first unit's exception is raised,
-with the others' errors as notes), and the
-    caller's own interruptions (a :class:`~schedulers.plugins.RunLimit`, ``MemoryError``,
-    ``KeyboardInterrupt``, an exception raised by ``progress``), which pass through unchanged.
+        A unit (algorithm, repetition) that raises fails alone: its :func:`failure_record` goes to the
+        document's ``failures`` and the other units' records stay (a plug-in's bug never costs the papers'
+        results). What stops the whole run instead: every unit failing (the first unit's exception is raised,
+    with the others' errors as notes), and the
+        caller's own interruptions (a :class:`~schedulers.plugins.RunLimit`, ``MemoryError``,
+        ``KeyboardInterrupt``, an exception raised by ``progress``), which pass through unchanged.
     """
     family, cfg = validate(scenario)
     total = cfg.repetitions * len(cfg.algorithms)

@@ -33,7 +33,9 @@ def two_point_study(owner, name):
     study = Study.objects.create(scenario=scenario, name=name, axes=["datacenter.processors"])
     points = []
     for procs in (64, 96):
-        run = finished_run(scenario, schedulers.run({**base, "datacenter": {**base["datacenter"], "processors": procs}}))
+        run = finished_run(
+            scenario, schedulers.run({**base, "datacenter": {**base["datacenter"], "processors": procs}})
+        )
         Run.objects.filter(pk=run.pk).update(study=study, point={"datacenter.processors": procs})
         points.append(run)
     return study, points

@@ -139,7 +139,11 @@ def plain_bars(bars):
     for k, a, b in zip(bars["edge"]["k"], bars["edge"]["s"], bars["edge"]["e"], strict=True):
         starts[k], ends[k] = a, b
     jobs = [bars["jobs"][j] for j in bars["job"]]
-    tasks = [bars["tasks"][t] for t in bars["task"]] if "tasks" in bars else [f"{j}.{k}" for j, k in zip(jobs, bars["task"], strict=True)]
+    tasks = (
+        [bars["tasks"][t] for t in bars["task"]]
+        if "tasks" in bars
+        else [f"{j}.{k}" for j, k in zip(jobs, bars["task"], strict=True)]
+    )
     out = {"r": list(bars["r"]), "s": starts.tolist(), "e": ends.tolist(), "lane": list(bars["lane"]), "job": jobs,
            "task": tasks, "c": dict(bars["c"])}  # fmt: skip
     for key in ("share", "kind"):

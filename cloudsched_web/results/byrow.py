@@ -10,7 +10,15 @@ import pyarrow.parquet as pq
 from cloudsched_web.results import indexfiles, store
 from cloudsched_web.results.arrays import float_column
 
-__all__ = ["by_row_columns", "by_row_groups", "by_row_is_cheaper", "by_row_rows", "by_row_times", "group_stats", "overlapping"]
+__all__ = [
+    "by_row_columns",
+    "by_row_groups",
+    "by_row_is_cheaper",
+    "by_row_rows",
+    "by_row_times",
+    "group_stats",
+    "overlapping",
+]
 
 
 def group_stats(parsed, index, by_row):
@@ -69,8 +77,10 @@ def by_row_is_cheaper(parsed, index, by_row, lo, hi, row0, rows):
     """Whether the page's rows in the window, read from the by-row index, are fewer rows to read than the
     window's row groups of the time-sorted segments file (both give the same segments)."""
     by_time, by_rows = group_stats(parsed, index, by_row)
-    return by_rows[_page_groups(parsed, index, by_row, lo, hi, row0, rows), 0].sum() <= by_time[
-        overlapping(by_time, lo, hi), 0].sum()
+    return (
+        by_rows[_page_groups(parsed, index, by_row, lo, hi, row0, rows), 0].sum()
+        <= by_time[overlapping(by_time, lo, hi), 0].sum()
+    )
 
 
 def by_row_groups(parsed, index, by_row, row0, rows, lo, hi):

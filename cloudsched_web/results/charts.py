@@ -15,8 +15,18 @@ from cloudsched_web.results import formatting
 from cloudsched_web.results.bounds import bound_pairs
 from cloudsched_web.results.checks import time_unit
 
-__all__ = ["POINT_NAME", "comparison", "page_specs", "plot_axes", "run_page_payload", "runs_index", "spread",
-           "stamp", "study_payload", "summary_table"]
+__all__ = [
+    "POINT_NAME",
+    "comparison",
+    "page_specs",
+    "plot_axes",
+    "run_page_payload",
+    "runs_index",
+    "spread",
+    "stamp",
+    "study_payload",
+    "summary_table",
+]
 
 
 def _reps(stat, fallback):
@@ -203,8 +213,16 @@ def run_page_payload(result):
         "time_unit": result.get("time_unit") or (time_unit(runs[0]) if runs else "s"),
         "comparison": comparison(result),
         "metrics": (specs := metric_specs(result)),
-        "units": {"energy": next((s["ref"] * formatting.RULES["scales"]["energy"]["to_base"][s["unit"]]
-                                  for s in specs.values() if s["kind"] == "energy" and s.get("ref")), None)},
+        "units": {
+            "energy": next(
+                (
+                    s["ref"] * formatting.RULES["scales"]["energy"]["to_base"][s["unit"]]
+                    for s in specs.values()
+                    if s["kind"] == "energy" and s.get("ref")
+                ),
+                None,
+            )
+        },
         "runs": runs_index(result),
         "repetitions": repetitions(result),
         "algorithms": list(result.get("summary", {})),

@@ -122,7 +122,11 @@ def events(parsed, index, lo, hi, row0, rows, pixels=None):
                     "r": r.tolist(), "job": labels[0], "task": labels[1]})  # fmt: skip
         return out
     width = (hi - lo) / pixels
-    column = np.zeros(picked.size, np.int64) if width <= 0 else np.minimum(((ev["t"][picked] - lo) / width).astype(np.int64), pixels - 1)
+    column = (
+        np.zeros(picked.size, np.int64)
+        if width <= 0
+        else np.minimum(((ev["t"][picked] - lo) / width).astype(np.int64), pixels - 1)
+    )
     lookup = np.asarray([kinds.index(k) if k in kinds else 0 for k in ev["kinds"]], np.int64)
     kind = lookup[ev["kind"][picked].astype(np.int64)]
     key = ((r + 1) * pixels + column) * len(kinds) + kind  # row −1 (jobs) first

@@ -23,8 +23,22 @@ from cloudsched_web.results.queries import QueryError
 from cloudsched_web.results.stretches import restore
 from schedulers.core.swf import SwfTrace, write_swf
 
-__all__ = ["AS_STORED", "SWF_ALIASES", "download_sizes", "filename", "header", "metrics_csv", "parquet_file",
-           "points_csv", "schedule_csv", "sizes_of", "summary_csv", "table_csv", "table_parquet", "workload_swf"]
+__all__ = [
+    "AS_STORED",
+    "SWF_ALIASES",
+    "download_sizes",
+    "filename",
+    "header",
+    "metrics_csv",
+    "parquet_file",
+    "points_csv",
+    "schedule_csv",
+    "sizes_of",
+    "summary_csv",
+    "table_csv",
+    "table_parquet",
+    "workload_swf",
+]
 
 SEGMENT_COLUMNS = ("job", "task", "resource", "start", "end", "share", "kind")
 

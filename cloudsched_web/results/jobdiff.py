@@ -84,7 +84,9 @@ def status_of(parsed, a, other, b):
         ia, ib = at_a[both], at_b[both]
         ds, de = jb["first"][ib] - ja["first"][ia], jb["last"][ib] - ja["last"][ia]
         moved = (ja["fp"][ia] != jb["fp"][ib]) | (ja["nres"][ia] != jb["nres"][ib])
-        out[both] = np.where(ds > 1e-9, 1, np.where(ds < -1e-9, 2, np.where(moved, 3, np.where(np.abs(de) > 1e-9, 4, 0))))
+        out[both] = np.where(
+            ds > 1e-9, 1, np.where(ds < -1e-9, 2, np.where(moved, 3, np.where(np.abs(de) > 1e-9, 4, 0)))
+        )
         only_a = np.flatnonzero((at_a >= 0) & (at_b < 0))
         out[only_a] = np.where(_missing(ja, at_a[only_a], cut_b), 7, 5)
         only_b = np.flatnonzero((at_a < 0) & (at_b >= 0))

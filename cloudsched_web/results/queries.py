@@ -24,8 +24,21 @@ from django.conf import settings
 from cloudsched_web.results import store
 from schedulers.core.series import envelope
 
-__all__ = ["MAX_JOBS_PAGE", "MAX_SEGMENTS", "MAX_SERIES_POINTS", "ParsedResult", "QueryError", "bounded",
-           "clear_cache", "get_result", "jobs", "segments", "series", "summary", "window"]
+__all__ = [
+    "MAX_JOBS_PAGE",
+    "MAX_SEGMENTS",
+    "MAX_SERIES_POINTS",
+    "ParsedResult",
+    "QueryError",
+    "bounded",
+    "clear_cache",
+    "get_result",
+    "jobs",
+    "segments",
+    "series",
+    "summary",
+    "window",
+]
 
 MAX_SEGMENTS = 5000
 MAX_JOBS_PAGE = 1000

@@ -63,7 +63,9 @@ def dist_figure(request, parsed, chart, fmt, title, name):
         if raw_log not in ("", "0", "1", "true", "false"):
             raise queries.QueryError("log", f"{raw_log[:20]!r} is not a yes or no", "1 or 0")
         key = request.GET.get("measure") or measures[0]["key"]
-        log = next((m["log"] for m in measures if m["key"] == key), False) if raw_log == "" else raw_log in ("1", "true")
+        log = (
+            next((m["log"] for m in measures if m["key"] == key), False) if raw_log == "" else raw_log in ("1", "true")
+        )
         # the scale first: the rows of dense outliers are cut for it
         data = jobstats.distributions(parsed, key, request.GET.get("rep") or None,
                                       request.GET.get("pixels") or jobstats.OUTLIER_PIXELS, log)  # fmt: skip

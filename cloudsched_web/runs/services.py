@@ -49,9 +49,9 @@ def _publish(run_ids):
             progress_message=BROKER_DOWN.format(clock=timezone.localtime().strftime("%H:%M:%S %Z")),
         )
         return False
-    Run.objects.filter(id__in=run_ids, status=Run.Status.QUEUED).exclude(progress_message__startswith="requeued").update(
-        progress_message=SENT
-    )
+    Run.objects.filter(id__in=run_ids, status=Run.Status.QUEUED).exclude(
+        progress_message__startswith="requeued"
+    ).update(progress_message=SENT)
     return True
 
 

@@ -72,7 +72,8 @@ def _render_study(request, study, token=None):
         "finished": Study.finished_from(counts),
         "claims": study_claims(study),
         "has_points": any(r.status == Run.Status.SUCCEEDED and has_jobs(r) for r in runs),
-        "share_url": None if token or study.share_token is None
+        "share_url": None
+        if token or study.share_token is None
         else request.build_absolute_uri(reverse("study_shared", args=[study.share_token])),
     }
     return render(request, "runs/study.html", ctx)

@@ -204,9 +204,13 @@ def _export(run, kind, index=0):
         body = store.stream_json(doc, parsed.manifest)
         return attachment(StreamingHttpResponse(body, content_type="application/json"), exports.filename(run.pk, kind))
     if kind == "metrics":
-        return attachment(HttpResponse(exports.metrics_csv(doc), content_type="text/csv"), exports.filename(run.pk, kind))
+        return attachment(
+            HttpResponse(exports.metrics_csv(doc), content_type="text/csv"), exports.filename(run.pk, kind)
+        )
     if kind == "summary":
-        return attachment(HttpResponse(exports.summary_csv(doc), content_type="text/csv"), exports.filename(run.pk, kind))
+        return attachment(
+            HttpResponse(exports.summary_csv(doc), content_type="text/csv"), exports.filename(run.pk, kind)
+        )
     if kind == "swf":
         text = exports.workload_swf(parsed)
         if text is None:
@@ -221,7 +225,9 @@ def _table_export(run, parsed, kind, index):
         one = {"i": index, "algorithm": parsed.run(index).get("algorithm", "")} if index is not None else None
         name = exports.filename(run.pk, kind, one)
         if not kind.endswith(".parquet"):
-            chunks = exports.schedule_csv(parsed, index) if table == "segments" else exports.table_csv(parsed, table, index)
+            chunks = (
+                exports.schedule_csv(parsed, index) if table == "segments" else exports.table_csv(parsed, table, index)
+            )
             return attachment(StreamingHttpResponse(chunks, content_type="text/csv"), name)
         if index is None:
             raise Http404("Parquet: one run per file (?run=i)")
@@ -370,5 +376,3 @@ def trash_restore(request, kind, pk):
         return redirect("trash")
     messages.success(request, f"Restored {obj}." if restored else f"{obj} was not in the trash.")
     return redirect({"scenario": "scenario", "study": "study", "run": "run"}[kind], pk=obj.pk)
-
-

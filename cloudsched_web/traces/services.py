@@ -43,8 +43,9 @@ def max_upload_bytes():
     return settings.TRACE_UPLOAD_MAX_BYTES
 
 
-def store(source, name: str, owner=None, field: str = "file", imported: bool = False,
-          quote: bool = True) -> tuple[Trace, bool]:
+def store(
+    source, name: str, owner=None, field: str = "file", imported: bool = False, quote: bool = True
+) -> tuple[Trace, bool]:
     """The Trace holding SWF ``source`` (text or gzip; ``bytes`` or a binary file), created if new;
     ``(trace, created)``. ``source`` is read once, a block at a time (:func:`_ingest`), so memory stays
     constant whatever it inflates to.

@@ -31,6 +31,8 @@ def pieces_per_job_processor(alg: str) -> float:
     if alg in STRETCHES:
         return STRETCHES[alg]
     return STRETCHES["easy"] if alg.startswith("easy:") else max(STRETCHES.values())
+
+
 SEGMENT_B, JOB_B, WORKING_SEGMENT_B = 66, 450, 60
 CPU_PER_SEGMENT_S, CPU_PER_JOB_S = 0.5e-6, 10e-6
 PILOT_JOBS = 1000  # Jann and Lublin sizes: the mean of a fixed-seed draw of this many jobs (a few ms)

@@ -48,7 +48,15 @@ from schedulers.backfill.easy import shadow_and_extra
 from schedulers.backfill.policy import TIERS
 from schedulers.backfill.simulator import BG, DONE, FG, WAITING, TwoTier, TwoTierResult, bits, low
 
-__all__ = ["CHECK", "arrival_pass", "background_pass", "checked_choice", "deploy", "foreground_pass", "simulate_two_tier"]
+__all__ = [
+    "CHECK",
+    "arrival_pass",
+    "background_pass",
+    "checked_choice",
+    "deploy",
+    "foreground_pass",
+    "simulate_two_tier",
+]
 
 inf = float("inf")
 LONG_LIST = 32  # above this many jobs after the head, backfill candidates come from one numpy comparison
@@ -420,11 +428,32 @@ def simulate_two_tier(
     version, tier, unfg, wl, end = sim.version, sim.tier, sim.unfg, sim.wl, sim.end
     arrive, leave_unfg, heappop = sim.arrive, sim.leave_unfg, heapq.heappop
     ALL, cpu_known, record, P = sim.ALL, sim.cpu_known, sim.record, sim.P
-    jm, size_l, fg_run, bg_run, fg_sorted, fg_key = sim.jm, sim.size_l, sim.fg_run, sim.bg_run, sim.fg_sorted, sim.fg_key
+    jm, size_l, fg_run, bg_run, fg_sorted, fg_key = (
+        sim.jm,
+        sim.size_l,
+        sim.fg_run,
+        sim.bg_run,
+        sim.fg_sorted,
+        sim.fg_key,
+    )
     above, above_res, bisect_left = sim.above, sim.above_res, bisect.bisect_left
     fg_candidates, usz, est_l = sim.fg_candidates, sim.usz, sim.est_l
-    first_start, tupd, rate, slack, seg_start, procs = sim.first_start, sim.tupd, sim.rate, sim.slack, sim.seg_start, sim.procs
-    cpu, loss, eff, threshold, heappush, insort = sim.cpu, sim.loss, sim.eff, sim.threshold, heapq.heappush, bisect.insort
+    first_start, tupd, rate, slack, seg_start, procs = (
+        sim.first_start,
+        sim.tupd,
+        sim.rate,
+        sim.slack,
+        sim.seg_start,
+        sim.procs,
+    )
+    cpu, loss, eff, threshold, heappush, insort = (
+        sim.cpu,
+        sim.loss,
+        sim.eff,
+        sim.threshold,
+        heapq.heappush,
+        bisect.insort,
+    )
     while done < n:
         while heap and heap[0][1] != version[heap[0][2]]:
             heappop(heap)

@@ -74,7 +74,9 @@ def bits(m: int, k: int) -> list[int]:
     nb = (m.bit_length() + 7) // 8
     if nb > len(_BYTE_AT):  # a machine of more than 4096 processors: peel every bit
         return _bits_peel(m, k)
-    for table, b in zip(_BYTE_AT, m.to_bytes(nb, "little"), strict=False):  # many: the processors of each byte from a table
+    for table, b in zip(
+        _BYTE_AT, m.to_bytes(nb, "little"), strict=False
+    ):  # many: the processors of each byte from a table
         if b:
             out.extend(table[b])
             if len(out) >= k:
@@ -334,7 +336,9 @@ class TwoTier:
         self.above_res.pop(j, None)
         if over:
             self._refresh(list(over), now)
-            eff = self.eff[j]  # eq. 3.2 for the slowest process (eff · CPU_idle / CPU_req is monotone in CPU_idle): under the busiest fg job above j
+            eff = self.eff[
+                j
+            ]  # eq. 3.2 for the slowest process (eff · CPU_idle / CPU_req is monotone in CPU_idle): under the busiest fg job above j
             r = min(eff, eff * (1.0 - max(over.values())) / self.cpu[j])
         else:
             r = 1.0

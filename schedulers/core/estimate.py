@@ -25,7 +25,17 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["BASE_MB", "STORE_MB", "Estimate", "Footprint", "RunSize", "estimate", "first_jobs", "refusal", "trace_summary"]
+__all__ = [
+    "BASE_MB",
+    "STORE_MB",
+    "Estimate",
+    "Footprint",
+    "RunSize",
+    "estimate",
+    "first_jobs",
+    "refusal",
+    "trace_summary",
+]
 
 # A worker process with the library, scipy and pyarrow imported (tasks.warm_imports): VmPeak 478 MB.
 BASE_MB = 480.0

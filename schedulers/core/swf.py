@@ -43,8 +43,22 @@ import numpy as np
 
 from schedulers.core.safefile import UnsafeFile, open_regular
 
-__all__ = ["FIELDS", "MAX_BYTES", "MAX_LINES", "SwfError", "SwfTrace", "file_version", "iter_swf", "load_bytes",
-           "open_swf", "parse_block", "read_swf", "read_swf_file", "text_blocks", "write_swf"]
+__all__ = [
+    "FIELDS",
+    "MAX_BYTES",
+    "MAX_LINES",
+    "SwfError",
+    "SwfTrace",
+    "file_version",
+    "iter_swf",
+    "load_bytes",
+    "open_swf",
+    "parse_block",
+    "read_swf",
+    "read_swf_file",
+    "text_blocks",
+    "write_swf",
+]
 
 FIELDS = (
     "job", "submit", "wait", "run_time", "alloc_procs", "avg_cpu_time", "used_mem",

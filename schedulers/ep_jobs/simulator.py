@@ -325,9 +325,11 @@ class OnlineSim:
             schedule=schedule,
             series=series,
             jobs=jobs,
-            extra={"running_jobs": exact_series(t_run, {"running_jobs": running}),
-                   **({"resources": list(self.plat.servers), "capacities": caps} if self.prm.record_schedule else {}),
-                   "validity": spec(len(self.jobs), ["arrival"])},  # every server (the Gantt's rows)
+            extra={
+                "running_jobs": exact_series(t_run, {"running_jobs": running}),
+                **({"resources": list(self.plat.servers), "capacities": caps} if self.prm.record_schedule else {}),
+                "validity": spec(len(self.jobs), ["arrival"]),
+            },  # every server (the Gantt's rows)
         )
 
 

@@ -63,8 +63,16 @@ class Cloud(StrictModel):
     perf: float = Field(
         default=1.0, gt=0, le=100, title="Per-core performance", description="Normalised per-core performance (Table 2)"
     )
-    p_active_w: float = Field(default=400.0, ge=0, le=100000, description="Power of an active server (W)", title="Power of an active server (W)")
-    p_idle_w: float = Field(default=120.0, ge=0, le=100000, description="Power of an idle server (W)", title="Power of an idle server (W)")
+    p_active_w: float = Field(
+        default=400.0,
+        ge=0,
+        le=100000,
+        description="Power of an active server (W)",
+        title="Power of an active server (W)",
+    )
+    p_idle_w: float = Field(
+        default=120.0, ge=0, le=100000, description="Power of an idle server (W)", title="Power of an idle server (W)"
+    )
     contention: float = Field(
         default=0.0,
         ge=0,
@@ -88,12 +96,18 @@ class Datacenter(StrictModel):
         default_factory=_table2_clouds, min_length=1, max_length=16, description="The federated clouds", title="Clouds"
     )
     inter_cloud_gbps: float = Field(
-        default=1.0, gt=0, le=10000, title="Inter-cloud bandwidth (Gbit/s)",
-        description="S_c between data centres, in gigabits per second as the paper gives it (1 Gbit/s = 0.125 GB/s)"
+        default=1.0,
+        gt=0,
+        le=10000,
+        title="Inter-cloud bandwidth (Gbit/s)",
+        description="S_c between data centres, in gigabits per second as the paper gives it (1 Gbit/s = 0.125 GB/s)",
     )
     intra_cloud_gbytes_s: float = Field(
-        default=4.0, gt=0, le=10000, title="Intra-cloud bandwidth (GB/s)",
-        description="b inside a data centre, in gigabytes per second as the paper gives it (1 GB/s = 8 Gbit/s)"
+        default=4.0,
+        gt=0,
+        le=10000,
+        title="Intra-cloud bandwidth (GB/s)",
+        description="b inside a data centre, in gigabytes per second as the paper gives it (1 GB/s = 8 Gbit/s)",
     )
     etm: list[list[float]] | None = Field(
         default=None,
@@ -105,10 +119,18 @@ class Datacenter(StrictModel):
 class _WorkloadCommon(StrictModel):
     ar_share: float = Field(default=0.2, ge=0, le=1, title="AR share", description="Fraction of AR applications")
     ar_notice_max_s: float = Field(
-        default=1800.0, ge=0, le=86400, description="AR required start is uniform in [arrival, arrival + this]", title="Longest reservation notice (s)"
+        default=1800.0,
+        ge=0,
+        le=86400,
+        description="AR required start is uniform in [arrival, arrival + this]",
+        title="Longest reservation notice (s)",
     )
     zero_notice_share: float = Field(
-        default=0.0, ge=0, le=1, description="Fraction of AR applications with zero advance notice", title="Share of reservations without notice"
+        default=0.0,
+        ge=0,
+        le=1,
+        description="Fraction of AR applications with zero advance notice",
+        title="Share of reservations without notice",
     )
     gap_divisor: float = Field(
         default=1.0,
@@ -117,14 +139,40 @@ class _WorkloadCommon(StrictModel):
         title="Arrival-gap divisor",
         description="Gaps between adjacent arrivals are divided by this (1 = loose, 100 = tight)",
     )
-    dataset_size_gb: float = Field(default=1000.0, ge=0, le=1e6, description="Dataset size M_s per application (GB)", title="Dataset size (GB)")
-    image_size_gb: float = Field(default=8.0, ge=0, le=1e4, description="Disk-image size S_i per task (GB)", title="Disk image size (GB)")
-    edge_data_gb: float = Field(
-        default=1.0, ge=0, le=1e4, description="Data passed along a DAG edge between clouds (GB)", title="Data per dependency (GB)"
+    dataset_size_gb: float = Field(
+        default=1000.0, ge=0, le=1e6, description="Dataset size M_s per application (GB)", title="Dataset size (GB)"
     )
-    max_preds: int = Field(default=3, ge=1, le=16, description="Random DAG: most immediate predecessors per task", title="Most predecessors per task")
-    entry_prob: float = Field(default=0.1, ge=0, le=1, description="Random DAG: chance a task is an extra entry task", title="Chance of an extra entry task")
-    window: int = Field(default=8, ge=1, le=64, description="Random DAG: predecessors come from the last N tasks", title="Predecessor window (tasks)")
+    image_size_gb: float = Field(
+        default=8.0, ge=0, le=1e4, description="Disk-image size S_i per task (GB)", title="Disk image size (GB)"
+    )
+    edge_data_gb: float = Field(
+        default=1.0,
+        ge=0,
+        le=1e4,
+        description="Data passed along a DAG edge between clouds (GB)",
+        title="Data per dependency (GB)",
+    )
+    max_preds: int = Field(
+        default=3,
+        ge=1,
+        le=16,
+        description="Random DAG: most immediate predecessors per task",
+        title="Most predecessors per task",
+    )
+    entry_prob: float = Field(
+        default=0.1,
+        ge=0,
+        le=1,
+        description="Random DAG: chance a task is an extra entry task",
+        title="Chance of an extra entry task",
+    )
+    window: int = Field(
+        default=8,
+        ge=1,
+        le=64,
+        description="Random DAG: predecessors come from the last N tasks",
+        title="Predecessor window (tasks)",
+    )
     runtime_error: float = Field(
         default=0.0,
         ge=0,
@@ -137,35 +185,78 @@ class _WorkloadCommon(StrictModel):
 class GeneratorWorkload(_WorkloadCommon):
     kind: Literal["generator"] = "generator"
     apps: int = Field(default=20, ge=1, le=20000, description="Number of applications", title="Applications")
-    tasks_min: int = Field(default=4, ge=1, le=64, description="Fewest tasks per application", title="Tasks per application, fewest")
-    tasks_max: int = Field(default=16, ge=1, le=64, description="Most tasks per application (paper: up to 64)", title="Tasks per application, most")
-    mean_gap_s: float = Field(default=600.0, ge=0, le=1e7, description="Mean gap between application arrivals (s)", title="Mean gap between arrivals (s)")
-    runtime_min_s: float = Field(default=30.0, gt=0, le=1e6, description="Shortest task runtime at perf 1 (s)", title="Task runtime, shortest (s)")
-    runtime_max_s: float = Field(default=1800.0, gt=0, le=1e6, description="Longest task runtime at perf 1 (s)", title="Task runtime, longest (s)")
-    vms_max: int = Field(default=32, ge=1, le=100000, description="Most VMs per task (powers of two up to this)", title="Most VMs per task")
-    homes: Literal["random", "round_robin", "fixed"] = Field(
-        default="random", description="Home cloud (dataset location) of each application", title="Home cloud of each application"
+    tasks_min: int = Field(
+        default=4, ge=1, le=64, description="Fewest tasks per application", title="Tasks per application, fewest"
     )
-    home_cloud: int = Field(default=0, ge=0, le=15, description="The home cloud index when homes = fixed", title="Fixed home cloud (index)")
+    tasks_max: int = Field(
+        default=16,
+        ge=1,
+        le=64,
+        description="Most tasks per application (paper: up to 64)",
+        title="Tasks per application, most",
+    )
+    mean_gap_s: float = Field(
+        default=600.0,
+        ge=0,
+        le=1e7,
+        description="Mean gap between application arrivals (s)",
+        title="Mean gap between arrivals (s)",
+    )
+    runtime_min_s: float = Field(
+        default=30.0,
+        gt=0,
+        le=1e6,
+        description="Shortest task runtime at perf 1 (s)",
+        title="Task runtime, shortest (s)",
+    )
+    runtime_max_s: float = Field(
+        default=1800.0,
+        gt=0,
+        le=1e6,
+        description="Longest task runtime at perf 1 (s)",
+        title="Task runtime, longest (s)",
+    )
+    vms_max: int = Field(
+        default=32,
+        ge=1,
+        le=100000,
+        description="Most VMs per task (powers of two up to this)",
+        title="Most VMs per task",
+    )
+    homes: Literal["random", "round_robin", "fixed"] = Field(
+        default="random",
+        description="Home cloud (dataset location) of each application",
+        title="Home cloud of each application",
+    )
+    home_cloud: int = Field(
+        default=0, ge=0, le=15, description="The home cloud index when homes = fixed", title="Fixed home cloud (index)"
+    )
 
 
 class InlineTask(StrictModel):
     runtime_s: float = Field(default=60.0, gt=0, le=1e8, description="Runtime at perf 1 (s)", title="Runtime (s)")
-    type: int | None = Field(default=None, ge=0, description="Task type (row of the ETM) instead of a runtime", title="Task type")
+    type: int | None = Field(
+        default=None, ge=0, description="Task type (row of the ETM) instead of a runtime", title="Task type"
+    )
     vms: int = Field(default=1, ge=1, le=1000000, description="VMs required", title="VMs")
-    preds: list[int] = Field(default_factory=list, description="Indices of immediate predecessors in this app", title="Predecessors")
+    preds: list[int] = Field(
+        default_factory=list, description="Indices of immediate predecessors in this app", title="Predecessors"
+    )
     actual_runtime_s: float | None = Field(
         default=None,
         gt=0,
         le=1e8,
-        description="What a best-effort task really runs at perf 1 (s); runtime_s is then only the estimate", title="Actual runtime (s)",
+        description="What a best-effort task really runs at perf 1 (s); runtime_s is then only the estimate",
+        title="Actual runtime (s)",
     )
 
 
 class InlineApp(StrictModel):
     arrival: float = Field(default=0.0, ge=0, description="Submission time (s)", title="Arrival time (s)")
     ar: bool = Field(default=False, description="Advance-reservation application", title="Advance reservation")
-    start: float | None = Field(default=None, ge=0, description="Required start of an AR app (default: arrival)", title="Required start (s)")
+    start: float | None = Field(
+        default=None, ge=0, description="Required start of an AR app (default: arrival)", title="Required start (s)"
+    )
     home: int = Field(default=0, ge=0, description="Cloud index holding the dataset", title="Home cloud (index)")
     tasks: list[InlineTask] = Field(min_length=1, max_length=64, title="Tasks")
 
@@ -180,21 +271,50 @@ class InlineWorkload(_WorkloadCommon):
 class TraceWorkload(_WorkloadCommon):
     kind: Literal["trace"] = "trace"
     swf: str | None = Field(default=None, description="SWF text", title="SWF text")
-    path: str | None = Field(default=None, description="Path of an SWF (.swf or .swf.gz) file", title="Trace file on the server")
-    trace: str | None = Field(
-        default=None, max_length=71, description="A stored trace: 'sha256:' + the SHA-256 of its SWF text", title="Stored trace"
+    path: str | None = Field(
+        default=None, description="Path of an SWF (.swf or .swf.gz) file", title="Trace file on the server"
     )
-    max_jobs: int = Field(default=300000, ge=1, le=300000, description="Use at most this many jobs", title="Most jobs used")
-    skip_jobs: int = Field(default=0, ge=0, le=10000000, description="Skip this many jobs first", title="Jobs skipped first")
-    group_min: int = Field(default=1, ge=1, le=64, description="Fewest jobs grouped into one application", title="Jobs per application, fewest")
-    group_max: int = Field(default=64, ge=1, le=64, description="Most jobs grouped into one application (Table 1)", title="Jobs per application, most")
+    trace: str | None = Field(
+        default=None,
+        max_length=71,
+        description="A stored trace: 'sha256:' + the SHA-256 of its SWF text",
+        title="Stored trace",
+    )
+    max_jobs: int = Field(
+        default=300000, ge=1, le=300000, description="Use at most this many jobs", title="Most jobs used"
+    )
+    skip_jobs: int = Field(
+        default=0, ge=0, le=10000000, description="Skip this many jobs first", title="Jobs skipped first"
+    )
+    group_min: int = Field(
+        default=1,
+        ge=1,
+        le=64,
+        description="Fewest jobs grouped into one application",
+        title="Jobs per application, fewest",
+    )
+    group_max: int = Field(
+        default=64,
+        ge=1,
+        le=64,
+        description="Most jobs grouped into one application (Table 1)",
+        title="Jobs per application, most",
+    )
     reference_perf: float = Field(
-        default=1.0, gt=0, le=100, description="Per-core performance of the machine the trace was recorded on", title="Speed of the logged machine"
+        default=1.0,
+        gt=0,
+        le=100,
+        description="Per-core performance of the machine the trace was recorded on",
+        title="Speed of the logged machine",
     )
     homes: Literal["random", "round_robin", "fixed"] = Field(
-        default="random", description="Home cloud (dataset location) of each application", title="Home cloud of each application"
+        default="random",
+        description="Home cloud (dataset location) of each application",
+        title="Home cloud of each application",
     )
-    home_cloud: int = Field(default=0, ge=0, le=15, description="The home cloud index when homes = fixed", title="Fixed home cloud (index)")
+    home_cloud: int = Field(
+        default=0, ge=0, le=15, description="The home cloud index when homes = fixed", title="Fixed home cloud (index)"
+    )
     wider_jobs: Literal["refuse", "drop"] = Field(
         default="refuse",
         title="Jobs wider than the machine",
@@ -208,9 +328,13 @@ Workload = Annotated[GeneratorWorkload | InlineWorkload | TraceWorkload, Field(d
 
 
 class Params(StrictModel):
-    alpha: float = Field(default=0.8, ge=0, le=1, title="Feedback constant", description="Feedback constant of eq. 7 (DCLS, DCMMS)")
+    alpha: float = Field(
+        default=0.8, ge=0, le=1, title="Feedback constant", description="Feedback constant of eq. 7 (DCLS, DCMMS)"
+    )
     negative_feedback: bool = Field(
-        default=False, description="Let fd go below 0 when tasks finish early (eq. 7 as printed); off = floor at 0", title="Allow negative feedback"
+        default=False,
+        description="Let fd go below 0 when tasks finish early (eq. 7 as printed); off = floor at 0",
+        title="Allow negative feedback",
     )
     energy_aware: bool = Field(
         default=True, title="Energy-aware local mapping (EL)", description="Algs. 4-5; off = striping over servers"
@@ -221,13 +345,16 @@ class Params(StrictModel):
         description="current: rebuilt from each cloud's running tasks, queues and reservations at every pull "
         "(Section 3.1); plan: the plan written at assignment, never corrected (the earlier reading)",
     )
-    record_schedule: bool = Field(default=True, description="Emit schedule segments (off for huge runs)", title="Record the schedule")
+    record_schedule: bool = Field(
+        default=True, description="Emit schedule segments (off for huge runs)", title="Record the schedule"
+    )
     max_segments: int | None = Field(
         default=None,
         ge=0,
         le=50_000_000,
         description="Limit on recorded segments per run; empty = the full schedule "
-        "(a cut is stated in extra.schedule_cut: limit, segments recorded, where it falls)", title="Most schedule segments kept",
+        "(a cut is stated in extra.schedule_cut: limit, segments recorded, where it falls)",
+        title="Most schedule segments kept",
     )
     series_points: int | None = series_points_field()
 

@@ -157,7 +157,9 @@ def test_a_parquet_export_streams_in_row_groups(backfill_result, monkeypatch):
     parsed = ParsedResult(backfill_result)
     chunks = list(exports.table_parquet(parsed, "segments", 1))
     n = len(backfill_result["runs"][1]["schedule"])
-    assert len(chunks) >= n // 100 and max(len(c) for c in chunks[:-1]) < sum(len(c) for c in chunks) / 4  # the last: the footer
+    assert (
+        len(chunks) >= n // 100 and max(len(c) for c in chunks[:-1]) < sum(len(c) for c in chunks) / 4
+    )  # the last: the footer
     meta = pq.ParquetFile(io.BytesIO(b"".join(chunks))).metadata
     assert meta.num_rows == n and meta.num_row_groups >= n // 100
 

@@ -38,7 +38,7 @@ def test_scenario_bodies_are_the_families_own_models(spec):
 
 
 def test_every_operation_documents_the_json_errors(spec):
-    assert spec.json()['paths']  # the loop below checks each
+    assert spec.json()["paths"]  # the loop below checks each
     for methods in spec.json()["paths"].values():
         for operation in methods.values():
             for status in ("400", "401", "404", "413", "429", "500"):

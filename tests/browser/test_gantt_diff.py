@@ -53,7 +53,9 @@ def test_every_algorithm_is_drawn_as_bars_on_the_same_rows(page, live_server, de
     assert [c["algorithm"] for c in charts] == ["fcfs", "easy", "keasy", "reasy", "measy"]
     for c in charts:
         assert c["mode"] == "bars", f"{c['algorithm']} is not drawn as bars at whole-run zoom"
-        assert c["painted"]["bars"] == len(c["bars"]) > 0 and c["inked"] > 0, f"{c['algorithm']}: the canvas drew nothing"
+        assert c["painted"]["bars"] == len(c["bars"]) > 0 and c["inked"] > 0, (
+            f"{c['algorithm']}: the canvas drew nothing"
+        )
         assert c["rows"] == charts[0]["rows"] and c["total"] == 64, f"{c['algorithm']}'s rows differ from fcfs'"
 
 
@@ -80,7 +82,9 @@ def test_the_diff_draws_both_schedules_and_never_paints_a_changed_job_unchanged(
         for c in charts:
             assert c["painted"]["bars"] == len(c["bars"]) > 0 and c["inked"] > 0, f"{c['algorithm']}: nothing drawn"
             for b in c["bars"]:
-                assert (b["status"] != "same") == (b["job"] in changed or b["status"].startswith(("not_in", "cut_in"))), b
+                assert (b["status"] != "same") == (
+                    b["job"] in changed or b["status"].startswith(("not_in", "cut_in"))
+                ), b
                 if b["job"] in changed:
                     assert b["colour"].lower() != "#b9c2cc", f"changed job {b['job']} painted as unchanged ({same})"
         seen += charts[0]["rows"]
@@ -102,7 +106,9 @@ def test_the_diff_in_occupancy_colours_every_block_holding_a_changed_job(page, l
     page.goto(f"{live_server.url}/runs/{demo.pk}/diff/?a=0&b=2")
     _loaded(page)
     page.screenshot(path=str(screens_dir() / "backfill-demo-diff-occupancy.png"), full_page=True)
-    grey = page.evaluate("() => { const c = document.createElement('canvas').getContext('2d'); c.fillStyle = '#b9c2cc'; return c.fillStyle; }")
+    grey = page.evaluate(
+        "() => { const c = document.createElement('canvas').getContext('2d'); c.fillStyle = '#b9c2cc'; return c.fillStyle; }"
+    )
     sides = page.evaluate("""() => [...document.querySelectorAll('#diff canvas')].map((canvas) => {
       const ch = Chart.getChart(canvas), g = ch.$g;
       return {mode: g.mode, window: g.window, columns: g.occupancy && g.occupancy.columns, rows: g.resources,

@@ -6,7 +6,6 @@ overlapping in time on one resource sit in disjoint lanes; the event markers are
 A page whose Gantt data was emptied fails the same check. Screenshots go to $CLOUDSCHED_SHOTS (tests/browser/conftest.py).
 """
 
-
 import pytest
 
 import schedulers
@@ -71,7 +70,9 @@ def _check_drawn(run, charts):
             continue
         drawn = sorted((b["row"], b["job"], b["s"]) for b in c["bars"])
         stored = sorted((r, j, s) for r, s, j in want)
-        assert len(drawn) == len(stored), f"run {c['index']}: {len(drawn)} bars drawn, {len(stored)} stored in the window"
+        assert len(drawn) == len(stored), (
+            f"run {c['index']}: {len(drawn)} bars drawn, {len(stored)} stored in the window"
+        )
         for d, w in zip(drawn, stored, strict=True):  # times travel in ticks of q (results.bars)
             assert d[:2] == w[:2] and abs(d[2] - w[2]) <= c["q"], (d, w)
         assert c["painted"]["bars"] == len(drawn) and c["inked"] > 0, f"run {c['index']}: the canvas drew nothing"

@@ -54,7 +54,9 @@ def test_zoom_and_page_through_a_large_gantt(page, live_server, alice, toy_scena
     page.click("#gantt-pager-0 .prev")
     page.wait_for_function("() => Object.values(window.cloudsched.gantt)[0].$g.row0 === 0")
     page.evaluate("() => window.cloudsched.link.set(1000, 1050)")
-    page.wait_for_function("() => { const g = Object.values(window.cloudsched.gantt)[0].$g; return g.mode === 'bars' && g.window[0] >= 999; }")
+    page.wait_for_function(
+        "() => { const g = Object.values(window.cloudsched.gantt)[0].$g; return g.mode === 'bars' && g.window[0] >= 999; }"
+    )
     g = _gantt(page)
     lo, hi = g["window"]
     rows = set(g["resources"])

@@ -96,7 +96,9 @@ def test_the_job_table_pages_sorts_and_filters_every_job(page, live_server, alic
     page.click("#jobs-table th[data-column=response_s]")
     _drawn(page, "#jobs-table-box", "loaded", 3)
     assert "sorted by response_s descending" in page.text_content("#jobs-rows")
-    column = page.evaluate("() => [...document.querySelectorAll('#jobs-table th')].findIndex((t) => t.dataset.column === 'response_s')")
+    column = page.evaluate(
+        "() => [...document.querySelectorAll('#jobs-table th')].findIndex((t) => t.dataset.column === 'response_s')"
+    )
     first = page.evaluate(
         f"() => {{ const c = document.querySelector('#jobs-table tbody tr').cells[{column}]; return [c.textContent, c.title]; }}"
     )
@@ -106,7 +108,9 @@ def test_the_job_table_pages_sorts_and_filters_every_job(page, live_server, alic
     page.select_option("#jobs-alg", "keasy")
     _drawn(page, "#jobs-table-box", "loaded", 4)
     assert page.text_content("#jobs-rows").startswith(f"rows 1–50 of {len(_stored(run, 'response_s')['keasy']):,}")
-    algs = page.evaluate("() => [...document.querySelectorAll('#jobs-table tbody tr')].map((r) => r.cells[1].textContent)")
+    algs = page.evaluate(
+        "() => [...document.querySelectorAll('#jobs-table tbody tr')].map((r) => r.cells[1].textContent)"
+    )
     assert set(algs) == {"keasy"}
     page.click("#jobs-next")
     _drawn(page, "#jobs-table-box", "loaded", 5)

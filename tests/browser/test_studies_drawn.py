@@ -88,8 +88,12 @@ def _drawn_as_stored(page, runs):
         e = expected[d["label"]]
         assert d["x"] == e["x"] and d["err"] == pytest.approx(e["err"])
         assert d["y"] == pytest.approx(e["y"]) and all(v is not None for v in d["y"])
-        assert d["colour"] == FIXED[d["label"]] == page.evaluate(
-            "async (name) => (await import('/static/js/lib/colours.js')).algorithmColor(name)", d["label"]
+        assert (
+            d["colour"]
+            == FIXED[d["label"]]
+            == page.evaluate(
+                "async (name) => (await import('/static/js/lib/colours.js')).algorithmColor(name)", d["label"]
+            )
         )
     return datasets
 

@@ -169,7 +169,12 @@ def test_the_diff_table_pages_through_every_changed_job(page, live_server, alice
     assert d["changed"] > jobdiff.ROWS, "the demo has a pair of algorithms with more changed jobs than a page"
     page.goto(f"{live_server.url}/runs/{run.pk}/diff/?a={a}&b={b}")
     page.wait_for_function("() => document.body.dataset.timelineLoaded")
-    jobs = lambda: page.evaluate("() => [...document.querySelectorAll('#diff-table tbody tr')].map((tr) => tr.cells[0].textContent)")  # noqa: E731
+
+    def jobs():
+        return page.evaluate(
+            "() => [...document.querySelectorAll('#diff-table tbody tr')].map((tr) => tr.cells[0].textContent)"
+        )
+
     pager = page.locator("#diff-table-pager")
     seen = []
     for offset in range(0, d["changed"], jobdiff.ROWS):

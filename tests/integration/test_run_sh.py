@@ -55,8 +55,13 @@ def _group_gone(pgid):
 @pytest.mark.skipif(not shutil.which("redis-server"), reason="needs redis-server")
 def test_run_sh_serves_with_gunicorn_and_ctrl_c_stops_server_worker_and_redis(tmp_path):
     port, redis_port = free_port(), free_port()
-    env = {**os.environ, "PORT": str(port), "REDIS_PORT": str(redis_port), "CLOUDSCHED_VAR_DIR": str(tmp_path),
-           "STATIC_ROOT": str(tmp_path / "static")}  # nothing is written into the checkout
+    env = {
+        **os.environ,
+        "PORT": str(port),
+        "REDIS_PORT": str(redis_port),
+        "CLOUDSCHED_VAR_DIR": str(tmp_path),
+        "STATIC_ROOT": str(tmp_path / "static"),
+    }  # nothing is written into the checkout
     for name in ("DJANGO_SETTINGS_MODULE", "CELERY_BROKER_URL", "DEBUG", "SECURE_HTTPS"):
         env.pop(name, None)  # the defaults a person gets
     log = tmp_path / "run.log"

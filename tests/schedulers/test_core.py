@@ -188,4 +188,8 @@ def test_envelope_of_a_window_matches_bucket_by_bucket_integration():
             assert np.isclose(env["v"][k], area / (b - a), rtol=1e-9, atol=1e-9), (lo, hi, k)
             first = max(int(np.searchsorted(t, a, side="right")) - 1, 0)
             last = max(int(np.searchsorted(t, b, side="left")) - 1, first)
-            assert env["min"][k] == v[first : last + 1].min() and env["max"][k] == v[first : last + 1].max(), (lo, hi, k)
+            assert env["min"][k] == v[first : last + 1].min() and env["max"][k] == v[first : last + 1].max(), (
+                lo,
+                hi,
+                k,
+            )

@@ -22,7 +22,7 @@ def test_backfill_marks_every_kill_and_migration_on_its_segments():
 
 def test_vm_reservations_marks_the_segment_a_vm_leaves():
     result = schedulers.run(schedulers.example("vm_reservations"))
-    assert result['runs']  # the loop below checks each
+    assert result["runs"]  # the loop below checks each
     for run in result["runs"]:
         moved = _events(run, "migrated")
         assert len(moved) == sum(j["migrations"] for j in run["jobs"])

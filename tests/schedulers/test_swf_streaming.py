@@ -62,7 +62,9 @@ def test_an_amplified_multi_member_gzip_is_read_in_constant_memory():
 
 
 def test_blocks_give_what_the_whole_read_gives():
-    text = b"; MaxProcs: 8\n" + RECORD * 30_000 + b"; a comment in the middle\n" + RECORD.replace(b"1 0", b"2 9") * 30_000
+    text = (
+        b"; MaxProcs: 8\n" + RECORD * 30_000 + b"; a comment in the middle\n" + RECORD.replace(b"1 0", b"2 9") * 30_000
+    )
     blocks = list(iter_swf(text))
     assert len(blocks) > 2
     whole = read_swf(text)

@@ -326,7 +326,12 @@ def test_lanes_keep_overlapping_segments_apart_at_every_zoom():
     lane = dict(zip(plain_bars(g["bars"])["job"], g["bars"]["lane"], strict=True))
     assert lane == {"a": 0, "b": 1, "c": 1, "d": 0, "e": 0, "f": 0}  # greedy: the lowest free lane
     zoom = gantt.gantt(parsed, 0, 7, 12)  # "a" still holds lane 0 when b is out of the window
-    assert dict(zip(plain_bars(zoom["bars"])["job"], zoom["bars"]["lane"], strict=True)) == {"a": 0, "c": 1, "d": 0, "f": 0}
+    assert dict(zip(plain_bars(zoom["bars"])["job"], zoom["bars"]["lane"], strict=True)) == {
+        "a": 0,
+        "c": 1,
+        "d": 0,
+        "f": 0,
+    }
 
 
 def test_rows_are_grouped_by_host_and_paged_through_groups():
@@ -425,8 +430,14 @@ def test_the_row_events_merge_equals_a_full_sort():
 
 @pytest.mark.parametrize(
     ("start", "end", "bad"),
-    [([0.0, 1.0], [1.0, 2.0], 0), ([0.0, 5.0], [1.0, 4.0], 1), ([-1.0, 0.0], [1.0, 1.0], 1),
-     ([0.0, float("nan")], [1.0, 2.0], 1), ([0.0, 1.0], [1.0, float("inf")], 1), ([0.0, 1.0], [float("nan")] * 2, 2)],
+    [
+        ([0.0, 1.0], [1.0, 2.0], 0),
+        ([0.0, 5.0], [1.0, 4.0], 1),
+        ([-1.0, 0.0], [1.0, 1.0], 1),
+        ([0.0, float("nan")], [1.0, 2.0], 1),
+        ([0.0, 1.0], [1.0, float("inf")], 1),
+        ([0.0, 1.0], [float("nan")] * 2, 2),
+    ],
 )
 def test_well_formed_counts_every_bad_segment_from_columns_and_lists(start, end, bad):
     from schedulers.core.columns import Columns, coded

@@ -11,7 +11,11 @@ PRINT_DATABASE = "import json, cloudsched_web.settings as s; print(json.dumps(s.
 
 
 def _database(tmp_path, **env):
-    env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"} | {"CLOUDSCHED_VAR_DIR": str(tmp_path), "STATIC_ROOT": str(tmp_path / "static"), **env}
+    env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"} | {
+        "CLOUDSCHED_VAR_DIR": str(tmp_path),
+        "STATIC_ROOT": str(tmp_path / "static"),
+        **env,
+    }
     out = subprocess.run([sys.executable, "-c", PRINT_DATABASE], cwd=ROOT, env=env, capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     return json.loads(out.stdout)

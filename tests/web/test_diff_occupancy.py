@@ -41,7 +41,9 @@ def _expected(parsed, index, status, page, lo, hi, pixels):
         on = np.array([r == name for r in res])
         busy = np.zeros((len(jobdiff.STATUSES), pixels))
         for k in range(pixels):
-            overlap = np.clip(np.minimum(ends[on], edges[k + 1]) - np.maximum(starts[on], edges[k]), 0, None) * share[on]
+            overlap = (
+                np.clip(np.minimum(ends[on], edges[k + 1]) - np.maximum(starts[on], edges[k]), 0, None) * share[on]
+            )
             np.add.at(busy[:, k], codes[on], overlap)
         line = []
         for k in range(pixels):

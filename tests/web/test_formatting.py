@@ -66,7 +66,12 @@ def test_spreads_tooltips_and_axis_units():
 def test_one_spread_per_metric_and_its_label():
     reps = {"mean": 10.0, "std": 2.0, "ci": 4.97, "n": 2}
     assert charts.spread(reps, {"mean": 1.0}, {"label": "batch"}) == {
-        "value": 4.97, "source": "repetitions", "n": 2, "std": 2.0, "label": "± 95 % CI over 2 repetitions"}
+        "value": 4.97,
+        "source": "repetitions",
+        "n": 2,
+        "std": 2.0,
+        "label": "± 95 % CI over 2 repetitions",
+    }
     one = {"mean": 10.0, "std": 0.0, "ci": 0.0, "n": 1}
     assert charts.spread(one, {"mean": 1.5}, {"label": "95 % CI within the run"})["label"] == "± 95 % CI within the run"
     assert charts.spread(one) is None
@@ -76,9 +81,13 @@ def test_the_table_folds_within_run_cis_into_their_metric():
     result = {
         "family": "backfill",
         "runs": [{"algorithm": "easy", "repetition": 0}],
-        "summary": {"easy": {"avg_response_time_s": {"mean": 100.0, "std": 0.0, "ci": 0.0, "n": 1},
-                             "avg_response_time_ci_s": {"mean": 7.0, "std": 0.0, "ci": 0.0, "n": 1},
-                             "jobs": {"mean": 200.0, "std": 0.0, "ci": 0.0, "n": 1}}},
+        "summary": {
+            "easy": {
+                "avg_response_time_s": {"mean": 100.0, "std": 0.0, "ci": 0.0, "n": 1},
+                "avg_response_time_ci_s": {"mean": 7.0, "std": 0.0, "ci": 0.0, "n": 1},
+                "jobs": {"mean": 200.0, "std": 0.0, "ci": 0.0, "n": 1},
+            }
+        },
     }
     table = charts.summary_table(result)
     assert [r["name"] for r in table["rows"]] == ["avg_response_time_s", "jobs"]  # summary metrics first
@@ -106,8 +115,15 @@ def test_study_points_carry_their_spread_beside_the_curves():
 
 @pytest.mark.parametrize(
     ("value", "text"),
-    [(0.6 * 262, "157.2"), (0.1 * 3, "0.3"), (4, "4"), (0.5, "0.5"), (1e-05, "1e-05"), ("easy", "easy"),
-     (1 / 3, "0.333333333333")],
+    [
+        (0.6 * 262, "157.2"),
+        (0.1 * 3, "0.3"),
+        (4, "4"),
+        (0.5, "0.5"),
+        (1e-05, "1e-05"),
+        ("easy", "easy"),
+        (1 / 3, "0.333333333333"),
+    ],
 )
 def test_swept_settings_read_without_float_noise(value, text):
     assert formatting.setting_text(value) == text
@@ -149,9 +165,7 @@ def test_a_page_writes_energy_in_one_unit_chosen_by_its_largest_value():
     rows = {r["name"]: r for r in table["rows"]}
     assert "energy_j" not in rows and "energy_kwh" in rows
     spec = rows["energy_kwh"]["spec"]
-    assert [
-        formatting.value_text(c["value"], spec) for c in rows["energy_kwh"]["cells"]
-    ] == ["0.5 kWh", "2.92 kWh"]
+    assert [formatting.value_text(c["value"], spec) for c in rows["energy_kwh"]["cells"]] == ["0.5 kWh", "2.92 kWh"]
     assert formatting.spread_text(0.5, 0.01, spec) == "± 0.01 kWh"
     assert "energy_j" not in charts.comparison(result)
     payload = charts.run_page_payload({**result, "runs": []})
@@ -162,4 +176,6 @@ def test_a_page_writes_energy_in_one_unit_chosen_by_its_largest_value():
 def test_without_a_page_reference_each_value_keeps_its_own_unit():
     spec = {"kind": "energy", "unit": "kWh"}
     assert formatting.value_text(0.5, spec) == "500 Wh"
-    assert formatting.page_refs({"e": spec, "n": {"kind": "count"}}, {"e": [0.5, -3.0, None], "n": [1e9]}) == {"energy": 3000.0}
+    assert formatting.page_refs({"e": spec, "n": {"kind": "count"}}, {"e": [0.5, -3.0, None], "n": [1e9]}) == {
+        "energy": 3000.0
+    }

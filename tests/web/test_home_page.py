@@ -26,6 +26,6 @@ def test_the_recent_runs_are_the_newest_and_their_count_is_said(alice_client, sc
     page = alice_client.get("/").content.decode()
     recent = page.split('id="recent-runs"')[1].split("</section>")[0]
     shown = [r.pk for r in runs if f'href="/runs/{r.pk}/"' in recent]
-    assert shown == [r.pk for r in runs[-views.RECENT_RUNS:]]
+    assert shown == [r.pk for r in runs[-views.RECENT_RUNS :]]
     assert f"The {views.RECENT_RUNS} most recent of your 12 runs" in recent
     assert "bob's run" not in page

@@ -140,7 +140,12 @@ def test_the_worker_stores_the_indexes_beside_the_files_and_deleting_the_run_rem
     run.save()
     assert run.result_files["index"]["version"] == indexfiles.VERSION
     names = [f for info in run.result_files["runs"] for f in info["index"].values()]
-    assert {n.rsplit("-", 1)[1] for n in names} == {"rows.parquet", "events.parquet", "byrow.parquet", "jobindex.parquet"}
+    assert {n.rsplit("-", 1)[1] for n in names} == {
+        "rows.parquet",
+        "events.parquet",
+        "byrow.parquet",
+        "jobindex.parquet",
+    }
     assert all(default_storage.exists(n) for n in names)
     with django_capture_on_commit_callbacks(execute=True):
         run.delete()

@@ -232,7 +232,9 @@ def test_the_fingerprint_is_the_set_of_resource_names():
     # a stretch file (wide jobs) and a file of one row per segment are both read
     header, manifest = store.save(0, uuid.uuid4().hex, _doc([s for s in a if s["job"] != "big"]))
     assert stretches.STRETCH in (plain.stored(0)._physical_schema("segments").metadata or {})
-    assert stretches.STRETCH not in (ParsedResult(header, manifest).stored(0)._physical_schema("segments").metadata or {})
+    assert stretches.STRETCH not in (
+        ParsedResult(header, manifest).stored(0)._physical_schema("segments").metadata or {}
+    )
 
 
 def test_the_hash_group_by_gives_the_bitmap_s_pairs_and_a_segment_without_resource_is_not_in_the_set(monkeypatch):
@@ -246,7 +248,9 @@ def test_the_hash_group_by_gives_the_bitmap_s_pairs_and_a_segment_without_resour
     bitmap = [jobindex.table_of(s) for s in stored]
     monkeypatch.setattr(jobindex, "BITMAP_MAX", 0)
     assert [jobindex.table_of(s) for s in stored] == bitmap
-    assert bitmap[-1].to_pylist() == [{"job": "n", "first": 0.0, "last": 3.0, "nres": 1, "fp": jobindex.name_hash("p1")}]
+    assert bitmap[-1].to_pylist() == [
+        {"job": "n", "first": 0.0, "last": 3.0, "nres": 1, "fp": jobindex.name_hash("p1")}
+    ]
     assert _reference_jobs(nulls, 0) == {"n": [0.0, 3.0, frozenset({"p1"})]}
 
 

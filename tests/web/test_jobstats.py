@@ -31,7 +31,9 @@ def test_the_cdf_ends_at_one_and_its_middle_is_numpys_median_of_the_stored_jobs(
                                  if r["algorithm"] == alg["algorithm"]])  # fmt: skip
         cdf = alg["cdf"]
         assert len(cdf["x"]) == len(cdf["p"]) == jobstats.CDF_POINTS and alg["jobs"] == values.size == 400
-        assert cdf["p"][0] == 0.0 and cdf["p"][-1] == 1.0 and cdf["x"][-1] == values.max() and cdf["x"][0] == values.min()
+        assert (
+            cdf["p"][0] == 0.0 and cdf["p"][-1] == 1.0 and cdf["x"][-1] == values.max() and cdf["x"][0] == values.min()
+        )
         assert cdf["p"][100] == 0.5 and cdf["x"][100] == np.median(values)
         assert np.all(np.diff(cdf["x"]) >= 0)
         box = alg["box"]

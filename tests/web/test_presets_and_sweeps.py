@@ -70,7 +70,7 @@ def test_preset_claims_are_readable_without_hover(alice_client):
     """The paper's number of each claim is on the page, not only in a tooltip."""
     page = alice_client.get("/presets/").content.decode()
     gallery = page.split('class="gallery presets"')[1]
-    assert "<br><span class=\"help\">paper: " in gallery and 'title="paper: ' not in gallery
+    assert '<br><span class="help">paper: ' in gallery and 'title="paper: ' not in gallery
 
 
 def test_every_preset_card_is_titled_the_same_way():

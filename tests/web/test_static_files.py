@@ -145,7 +145,9 @@ def test_modules_import_only_files_of_static_js_without_circles():
     def visit(module, path):
         state[module] = "open"
         for dep in graph[module]:
-            assert state.get(dep) != "open", "import circle: " + " → ".join(str(p.relative_to(JS)) for p in [*path, dep])
+            assert state.get(dep) != "open", "import circle: " + " → ".join(
+                str(p.relative_to(JS)) for p in [*path, dep]
+            )
             if dep not in state:
                 visit(dep, [*path, dep])
         state[module] = "done"

@@ -67,7 +67,9 @@ def test_backfill_segments_are_stored_as_stretches_and_read_back_as_segments(mon
     assert stretched["version"] == 2
     for s_info, f_info, run in zip(stretched["runs"], flat["runs"], result["runs"], strict=True):
         s_file, f_file = _segments_file(s_info), _segments_file(f_info)
-        assert stretches.STRETCH in s_file.schema_arrow.metadata and stretches.STRETCH not in f_file.schema_arrow.metadata
+        assert (
+            stretches.STRETCH in s_file.schema_arrow.metadata and stretches.STRETCH not in f_file.schema_arrow.metadata
+        )
         assert f_file.metadata.num_rows == len(run["schedule"]) == s_info["segments"]
         assert s_file.metadata.num_rows * 5 < f_file.metadata.num_rows  # a job on p processors: one row, not p
         _assert_same_readers(s_info, f_info)

@@ -145,5 +145,7 @@ def test_hashed_algorithm_colours_match_the_pages(tmp_path):
     js = (Path(__file__).resolve().parents[2] / "static/js/lib/colours.js").as_uri()
     script = (f"import {{ algorithmColor }} from {json.dumps(js)};"
               f"console.log(JSON.stringify({json.dumps(names)}.map((n) => algorithmColor(n))));")  # fmt: skip
-    out = subprocess.run([node, "--input-type=module", "-e", script], capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    out = subprocess.run(
+        [node, "--input-type=module", "-e", script], capture_output=True, text=True, timeout=60, cwd=tmp_path
+    )
     assert json.loads(out.stdout) == [figures.algorithm_colour(n) for n in names], out.stderr

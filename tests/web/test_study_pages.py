@@ -168,7 +168,9 @@ def test_the_chart_axes_of_a_study_place_every_point():
     assert [p["x"] for p in payload["metrics"]["m"]["fcfs"]] == [f"case {i}" for i in range(6)]
 
 
-def test_a_study_exports_its_points_as_csv_with_every_run_and_units(alice_client, scenario, django_capture_on_commit_callbacks):
+def test_a_study_exports_its_points_as_csv_with_every_run_and_units(
+    alice_client, scenario, django_capture_on_commit_callbacks
+):
     import csv
     import io
 
@@ -177,7 +179,9 @@ def test_a_study_exports_its_points_as_csv_with_every_run_and_units(alice_client
 
     with django_capture_on_commit_callbacks(execute=True):
         study = submit_sweep(scenario, {"datacenter.machines": [1, 2]})
-    queued = Run.objects.create(scenario=scenario, config=scenario.config, study=study, point={"datacenter.machines": 4})
+    queued = Run.objects.create(
+        scenario=scenario, config=scenario.config, study=study, point={"datacenter.machines": 4}
+    )
     page = alice_client.get(f"/studies/{study.pk}/").content.decode()
     assert f'href="/studies/{study.pk}/points.csv"' in page
     response = alice_client.get(f"/studies/{study.pk}/points.csv")

@@ -360,7 +360,9 @@ def test_the_traces_page_lists_and_uploads(client, alice, bob):
     assert "SWF line 1: expected 18 fields, found 2" in response.content.decode()
 
 
-def test_the_sweeper_collects_traces_nobody_holds_or_uses_with_their_files(alice, bob, django_capture_on_commit_callbacks):
+def test_the_sweeper_collects_traces_nobody_holds_or_uses_with_their_files(
+    alice, bob, django_capture_on_commit_callbacks
+):
     from datetime import timedelta
 
     from django.core.files.storage import default_storage

@@ -164,7 +164,9 @@ def test_a_run_deleted_on_its_own_stays_in_the_trash_when_its_study_comes_back(a
     page = alice_client.get("/trash/").content.decode()
     assert f'id="trash-run-{first.pk}"' in page and f'id="trash-study-{study.pk}"' in page
     assert "1 run(s)" in page  # what comes back with the study: the run deleted with it, not the other
-    assert "restore the study first" in alice_client.post(f"/trash/run/{first.pk}/restore/", follow=True).content.decode()
+    assert (
+        "restore the study first" in alice_client.post(f"/trash/run/{first.pk}/restore/", follow=True).content.decode()
+    )
     alice_client.post(f"/trash/study/{study.pk}/restore/")
     assert alice_client.get(f"/runs/{second.pk}/").status_code == 200
     assert alice_client.get(f"/runs/{first.pk}/").status_code == 404  # still in the trash, as the user left it

@@ -204,7 +204,9 @@ EXPORT_DOC = {
 
 
 class ExportQuery(Schema):
-    run: int = NField(0, ge=0, le=10**6, description="CSV and Parquet: which run (algorithm × repetition); one per file")
+    run: int = NField(
+        0, ge=0, le=10**6, description="CSV and Parquet: which run (algorithm × repetition); one per file"
+    )
     all: bool = NField(False, description="CSV only: every run in one file, one after the other (streamed)")
     repetition: int = NField(0, ge=0, le=10**6, description="workload.swf: which repetition's workload")
 

@@ -18,7 +18,7 @@ def test_default_params_record_every_segment_of_a_few_thousand_jobs():
     result = schedulers.run(SCENARIO)
     inst = instance(config(**{k: v for k, v in SCENARIO.items() if k != "family"}))
     useful = float(np.dot(inst.size, inst.runtime))
-    assert result['runs']  # the loop below checks each
+    assert result["runs"]  # the loop below checks each
     for run in result["runs"]:
         sched, alg = run["schedule"], run["algorithm"]
         assert isinstance(sched, Columns) and "schedule_cut" not in run.get("extra", {}), alg

@@ -222,7 +222,7 @@ def test_example_matches_the_stored_golden_metrics():
 
     golden = json.loads((Path(__file__).parent / "golden_example.json").read_text())
     result = schedulers.run(schedulers.example("dvfs_bot"))
-    assert result['runs']  # the loop below checks each
+    assert result["runs"]  # the loop below checks each
     for run in result["runs"]:
         metrics = {k: v for k, v in run["metrics"].items() if k != "scheduler_time_s"}
         assert_matches_golden(metrics, golden[run["algorithm"]], f"{run['algorithm']}: ")

@@ -79,7 +79,7 @@ def test_energy_counts_active_and_idle_servers():
     """energy_kwh = Σ idle power × horizon + (active − idle) × active server time (from the segments)."""
     scenario = _scenario(5, 0.3, 10.0, True)
     result = schedulers.run(scenario)
-    assert result['runs']  # the loop below checks each
+    assert result["runs"]  # the loop below checks each
     for run in result["runs"]:
         m = run["metrics"]
         active = active_server_seconds(run["schedule"])
@@ -147,7 +147,7 @@ def test_example_matches_the_golden_metrics():
 def test_the_stored_power_series_integrates_to_the_energy_metric(seed, ar_share, divisor, el, apps):
     """Every change point is stored (none dropped, no bucket maxima): ∫ power dt = energy_kwh to rounding."""
     result = schedulers.run(_scenario(seed, ar_share, divisor, el, apps=apps))
-    assert result['runs']  # the loop below checks each
+    assert result["runs"]  # the loop below checks each
     for run in result["runs"]:  # every algorithm
         series, energy = run["series"], run["metrics"]["energy_kwh"] * 3.6e6
         assert_change_points(series)

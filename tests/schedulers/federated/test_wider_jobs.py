@@ -45,7 +45,7 @@ def test_a_cloud_as_wide_as_the_widest_job_is_accepted():
 
 def test_dropping_is_a_choice_and_every_run_counts_what_it_dropped():
     result = schedulers.run(_with(wider_jobs="drop"))
-    assert result['runs']  # the loop below checks each
+    assert result["runs"]  # the loop below checks each
     for run in result["runs"]:
         measured = run["extra"]["workload"]
         assert measured == {"jobs": 2, "dropped_too_large": 1, "processors": 64, "unit": "VMs", "wider_jobs": "drop"}

@@ -44,7 +44,7 @@ def test_example_runs_fast():
 def test_result_is_json_and_deterministic(result):
     """Same scenario and seed → the same result (wall times aside); the document is JSON."""
     again = schedulers.run(small())
-    assert len(result['runs'])  # the loop below checks each
+    assert len(result["runs"])  # the loop below checks each
     for a, b in zip(result["runs"], again["runs"], strict=True):
         ma = {k: v for k, v in a["metrics"].items() if k != "algorithm_runtime_s"}
         mb = {k: v for k, v in b["metrics"].items() if k != "algorithm_runtime_s"}
@@ -55,7 +55,7 @@ def test_result_is_json_and_deterministic(result):
 def test_segments_respect_capacity_and_cover_each_request(result):
     """Every PM's held CPU ≤ its capacity at all times; each VM's segments tile [start, end)."""
     caps = {"pm1": 16.0, "pm2": 52.0, "pm3": 40.0}
-    assert result['runs']  # the loop below checks each
+    assert result["runs"]  # the loop below checks each
     for run in result["runs"]:
         # reading: VM family k-x runs on PM type k (Tables 1–2, strongly divisible per family)
         assert all(
@@ -76,7 +76,7 @@ def test_segments_respect_capacity_and_cover_each_request(result):
 def test_energy_from_segments_is_alpha_t_plus_beta_l(result):
     """Theorem 5: E = Pmin·T + (Pmax − Pmin)·Σ u·t, recomputed from the segments, equals energy_kwh."""
     pm = {"pm1": (16, 210, 300), "pm2": (52, 420, 600), "pm3": (40, 350, 500)}
-    assert result['runs']  # the loop below checks each
+    assert result["runs"]  # the loop below checks each
     for run in result["runs"]:
         joules_min = 0.0
         for res, (t, level) in usage_by_resource(run["schedule"]).items():
@@ -105,7 +105,7 @@ def test_metrics_order_and_bound(result):
 
 
 def test_series_shape(result):
-    assert result['runs']  # the loop below checks each
+    assert result["runs"]  # the loop below checks each
     for run in result["runs"]:
         s = run["series"]
         assert len(s["t"]) == len(s["pms_on"]) == len(s["power_w"]) == len(s["energy_j"])
@@ -294,7 +294,7 @@ def test_every_run_declares_every_pm_of_the_data_centre(result):
     """``extra.resources``: of each PM type, as many PMs as the most of its reservations running at once,
     the same in every run of a repetition (the Gantt's rows), and every PM a run used among them."""
     by_rep = {}
-    assert result['runs']  # the loop below checks each
+    assert result["runs"]  # the loop below checks each
     for run in result["runs"]:
         by_rep.setdefault(run["repetition"], []).append(run)
     assert by_rep  # the loop below checks each
