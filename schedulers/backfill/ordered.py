@@ -29,7 +29,7 @@ import numpy as np
 
 from schedulers.backfill.easy import OneTierResult, shadow_and_extra
 from schedulers.backfill.policy import Jobs
-from schedulers.core.readonly import view
+from schedulers.core.readonly import frozen, view, wrote
 
 __all__ = ["STATIC_AT", "checked", "checked_admit", "jobs_view", "simulate_ordered"]
 
@@ -207,18 +207,26 @@ def checked_admit(plugin, rule) -> Callable[[float, int, int, float, float, int]
 def checked(plugin, order) -> Callable[[float, Jobs], np.ndarray]:
     """``order``'s keys through the plug-in guard: an exception or a bad answer fails the run naming ``plugin``.
 
-    The plug-in sees read-only views of the columns (a write fails its run naming the field)."""
+    The plug-in sees read-only columns: a write fails its run naming the field. The columns are plain read-only
+    views (a dynamic order is asked at every pass of a 200,000-job run); only when a write was refused is it
+    asked once more with views that name their field (``core.readonly``), for the message."""
     from schedulers.plugins import keys_of, reraise
 
     decision = "queue order"
     key = order.key
 
     def ask(now: float, jobs: Jobs) -> np.ndarray:
-        shown = Jobs(view(jobs.index, "jobs.index"), view(jobs.submit, "jobs.submit"), view(jobs.size, "jobs.size"),
-                     view(jobs.estimate, "jobs.estimate"), jobs.processors)  # fmt: skip
+        shown = Jobs(frozen(jobs.index), frozen(jobs.submit), frozen(jobs.size), frozen(jobs.estimate), jobs.processors)
         try:  # the guard only when it raises (plugins.reraise)
             got = key(now, shown)
-        except BaseException:
+        except BaseException as exc:
+            if wrote(exc):
+                named = Jobs(view(jobs.index, "jobs.index"), view(jobs.submit, "jobs.submit"),
+                             view(jobs.size, "jobs.size"), view(jobs.estimate, "jobs.estimate"), jobs.processors)  # fmt: skip
+                try:
+                    key(now, named)
+                except BaseException:
+                    reraise(plugin, decision)
             reraise(plugin, decision)
         at, hint = (f"at t = {now:g} s", "") if now == now else STATIC_AT
         return keys_of(plugin, decision, got, len(jobs), at, "job", _JobNames(jobs.index), hint)

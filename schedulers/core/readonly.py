@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["ReadOnlyArray", "ReadOnlyError", "freeze", "view"]
+__all__ = ["ReadOnlyArray", "ReadOnlyError", "freeze", "frozen", "view", "wrote"]
 
 
 class ReadOnlyError(TypeError):
@@ -65,6 +65,20 @@ def view(array: Any, field: str) -> ReadOnlyArray:
     out.field = field
     out.flags.writeable = False
     return out
+
+
+def frozen(array: np.ndarray) -> np.ndarray:
+    """A plain read-only view of ``array``: what a hot loop shows a plug-in (arithmetic on it costs what it costs
+    on any array; a :class:`ReadOnlyArray`'s checks cost ~1 µs a ufunc). A write raises numpy's ValueError, which
+    :func:`wrote` recognises; the caller then asks again with views of :func:`view` to name the field."""
+    out = array.view()
+    out.flags.writeable = False
+    return out
+
+
+def wrote(exc: BaseException) -> bool:
+    """Whether ``exc`` is numpy refusing a write into a read-only array (a :func:`frozen` view)."""
+    return isinstance(exc, ValueError) and "read-only" in str(exc)
 
 
 def freeze(obj: Any, name: str, _seen: set[int] | None = None) -> Any:
