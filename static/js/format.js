@@ -1,4 +1,4 @@
-// Writing a metric's number by its kind and unit: the twin of cloudsched_web/runs/formatting.py.
+// Writing a metric's number by its kind and unit: the twin of cloudsched_web/results/formatting.py.
 // The rules (units, display steps, digits) are not copied here: the page ships them as JSON
 // ({% format_rules %} → #format-rules), so the table, chart ticks and tooltips agree.
 let rules = null;

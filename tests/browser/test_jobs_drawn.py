@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import schedulers
-from cloudsched_web.runs import formatting
+from cloudsched_web.results import formatting
 from cloudsched_web.scenarios.models import Scenario
 from tests.api.factories import finished_run
 from tests.browser.test_run_flow import _login
