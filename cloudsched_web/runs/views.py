@@ -17,7 +17,7 @@ from django.utils import timezone
 from django.views.decorators.gzip import gzip_page
 from django.views.decorators.http import require_POST
 
-from cloudsched_web.results import charts, checks, cuts, exports, kinds, queries, store
+from cloudsched_web.results import charts, checks, cuts, exports, kinds, queries, stamp, store
 from cloudsched_web.runs import describe, page, trash
 from cloudsched_web.runs.claims import study_claims
 from cloudsched_web.runs.models import Run
@@ -56,7 +56,7 @@ def _render_run(request, run, shared=False, token=None):
         "payload": charts.run_page_payload(doc) if doc else None,
         "table": charts.summary_table(doc) if doc else None,
         "validity": validity,
-        "stamp": charts.stamp(run, doc, public=shared),
+        "stamp": stamp.stamp(run, doc, public=shared),
         "can_swf": can_swf,
         "traces": traces_of(run.config, run.scenario.owner),
         "workload": describe.workload(run.config, doc),

@@ -166,6 +166,7 @@ API: dict[str, list[Case]] = {
     "GET /runs/{run_id}/result": [Case(G, "/runs/{run}/result")],
     "GET /runs/{run_id}/result/jobs": [Case(G, "/runs/{run}/result/jobs")],
     "GET /runs/{run_id}/result/distributions": [Case(G, "/runs/{run}/result/distributions")],
+    "GET /runs/{run_id}/result/charts/{kind}": [Case(G, "/runs/{run}/result/charts/gantt")],
     "GET /runs/{run_id}/result/segments": [Case(G, "/runs/{run}/result/segments")],
     "GET /runs/{run_id}/result/series": [Case(G, "/runs/{run}/result/series")],
     "POST /runs/{run_id}/share": [Case(P, "/runs/{queued_run}/share")],

@@ -235,4 +235,4 @@ def test_the_study_page_offers_its_share_link_in_a_field_to_copy(alice_client, s
     study.refresh_from_db()
     page = alice_client.get(f"/studies/{study.pk}/").content.decode()
     assert f'id="share-url" type="text" readonly value="http://testserver/share/study/{study.share_token}/"' in page
-    assert 'data-copy="share-url"' in page and "js/run-header.js" in page
+    assert 'data-copy="share-url"' in page and "js/pages/study.js" in page  # its module wires the copy button
