@@ -447,3 +447,19 @@ def test_well_formed_counts_every_bad_segment_from_columns_and_lists(start, end,
         check = checks.well_formed({"schedule": schedule})
         assert check["status"] == ("pass" if bad == 0 else "fail")
         assert f", {bad} with end < start" in check["detail"]
+
+
+def test_a_bar_that_crosses_a_zoomed_windows_edge_keeps_its_exact_times():
+    """Inside a window a bar's times come in ticks of q (exact to q); a bar reaching past either edge carries its
+    stored start and end exactly (``edge``): the left edge, the right edge, both, and neither."""
+    exact = {"left": (0.123456789, 3.1415926535), "right": (3.3333333333, 7.7777777777),
+             "both": (1.0000001, 9.9999999), "inside": (2.5, 4.25)}  # fmt: skip
+    schedule = [_seg(job, f"m{k}", s, e) for k, (job, (s, e)) in enumerate(exact.items())]
+    g = gantt.gantt(ParsedResult(_doc(schedule)), 0, 2.0, 5.0)
+    assert g["mode"] == "bars" and g["bars"]["n"] == 4
+    bars = plain_bars(g["bars"])
+    got = {job: (s, e) for job, s, e in zip(bars["job"], bars["s"], bars["e"], strict=True)}
+    assert set(got) == set(exact)
+    for job in ("left", "right", "both"):
+        assert got[job] == exact[job], job  # bit for bit
+    assert got["inside"] == pytest.approx(exact["inside"], abs=g["bars"]["q"])

@@ -154,3 +154,22 @@ def test_outlier_rows_need_a_sane_height(backfill):
     with pytest.raises(QueryError) as info:
         jobstats.distributions(backfill[1], "response_s", pixels=3)
     assert info.value.field == "pixels"
+
+
+@pytest.mark.parametrize(("algorithm", "limit"), [(None, 70), ("keasy", 33), (None, 1000)])
+def test_the_table_without_an_order_pages_through_every_job_in_stored_order_last_one_included(backfill, algorithm,
+                                                                                             limit):  # fmt: skip
+    """No ``order=``: run order, then each run's stored order; the pages hold every job once, the last too."""
+    result, parsed = backfill
+    chosen = [i for i, r in enumerate(result["runs"]) if algorithm in (None, r["algorithm"])]
+    expected = [(i, job) for i in chosen for job in parsed.stored(i).table("jobs")["job"].to_pylist()]
+    assert len(expected) > limit // 2
+    seen, offset = [], 0
+    while True:
+        page = jobstats.table_page(parsed, algorithm=algorithm, offset=offset, limit=limit)
+        assert page["total"] == len(expected)
+        seen += [(row[0], row[page["columns"].index("job")]) for row in page["rows"]]
+        offset += limit
+        if offset >= page["total"]:
+            break
+    assert seen == expected  # the last job of the last run included
