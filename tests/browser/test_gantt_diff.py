@@ -43,6 +43,21 @@ def demo(alice):
     return finished_run(scenario)
 
 
+SWATCHES = """() => Object.fromEntries([...document.querySelectorAll('.legend .sw')].map((el) =>
+  [[...el.classList].find((c) => c !== 'sw'), getComputedStyle(el).backgroundColor]))"""
+# a status drawn with the swatch of a class of another name (the legend groups both sides' absences)
+STATUS_SWATCH = {"other_end": "other-end", "not_in_a": "missing", "not_in_b": "missing", "cut_in_a": "cut",
+                 "cut_in_b": "cut"}  # fmt: skip
+
+
+def _rgb(colour):
+    """``#rrggbb`` (or already ``rgb(r, g, b)``) as the browser writes a computed colour."""
+    if colour.startswith("rgb"):
+        return colour
+    r, g, b = (int(colour[i : i + 2], 16) for i in (1, 3, 5))
+    return f"rgb({r}, {g}, {b})"
+
+
 def test_every_algorithm_is_drawn_as_bars_on_the_same_rows(page, live_server, demo):
     _login(page, live_server.url)
     page.set_viewport_size({"width": 1400, "height": 1000})
@@ -75,6 +90,9 @@ def test_the_diff_draws_both_schedules_and_never_paints_a_changed_job_unchanged(
     jobs, count, *parts = (int(n) for n in re.findall(r"\d+", words))
     assert (jobs, count, len(parts)) == (d["jobs"], d["changed"], 4) and sum(parts) == count, words
     same = page.evaluate("() => getComputedStyle(document.querySelector('.legend .sw.same')).backgroundColor")
+    # each status's swatch in the legend: a bar is painted in its status's swatch colour, never a fallback
+    swatch = page.evaluate(SWATCHES)
+    assert len(set(swatch.values())) == len(swatch) >= 6, swatch
     seen = []
     for n in (1, 2):
         charts = page.evaluate(CHARTS, "#diff canvas")
@@ -87,6 +105,8 @@ def test_the_diff_draws_both_schedules_and_never_paints_a_changed_job_unchanged(
                 ), b
                 if b["job"] in changed:
                     assert b["colour"].lower() != "#b9c2cc", f"changed job {b['job']} painted as unchanged ({same})"
+                key = STATUS_SWATCH.get(b["status"], b["status"])
+                assert _rgb(b["colour"]) == swatch[key], f"{b['job']} ({b['status']}) in {b['colour']}, key {key}"
         seen += charts[0]["rows"]
         if n == 1:  # rows 41+ are reachable: the pager moves both sides
             page.click("#diff-pager .next")
