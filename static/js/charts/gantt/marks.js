@@ -74,13 +74,20 @@ export const eventsPlugin = {
         const x = px(t0 + (ev.cp[i] + 0.5) * w);
         const y = yOf(ev.cr[i]);
         ctx.globalAlpha = Math.min(1, 0.35 + 0.25 * Math.log10(1 + n));
+        ctx.fillStyle = "#ffffff"; // a halo, as for the glyphs below
+        ctx.fillRect(Math.round(x) - 2, y - band * 0.45 - 1, 4, band * 0.9 + 2);
         ctx.fillStyle = MARKERS[kind].colour;
         ctx.fillRect(Math.round(x) - 1, y - band * 0.45, 2, band * 0.9);
         marks++;
       });
     } else {
+      // A white halo under each glyph: a kill mark (dark red) stays visible on a red bar (the diff's "moved").
+      ctx.lineWidth = 3;
+      ctx.lineJoin = "round";
+      ctx.strokeStyle = "#ffffff";
       ev.t.forEach((t, i) => {
         const m = MARKERS[ev.kind[i]];
+        ctx.strokeText(m.glyph, px(t), yOf(ev.r[i]));
         ctx.fillStyle = m.colour;
         ctx.fillText(m.glyph, px(t), yOf(ev.r[i]));
         marks++;
