@@ -114,3 +114,12 @@ def test_the_diff_window_status_reads_as_a_duration(page, live_server, alice):
     status = page.inner_text("#timeline-status")
     assert status.startswith("window ") and hi * 0.5 >= 1e4 and _raw([status]) == [], status
     assert _raw([page.inner_text("#diff-counts"), page.inner_text("#diff-summary")]) == []
+
+
+def test_every_series_axis_starts_at_zero(page, live_server, alice):
+    """Federated power read from 5 kW looked like a swing from nothing: every series is a count or a non-negative
+    quantity, so each chart's y axis starts at 0 (the drawn scale, not only the option)."""
+    _open(page, live_server, alice, "federated")
+    axes = page.evaluate("() => Object.entries(window.cloudsched.series).map(([k, c]) => [k, c.scales.y.min])")
+    assert len(axes) >= 2 and "power_w" in dict(axes)
+    assert {k: lo for k, lo in axes if lo != 0} == {}

@@ -49,7 +49,8 @@ function lineOptions(title, link) {
     maintainAspectRatio: false,
     parsing: false,
     normalized: true,
-    scales: { x: timeScale(), y: { title: { display: true, text: title } } },
+    // every series is a count or a non-negative quantity: its axis starts at 0 (power from 5 kW read as a swing)
+    scales: { x: timeScale(), y: { beginAtZero: true, title: { display: true, text: title } } },
     plugins: {
       zoom: link.zoomOptions,
       title: { display: true, text: title },
