@@ -2,8 +2,9 @@ import logging
 
 from django.apps import AppConfig
 
+from cloudsched_web.celery import RUN_TASK
+
 log = logging.getLogger(__name__)
-RUN_TASK = "cloudsched_web.runs.tasks.run_simulation"
 
 
 def _ours(sender, args):
@@ -42,6 +43,10 @@ class RunsConfig(AppConfig):
 
     def ready(self):
         from celery.signals import task_postrun, task_prerun
+
+        # The tasks are registered in every process, web too: services send them by name, and with
+        # CELERY_TASK_ALWAYS_EAGER (tests) the registered task runs in-process.
+        from cloudsched_web.runs import tasks  # noqa: F401
 
         task_prerun.connect(release_when_taken, weak=False, dispatch_uid="runs-release-when-taken")
         task_postrun.connect(release_after_run, weak=False, dispatch_uid="runs-release-after-run")

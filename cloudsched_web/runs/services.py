@@ -12,7 +12,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 import schedulers
-from cloudsched_web.celery import app
+from cloudsched_web.celery import RUN_TASK, app
 from cloudsched_web.runs import budget
 from cloudsched_web.runs.models import Run, Study
 from cloudsched_web.scenarios.models import Scenario
@@ -26,9 +26,6 @@ BROKER_DOWN = (
     "and sent when the broker answers again (the sweeper retries every sweep)"
 )
 MAX_STUDY_CONFIG_BYTES = 64 * 10**6  # the scenarios a study stores, summed
-
-
-RUN_TASK = "cloudsched_web.runs.tasks.run_simulation"
 
 
 def _publish(run_ids):

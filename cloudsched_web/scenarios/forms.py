@@ -7,6 +7,7 @@ no form code of its own, and errors come back keyed by the path of the field tha
 wizard drew (:func:`error_paths`).
 """
 
+import json
 import re
 
 from django import forms
@@ -40,6 +41,7 @@ class ScenarioForm(forms.Form):
         self.user = user
         self.validated = None
         self.scenario_errors = []
+        self.with_upload = None  # the sent scenario naming the trace it uploaded (stored even when refused)
 
     def clean(self):
         data = super().clean()
@@ -55,10 +57,13 @@ class ScenarioForm(forms.Form):
         try:
             if data.get("trace_file") and isinstance(config, dict):
                 trace, _ = store_upload(data["trace_file"], self.user, field="trace_file")
-                config = use_trace(config, trace)
+                config = self.with_upload = use_trace(config, trace)
             family, self.validated = accept(config, self.user)
         except schedulers.ScenarioError as exc:
             self.scenario_errors = exc.errors
+            if self.with_upload is not None:  # redrawn naming the stored upload: the file need not be sent again
+                self.data = self.data.copy()
+                self.data["config"] = json.dumps(self.with_upload, indent=2)
             upload = [e for e in exc.errors if e["field"] == "trace_file"]
             rest = [e for e in exc.errors if e["field"] != "trace_file"]
             errors = {"config": _messages(rest)} if rest else {}
@@ -69,7 +74,11 @@ class ScenarioForm(forms.Form):
         return data
 
     def submitted_config(self):
-        """The scenario the user sent (for redrawing the wizard), or None if it is not a JSON object."""
+        """The scenario the user sent (for redrawing the wizard), or None if it is not a JSON object. A trace it
+        uploaded is stored even when the scenario is refused (its job wider than the machine, say): the wizard is
+        redrawn with that trace chosen, so the fix (drop the wider jobs, a larger machine) is one save away."""
+        if self.with_upload is not None:
+            return self.with_upload
         try:
             config = jsonio.loads(self.data.get("config", ""), "config")
         except (schedulers.ScenarioError, TypeError):

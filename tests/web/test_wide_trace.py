@@ -126,3 +126,29 @@ def test_a_preset_whose_log_has_jobs_wider_than_every_cloud_is_refused_naming_th
     html = response.content.decode()
     assert "1 job of the trace needs more VMs than the largest cloud" in html and "widest needs 100,000" in html
     assert not Study.objects.exists() and not Scenario.objects.exists()
+
+
+def test_a_refused_upload_stays_chosen_so_dropping_its_wider_jobs_is_one_save_away(alice_client, alice):
+    """Upload a trace with a job wider than the machine: refused (the trace is stored), and the redrawn wizard
+    has it chosen; choose "drop" and save: a saved scenario on that trace, which runs."""
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from cloudsched_web.runs.models import Run
+    from cloudsched_web.traces.models import Trace
+
+    config = {k: v for k, v in WIDE.items() if k != "workload"} | {"workload": {"kind": "trace"}}
+    upload = SimpleUploadedFile("wide.swf", WIDE["workload"]["swf"].encode())
+    refused = alice_client.post("/scenarios/new/", {"family": "backfill", "config": json.dumps(config),
+                                                    "trace_file": upload})  # fmt: skip
+    assert refused.status_code == 200 and "widest needs 100" in refused.content.decode()
+    assert not Scenario.objects.exists()
+    (trace,) = Trace.objects.all()
+    redrawn = json.loads(refused.context["form"]["config"].value())  # what the wizard is drawn from
+    assert redrawn["workload"]["trace"] == trace.ref and "swf" not in redrawn["workload"]
+    redrawn["workload"]["wider_jobs"] = "drop"  # the one choice the error names
+    saved = alice_client.post("/scenarios/new/", {"family": "backfill", "config": json.dumps(redrawn)})
+    assert saved.status_code == 302, saved.content.decode()[-2000:]
+    scenario = Scenario.objects.get()
+    assert scenario.config["workload"]["trace"] == trace.ref and scenario.config["workload"]["wider_jobs"] == "drop"
+    ran = alice_client.post(f"/scenarios/{scenario.pk}/run/")
+    assert ran.status_code == 302 and Run.objects.filter(scenario=scenario).count() == 1
