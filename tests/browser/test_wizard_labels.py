@@ -73,3 +73,27 @@ def test_ep_jobs_online_algorithms_are_a_grid_of_scheduler_and_per_job_algorithm
     assert "MM-GA" in grid["cols"] and "TaPRA (Alg. 1)" in grid["cols"]
     assert dict(grid["boxes"])["ontapra-ndrc:mm_ga"] == "OnTaPRA (Alg. 3), DRC off with MM-GA"
     shoot(page, "wizard-ep_jobs-grid")
+
+
+# Every id on the page, and each label's target: the element it names and the field box both sit in.
+IDS = """() => ({
+  ids: [...document.querySelectorAll('[id]')].map((e) => e.id),
+  labels: [...document.querySelectorAll('#wizard label[for]')].map((l) => {
+    const target = document.getElementById(l.htmlFor);
+    return { for: l.htmlFor, found: !!target, same: !!target && l.closest('.field') === target.closest('.field') };
+  }),
+})"""
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_the_wizard_has_no_duplicate_id_and_every_label_focuses_its_own_field(page, live_server, alice, family):
+    """The workload tabs share field paths (`load` in every kind): ids are unique, so a label focuses the field
+    beside it and help text belongs to its own field (10 duplicates across the backfill tabs before)."""
+    _login(page, live_server.url)
+    page.goto(f"{live_server.url}/scenarios/new/?family={family}")
+    page.wait_for_selector("#wizard .wizard-root")
+    found = page.evaluate(IDS)
+    ids, labels = found["ids"], found["labels"]
+    assert len(ids) > 10 and len(labels) > 5
+    assert sorted({i for i in ids if ids.count(i) > 1}) == []
+    assert [lab for lab in labels if not (lab["found"] and lab["same"])] == []

@@ -9,6 +9,28 @@ import { tracePicker } from "./traces.js";
 // The widgets of one form: `ctx` holds the schema's readers (schemaOf), the algorithms' descriptions, the
 // traces to pick from, and fieldEls (path → the element that shows its errors), filled as widgets are made.
 // Returns widget(node, value, path): {el, get}.
+// The panes of a union share field paths (every workload kind has a `load`): an id a former pane already
+// uses gets the pane's suffix, with the labels and help references that point to it, so each id is unique
+// and a label focuses its own field.
+function uniqueIds(root, used, suffix) {
+  const renamed = new Map();
+  root.querySelectorAll("[id]").forEach((e) => {
+    if (used.has(e.id)) {
+      renamed.set(e.id, e.id + suffix);
+      e.id += suffix;
+    }
+    used.add(e.id);
+  });
+  if (!renamed.size) return;
+  root.querySelectorAll("label[for]").forEach((l) => {
+    if (renamed.has(l.htmlFor)) l.htmlFor = renamed.get(l.htmlFor);
+  });
+  root.querySelectorAll("[aria-describedby]").forEach((e) => {
+    const id = e.getAttribute("aria-describedby");
+    if (renamed.has(id)) e.setAttribute("aria-describedby", renamed.get(id));
+  });
+}
+
 export function widgets(ctx) {
   const { resolve, unionParts, kindOf } = ctx.schema;
   const { algorithms, traces } = ctx;
@@ -25,7 +47,8 @@ export function widgets(ctx) {
       { class: "field", "data-path": path },
       el(
         "label",
-        { for: "w-" + path },
+        // a label names one control: a group (the algorithm checkboxes) has none of that id, so no `for`
+        { for: input && input.id === "w-" + path ? input.id : undefined },
         label || n.title || path,
         " ",
         el("code", { class: "key", "aria-hidden": "true", text: path.split(".").pop() }),
@@ -300,6 +323,7 @@ export function widgets(ctx) {
     });
     const tabs = el("div", { class: "tabs", role: "tablist" });
     const panes = el("div", { class: "panes" });
+    const used = new Set();
     const branches = parts.map((b, i) => {
       const [, tag] = tagOf(b);
       const w = objectWidget(b, i === active ? value : {}, path, b.title, true);
@@ -309,6 +333,7 @@ export function widgets(ctx) {
         b.description ? el("p", { class: "help", text: b.description }) : null,
         w.el,
       );
+      uniqueIds(pane, used, `~${tag ?? i}`);
       pane.hidden = i !== active;
       const btn = el("button", {
         type: "button",
