@@ -159,6 +159,9 @@ class GeneratorWorkload(StrictModel):
         "feitelson",
         description="Synthetic workload model (Section 3.1; Lublin 2003 as an extra).",
         title="Workload model",
+        json_schema_extra={
+            "x-labels": {"feitelson": "Feitelson 1996", "jann": "Jann et al. 1997", "lublin": "Lublin & Feitelson 2003"}
+        },
     )
     n_jobs: int = Field(
         1000, ge=1, le=MAX_JOBS, description="Number of jobs (paper: 200,000 FW, 100,000 JW).", title="Jobs"
@@ -273,6 +276,7 @@ class TraceWorkload(StrictModel):
         title="Jobs wider than the machine",
         description="refuse: such a trace is refused, naming how many jobs and the widest; drop: they are left "
         "out, and the run says how many (run header, result, validity checks).",
+        json_schema_extra={"x-labels": {"refuse": "refuse the scenario", "drop": "drop them (the run says how many)"}},
     )
 
 

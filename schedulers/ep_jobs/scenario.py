@@ -182,6 +182,13 @@ class Params(StrictModel):
         default="colgen",
         description="SJS-Relax-LP formulation (all exact; colgen is fastest)",
         title="Linear program form",
+        json_schema_extra={
+            "x-labels": {
+                "colgen": "column generation (fastest)",
+                "reduced": "reduced LP",
+                "literal": "the LP as printed",
+            }
+        },
     )
     compute_lp_bound: bool = Field(
         default=True, description="Report lp_bound_s for every offline algorithm", title="Compute the lower bound"

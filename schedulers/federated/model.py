@@ -321,6 +321,7 @@ class TraceWorkload(_WorkloadCommon):
         description="A trace job needs one VM per processor; one needing more VMs than the largest cloud has "
         "(servers × VMs per server) fits nowhere. refuse: such a trace is refused, naming how many jobs and the "
         "widest; drop: they are left out, and the run says how many (run header, result, validity checks).",
+        json_schema_extra={"x-labels": {"refuse": "refuse the scenario", "drop": "drop them (the run says how many)"}},
     )
 
 

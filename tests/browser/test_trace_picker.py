@@ -188,7 +188,10 @@ def test_a_wide_trace_is_refused_or_its_drop_count_shows_on_the_run_page(page, l
     error = page.inner_text("[data-path='datacenter.processors'] .field-error")
     assert "2 jobs of the trace need more than the machine's 100 processors (the widest needs 338)" in error
     assert not Scenario.objects.exists()
+    warning = page.locator("#w-trace-wider")
+    assert warning.get_attribute("class") == "field-error" and "refused unless" in warning.inner_text()
     page.select_option("#w-workload\\.wider_jobs", '"drop"')
+    assert warning.get_attribute("class") == "help" and "They are dropped" in warning.inner_text()  # no stale red
     page.click("#save-button")
     page.wait_for_selector("#run-button")
     page.click("#run-button")

@@ -97,3 +97,18 @@ def test_the_wizard_has_no_duplicate_id_and_every_label_focuses_its_own_field(pa
     assert len(ids) > 10 and len(labels) > 5
     assert sorted({i for i in ids if ids.count(i) > 1}) == []
     assert [lab for lab in labels if not (lab["found"] and lab["same"])] == []
+
+
+def test_dropdowns_read_as_words_with_their_code(page, live_server, alice):
+    """The workload model and the wider jobs' choice read as words, their code beside for the API's reader."""
+    _login(page, live_server.url)
+    page.goto(f"{live_server.url}/scenarios/new/?family=backfill")
+    page.wait_for_selector("#wizard .wizard-root")
+    options = page.evaluate("""() => Object.fromEntries(['w-workload.model', 'w-workload.wider_jobs'].map((id) =>
+      [id, [...document.getElementById(id).options].map((o) => o.text)]))""")
+    assert options["w-workload.model"] == ["Feitelson 1996 (feitelson)", "Jann et al. 1997 (jann)",
+                                           "Lublin & Feitelson 2003 (lublin)"]  # fmt: skip
+    assert options["w-workload.wider_jobs"] == [
+        "refuse the scenario (refuse)",
+        "drop them (the run says how many) (drop)",
+    ]

@@ -88,3 +88,26 @@ def test_the_issues_examples_read_as_asked():
     assert generator["max_estimate_s"]["title"] == "Largest runtime estimate (s)"
     assert generator["n_jobs"]["title"] == "Jobs" and generator["cpu_usage_min"]["title"] == "CPU use, lowest"
     assert generator["feitelson"]["title"] == "Feitelson model"
+
+
+def test_enum_labels_name_every_choice_and_nothing_else():
+    """A choice the wizard shows as a dropdown reads as words (``x-labels``: "drop them (the run says how many)"
+    for ``drop``): where a field has labels, they cover exactly its values."""
+
+    def walk(node):
+        if isinstance(node, dict):
+            if "x-labels" in node:
+                yield node
+            for v in node.values():
+                yield from walk(v)
+        elif isinstance(node, list):
+            for v in node:
+                yield from walk(v)
+
+    found = [
+        (family, node) for family in ("backfill", "federated", "ep_jobs") for node in walk(schedulers.schema(family))
+    ]
+    assert len(found) >= 4
+    for family, node in found:
+        assert set(node["x-labels"]) == set(node["enum"]), (family, node["title"])
+        assert all(label and label != code for code, label in node["x-labels"].items()), (family, node["title"])

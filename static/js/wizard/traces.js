@@ -136,14 +136,27 @@ export function tracePicker(ctx, value, path, sources) {
     });
     machine.appendChild(use);
     const n = Number(target.value);
+    // The wider jobs' choice, read when drawn and followed when changed: once "drop" is chosen the warning
+    // becomes a note (the run says how many it left out).
+    const wider = document.getElementById("w-workload.wider_jobs");
+    if (wider && !wider.dataset.offers) {
+      wider.dataset.offers = "1";
+      wider.addEventListener("change", offer);
+    }
+    const dropping = wider && wider.value === JSON.stringify("drop");
     if (t.largest_job !== null && Number.isFinite(n) && n > 0 && t.largest_job > n) {
+      const over =
+        `The data centre size below is ${n.toLocaleString("en")}: jobs of up to ` +
+        `${t.largest_job.toLocaleString("en")} processors are wider. `;
       machine.appendChild(
         el("p", {
-          class: "field-error",
-          text:
-            `The data centre size below is ${n.toLocaleString("en")}: jobs of up to ` +
-            `${t.largest_job.toLocaleString("en")} processors are wider. The scenario is refused unless you set ` +
-            "“Jobs wider than the machine” to drop (the run then says how many it left out).",
+          class: dropping ? "help" : "field-error",
+          id: "w-trace-wider",
+          text: dropping
+            ? over + "They are dropped (“Jobs wider than the machine”); the run says how many it left out."
+            : over +
+              "The scenario is refused unless you set “Jobs wider than the machine” to drop (the run then " +
+              "says how many it left out).",
         }),
       );
     }

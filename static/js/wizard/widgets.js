@@ -86,7 +86,9 @@ export function widgets(ctx) {
         return tableWidget(ctx, n, value, path, label);
       case "enum": {
         const sel = el("select", { id: "w-" + path, name: "w-" + path });
-        n.enum.forEach((v) => sel.add(new Option(String(v), JSON.stringify(v))));
+        // an option reads as the schema's label for it (x-labels), the code value beside it for the API's reader
+        const labels = n["x-labels"] || (opts && opts.labels) || {};
+        n.enum.forEach((v) => sel.add(new Option(labels[v] ? `${labels[v]} (${v})` : String(v), JSON.stringify(v))));
         const cur = value !== undefined ? value : n.default;
         if (cur !== undefined) sel.value = JSON.stringify(cur);
         return { el: field(path, n, label, sel), get: () => JSON.parse(sel.value) };
