@@ -1,5 +1,5 @@
 """axe-core (from npm, node_modules/axe-core) finds no serious or critical WCAG 2 A/AA violation on the home,
-wizard, run, study and share pages (issue #25). The rules run in the page as a screen reader would meet it."""
+wizard, run, diff, study and share pages, and no skipped heading level nor empty table header anywhere. The rules run in the page as a screen reader would meet it."""
 
 from pathlib import Path
 
@@ -15,7 +15,8 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(trans
 AXE = Path(__file__).resolve().parents[2] / "node_modules" / "axe-core" / "axe.min.js"
 RUN_AXE = """async () => {
   const r = await axe.run(document, {runOnly: {type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']}});
-  return r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
+  const order = await axe.run(document, {runOnly: {type: 'rule', values: ['heading-order', 'empty-table-header']}});
+  return [...r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical'), ...order.violations]
     .map((v) => `${v.id} (${v.impact}): ${v.help} — ` + v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(' | ')); }"""
 
 
@@ -53,7 +54,8 @@ def test_the_lab_pages_have_no_serious_accessibility_violations(axe_page, live_s
         found[url] = _violations(axe_page, base + url)
     _login(axe_page, base)
     for url in ["/", f"/scenarios/new/?family={family}", f"/scenarios/{scenario.pk}/", f"/runs/{run.pk}/",
-                f"/studies/{study.pk}/", "/studies/", "/presets/", "/traces/", "/trash/"]:  # fmt: skip
+                f"/runs/{run.pk}/diff/?a=0&b=1", f"/studies/{study.pk}/", "/studies/", "/presets/", "/traces/",
+                "/trash/", "/account/tokens/"]:  # fmt: skip
         found[url] = _violations(axe_page, base + url)
     bad = {url: v for url, v in found.items() if v}
     assert not bad, "\n".join(f"{url}:\n  " + "\n  ".join(v) for url, v in bad.items())
