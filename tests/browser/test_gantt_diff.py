@@ -151,3 +151,15 @@ def test_the_diff_in_occupancy_colours_every_block_holding_a_changed_job(page, l
         # every block is painted once (sub-pixel columns share a pixel): never more grey blocks than unchanged ones
         assert side["painted"].get(grey, 0) <= same_blocks
         assert painted_changed >= changed_blocks * 0.9 and painted_changed > 0
+
+
+@pytest.mark.skipif("ep_jobs" not in schedulers.all_families(), reason="needs ep_jobs")
+def test_a_diff_of_one_job_says_why_it_compares_one_job(page, live_server, alice):
+    """ep_jobs offline schedules one job (its tasks on the servers): the diff says so instead of a bare "1 job"."""
+    config = schedulers.example("ep_jobs") | {"algorithms": ["tapra", "min_min"]}
+    run = finished_run(Scenario.objects.create(owner=alice, family="ep_jobs", name="one job", config=config))
+    _login(page, live_server.url)
+    page.goto(f"{live_server.url}/runs/{run.pk}/diff/?a=0&b=1")
+    _loaded(page)
+    words = page.inner_text("#diff-summary")
+    assert words.startswith("1 jobs in both") and "Both runs schedule a single job" in words

@@ -14,7 +14,12 @@ export function summary(d) {
       "there is nothing to compare."
     );
   }
-  return `${d.jobs} jobs in both: ${d.changed} changed — ${categories(d)}.`;
+  const one =
+    d.jobs === 1 && !d.only_a && !d.only_b
+      ? " Both runs schedule a single job (ep_jobs offline: one job's tasks on the servers): the table compares " +
+        "that job's start and end; the Gantts below show where each of its tasks ran."
+      : "";
+  return `${d.jobs} jobs in both: ${d.changed} changed — ${categories(d)}.${one}`;
 }
 
 // The changed jobs' categories, a partition (each job once, as the Gantts colour it): by its start first, then
