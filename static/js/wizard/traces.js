@@ -91,8 +91,11 @@ export function tracePicker(ctx, value, path, sources) {
       el(
         "tr",
         {},
-        ["", "Name", "Jobs", "Machine (processors)", "Largest job", "Time span", "Size", "From"].map((h) =>
-          el("th", { scope: "col", text: h }),
+        ["Choose", "Name", "Jobs", "Machine (processors)", "Largest job", "Time span", "Size", "From"].map((h, i) =>
+          // the radio buttons' column is named for screen readers only
+          i
+            ? el("th", { scope: "col", text: h })
+            : el("th", { scope: "col" }, el("span", { class: "visually-hidden", text: h })),
         ),
       ),
     ),
