@@ -11,9 +11,12 @@ from cloudsched_web.runs.models import Study
 def preset_claims(family, preset):
     """The preset's claims as rows ``{text, paper, note}`` (no verdict); [] for a preset that is gone."""
     import schedulers
+    from schedulers.core.claims import Table, note_text
 
+    empty = Table((), {})  # a note's numbers come from the study's run: "n/a" until one is evaluated
     try:
-        return [{"text": c.text, "paper": c.paper, "note": c.note} for c in schedulers.preset_claims(family, preset)]
+        return [{"text": c.text, "paper": c.paper, "note": note_text(c.note, empty)}
+                for c in schedulers.preset_claims(family, preset)]  # fmt: skip
     except schedulers.ScenarioError:
         return []
 

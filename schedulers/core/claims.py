@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from statistics import mean
@@ -25,11 +26,14 @@ __all__ = [
     "Check",
     "Claim",
     "Missing",
+    "Note",
     "Quantity",
+    "Reading",
     "Table",
     "aggregate",
     "all_of",
     "at_every_point",
+    "at_point",
     "best_at_every_point",
     "compare_points",
     "difference",
@@ -37,6 +41,8 @@ __all__ = [
     "less_than_at_every_point",
     "monotone",
     "near",
+    "note_text",
+    "over_points",
     "ratio",
     "reduction",
     "spread_ratio",
@@ -312,20 +318,95 @@ def all_of(*checks: Check) -> Check:
     return check
 
 
+class _Unavailable:
+    """A note's field the table cannot give (a failed run): formats as "n/a" whatever the format spec."""
+
+    def __init__(self, why: str):
+        self.why = why
+
+    def __format__(self, spec: str) -> str:
+        return "n/a"
+
+
+@dataclass(frozen=True)
+class Note:
+    """A note whose numbers come from the run it explains: ``template`` formatted with ``fields`` of the table.
+
+    Each field is a function of the :class:`Table` (``lambda t: t.get(point, alg, metric)``), so the note
+    printed beside a verdict quotes the numbers of that very run, at whatever scale. The template's own
+    text (:meth:`static`) may hold only numbers that are no measurement of this run: the paper's, equation
+    and figure references, the model's parameters, or a number measured elsewhere in a sentence naming
+    where (a ``docs/`` or ``bench/`` file) -- ``tests/schedulers/test_claim_notes_generated.py`` enforces it.
+    """
+
+    template: str
+    fields: Mapping[str, Callable[[Table], Any]] = field(default_factory=dict)
+
+    def render(self, table: Table) -> str:
+        values: dict[str, Any] = {}
+        for name, fn in self.fields.items():
+            try:
+                values[name] = fn(table)
+            except (Missing, ArithmeticError) as exc:
+                values[name] = _Unavailable(str(exc))
+        return self.template.format(**values)
+
+    def static(self) -> str:
+        """The template without its fields: the text every run prints alike."""
+        return re.sub(r"\{[^{}]*\}", "", self.template)
+
+
+def at_point(q: Quantity, point: int | str = -1) -> Callable[[Table], float]:
+    """A note's field: ``q`` at one point (an index, negative allowed, or a substring of its label)."""
+    return lambda t: q.at(t, t.select([point] if isinstance(point, int) else point)[0])
+
+
+def over_points(q: Quantity, stat: str, points: Points = None) -> Callable[[Table], float]:
+    """A note's field: ``stat`` (mean, max, min, spread, max/min) of ``q`` over the selected points."""
+    fn = _STATS[stat]
+    return lambda t: fn([q.at(t, p) for p in t.select(points)])
+
+
+def note_text(note: str | Note, table: Table) -> str:
+    return note.render(table) if isinstance(note, Note) else note
+
+
+@dataclass(frozen=True)
+class Reading:
+    """One way to read what a paper leaves open, as scenario parameters (``params`` merged into each scenario's).
+
+    A preset lists its readings under ``"readings"``; the first marked ``default`` is what its
+    scenarios run as given (its ``params`` are then empty), and ``why`` says why it is the default.
+    ``claims`` evaluates every claim under every reading, side by side.
+    """
+
+    name: str
+    text: str
+    params: Mapping[str, Any] = field(default_factory=dict)
+    default: bool = False
+    why: str = ""
+
+    def apply(self, scenario: dict[str, Any]) -> dict[str, Any]:
+        if not self.params:
+            return scenario
+        return {**scenario, "params": {**(scenario.get("params") or {}), **self.params}}
+
+
 @dataclass(frozen=True)
 class Claim:
     """One statement of a paper: its sentence, the paper's number, and the check (None: stated, not checked).
 
-    ``note`` records what is known about a difference from the paper (evidence, a likely cause).
+    ``note`` records what is known about a difference from the paper (evidence, a likely cause): a
+    :class:`Note` when it quotes numbers of the run, filled from the table the claim is checked on.
     """
 
     text: str
     paper: str = ""
     check: Check | None = None
-    note: str = ""
+    note: str | Note = ""
 
     def evaluate(self, table: Table) -> dict[str, str]:
-        out = {"text": self.text, "paper": self.paper, "note": self.note}
+        out = {"text": self.text, "paper": self.paper, "note": note_text(self.note, table)}
         if self.check is None:
             return {**out, "verdict": NOT_EVALUATED, "measured": "this claim has no check"}
         try:
