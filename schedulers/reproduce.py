@@ -538,7 +538,9 @@ def markdown(reports: Sequence[Mapping[str, Any]], wall_s: float, command: str, 
         "",
         "Scale: " + ", ".join(sorted({r["scale"] for r in reports})) + ". The `small` scale is a documented "
         "reduction (each preset's description says which); a claim that holds at `paper` scale may not at "
-        "`small`, and the reverse. Run `python -m schedulers claims FAMILY --scale paper` for the paper's sizes.",
+        "`small`, and the reverse. Run `python -m schedulers claims FAMILY --scale paper` for the paper's sizes"
+        + ("; the paper-scale document is [reproduction-paper.md](reproduction-paper.md)."
+           if {r["scale"] for r in reports} == {"small"} and not other else "."),
     ]
     alt = [(r, x) for r in reports for x in (r.get("readings") or [])[1:]]
     if alt:
