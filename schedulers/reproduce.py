@@ -88,7 +88,8 @@ def _merged(scenario: dict[str, Any], records: list[dict[str, Any] | None], erro
         doc = schedulers.merge(scenario, [r for r in records if r is not None])
     except Exception as exc:  # e.g. a NaN metric (InvalidResult), as schedulers.run would have raised
         return None, f"{type(exc).__name__}: {exc}"
-    return {alg: {k: v["mean"] for k, v in m.items()} for alg, m in doc["summary"].items()}, ""
+    return {alg: {k: {x: v.get(x) for x in ("mean", "ci", "n")} for k, v in m.items()}
+            for alg, m in doc["summary"].items()}, ""  # fmt: skip
 
 
 def _expected_cpu(scenario: dict[str, Any], algorithm: str) -> float:

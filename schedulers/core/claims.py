@@ -67,6 +67,7 @@ class Table:
     points: tuple[str, ...]
     values: Mapping[tuple[str, str, str], float]
     configs: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    cis: Mapping[tuple[str, str, str], float] = field(default_factory=dict)  # 95 % CI half-widths (≥ 2 runs)
 
     @classmethod
     def from_summaries(
@@ -82,15 +83,27 @@ class Table:
         """
         points: list[str] = []
         values: dict[tuple[str, str, str], float] = {}
+        cis: dict[tuple[str, str, str], float] = {}
         for label, summary in rows:
             if label not in points:
                 points.append(label)
             for alg, metrics in (summary or {}).items():
                 for metric, v in metrics.items():
-                    v = v.get("mean") if isinstance(v, Mapping) else v
+                    if isinstance(v, Mapping):
+                        ci, n = v.get("ci"), v.get("n")
+                        if isinstance(ci, (int, float)) and isinstance(n, int) and n >= 2 and math.isfinite(ci):
+                            cis[(label, alg, metric)] = float(ci)
+                        v = v.get("mean")
                     if isinstance(v, (int, float)) and not isinstance(v, bool):
                         values[(label, alg, metric)] = float(v)
-        return cls(tuple(points), values, dict(configs or {}))
+        return cls(tuple(points), values, dict(configs or {}), cis)
+
+    def overlap(self, point: str, a: str, b: str, metric: str) -> bool:
+        """Whether the 95 % confidence intervals of ``a``'s and ``b``'s means overlap (False without them)."""
+        ca, cb = self.cis.get((point, a, metric)), self.cis.get((point, b, metric))
+        if ca is None or cb is None:
+            return False
+        return abs(self.get(point, a, metric) - self.get(point, b, metric)) <= ca + cb
 
     def config(self, point: str) -> Mapping[str, Any]:
         if point not in self.configs:
@@ -261,11 +274,18 @@ def less_than_at_every_point(metric: str, a: str, b: str, points: Points = None)
 
     def check(t: Table) -> tuple[bool, str]:
         rows = [(p, t.get(p, a, metric), t.get(p, b, metric)) for p in t.select(points)]
-        bad = [t.short(p) for p, x, y in rows if not x < y]
+        bad = [p for p, x, y in rows if not x < y]
         text = f"{metric} {a} vs {b}: " + ", ".join(f"{t.short(p)} → {number(x)} vs {number(y)}" for p, x, y in rows)
-        return not bad, text + (f" (not lower at {', '.join(bad)})" if bad else "")
+        return not bad, text + (f" (not lower at {', '.join(t.short(p) for p in bad)})" if bad else "") + _within_ci(
+            t, [(p, a, b) for p in bad], metric)
 
     return check
+
+
+def _within_ci(t: Table, pairs: Sequence[tuple[str, str, str]], metric: str) -> str:
+    """`` (within the 95 % CIs of the runs at …)`` for the failed comparisons whose means' intervals overlap."""
+    close = [t.short(p) for p, a, b in pairs if t.overlap(p, a, b, metric)]
+    return f" (within the 95 % CIs of the repetitions at {', '.join(close)})" if close else ""
 
 
 def best_at_every_point(metric: str, algorithm: str, others: Sequence[str], points: Points = None,
@@ -285,9 +305,10 @@ def best_at_every_point(metric: str, algorithm: str, others: Sequence[str], poin
             ok = mine <= best * (1 + tolerance) if lower else mine >= best * (1 - tolerance)
             parts.append(f"{t.short(p)} → {number(mine)} (best other {best_o} {number(best)})")
             if not ok:
-                bad.append(t.short(p))
+                bad.append((p, algorithm, best_o))
         text = f"{metric} of {algorithm}: " + ", ".join(parts)
-        return not bad, text + (f" (beaten at {', '.join(bad)})" if bad else "")
+        return not bad, text + (f" (beaten at {', '.join(t.short(p) for p, _, _ in bad)})" if bad else "") + _within_ci(
+            t, bad, metric)
 
     return check
 
