@@ -22,7 +22,7 @@ import pytest
 import schedulers
 from schedulers.core.claims import Claim, Missing, Note, Table, ratio, reduction, value
 
-FAMILIES = ("ep_jobs", "federated", "vm_reservations")
+FAMILIES = ("ep_jobs", "federated", "vm_reservations", "dvfs_bot")
 NUMBER = re.compile(r"(?<![\w.])[-−+]?\d(?:[\d,]*\d)?(?:\.\d+)?")
 REFERENCE = re.compile(
     r"(?:eqs?\.|Eqs?\.|Figs?\.|Tables?|Algs?\.|Alg\.|Sections?|Sec\.|Theorem|Observation|lines?|issue #|"
