@@ -42,6 +42,7 @@ __all__ = [
     "monotone",
     "near",
     "note_text",
+    "number",
     "over_points",
     "ratio",
     "reduction",
