@@ -341,13 +341,13 @@ def all_of(*checks: Check) -> Check:
 
 
 class _Unavailable:
-    """A note's field the table cannot give (a failed run): formats as "n/a" whatever the format spec."""
+    """A note's field the table cannot give (a failed run): formats as ``text`` whatever the format spec."""
 
-    def __init__(self, why: str):
-        self.why = why
+    def __init__(self, why: str, text: str = "n/a"):
+        self.why, self.text = why, text
 
     def __format__(self, spec: str) -> str:
-        return "n/a"
+        return self.text
 
 
 @dataclass(frozen=True)
@@ -367,11 +367,18 @@ class Note:
     def render(self, table: Table) -> str:
         values: dict[str, Any] = {}
         for name, fn in self.fields.items():
+            if not table.points:  # no run: a field saying "at every point" would be vacuously true
+                values[name] = _Unavailable("no points")
+                continue
             try:
                 values[name] = fn(table)
-            except (Missing, ArithmeticError) as exc:
+            except (LookupError, ArithmeticError, ValueError) as exc:  # Missing, or no points to aggregate
                 values[name] = _Unavailable(str(exc))
         return self.template.format(**values)
+
+    def unfilled(self) -> str:
+        """The note before any run: every field shown as "…" (a claim not yet evaluated)."""
+        return self.template.format(**{name: _Unavailable("not run", "…") for name in self.fields})
 
     def static(self) -> str:
         """The template without its fields: the text every run prints alike."""

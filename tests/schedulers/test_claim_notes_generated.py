@@ -151,3 +151,17 @@ def test_vm_reservations_saving_note_prints_the_measured_reductions_and_the_boun
     assert ("out of reach" if mean(opt) < 0.05 else "within the bound") in note
     migrations = _note("vm_reservations", "fig5_6", "OPT needs", _table("vm_reservations", "fig5_6"))
     assert "run(s) per point" in migrations
+
+
+def test_every_note_renders_before_a_run_and_on_a_failed_one():
+    """The presets page shows notes before any study ran (fields as "…"); a failed run leaves fields "n/a"."""
+    empty = Table((), {})
+    notes = 0
+    for family in FAMILIES:
+        for name in schedulers.get_family(family).presets:
+            for claim in schedulers.preset_claims(family, name):
+                if isinstance(claim.note, Note):
+                    assert "{" not in claim.note.unfilled()
+                    assert "n/a" in claim.evaluate(empty)["note"] or not claim.note.fields
+                    notes += 1
+    assert notes > 30
