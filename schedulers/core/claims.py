@@ -118,6 +118,8 @@ class Table:
             raise Missing(f"no {metric} for {algorithm} at {point!r}") from None
 
     def select(self, points: Points = None) -> list[str]:
+        if not self.points:
+            raise Missing("the study has no points")
         if points is None:
             return list(self.points)
         if isinstance(points, str):
@@ -440,8 +442,8 @@ class Claim:
             return {**out, "verdict": NOT_EVALUATED, "measured": "this claim has no check"}
         try:
             ok, measured = self.check(table)
-        except (Missing, ArithmeticError) as exc:
-            return {**out, "verdict": NOT_EVALUATED, "measured": str(exc)}
+        except (LookupError, ArithmeticError) as exc:  # Missing, or a point the check indexes is not there
+            return {**out, "verdict": NOT_EVALUATED, "measured": str(exc) or type(exc).__name__}
         return {**out, "verdict": REPRODUCED if ok else NOT_REPRODUCED, "measured": measured}
 
 
