@@ -37,7 +37,7 @@ def test_each_reading_has_a_verdict_per_claim_default_first(fig4):
 def test_markdown_shows_the_verdict_per_reading_side_by_side(fig4):
     text = reproduce.markdown([fig4], 1.0, "python -m schedulers claims ep_jobs fig4")
     assert "| Verdict: static shares (default) | Verdict: optra |" in text
-    assert "`params.baseline_allocation = \"optra\"`" in text
+    assert '`params.baseline_allocation = "optra"`' in text
     assert "Default because" in text
     rows = [line for line in text.splitlines() if line.startswith("| TaPRA gives the smallest JCT")]
     assert len(rows) == 1 and len(rows[0].split(" | ")) == 5

@@ -67,9 +67,7 @@ def test_without_logs_reports_the_missing_log():
     assert "/work" not in report["description"] and "shared/workloads" not in report["description"]
 
 
-@pytest.mark.skipif(
-    find_trace("LLNL-Thunder-2007-1.1-cln.swf.gz") is None, reason="LLNL-Thunder log not here"
-)
+@pytest.mark.skipif(find_trace("LLNL-Thunder-2007-1.1-cln.swf.gz") is None, reason="LLNL-Thunder log not here")
 def test_with_the_log_the_description_names_it_without_a_path():
     doc = schedulers.preset("federated", "fig9_energy_loose", scale="small")
     assert "LLNL-Thunder-2007-1.1-cln.swf.gz (from the trace directories)" in doc["description"]
