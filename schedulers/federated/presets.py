@@ -145,7 +145,7 @@ def trace_path(name: str) -> Path | None:
 
 
 def _workload(trace: str, **common: Any) -> tuple[dict[str, Any], str]:
-    keys, _ = locate_log(_TRACES[trace][0])
+    keys, where = locate_log(_TRACES[trace][0])  # where: when missing, how to add it (no path)
     if keys is not None:
         _, perf, home = _TRACES[trace]
         wl = {
@@ -168,7 +168,7 @@ def _workload(trace: str, **common: Any) -> tuple[dict[str, Any], str]:
         "vms_max": 256,
         **common,
     }
-    return wl, f"synthetic fallback, 400 apps of 1-64 tasks ({_TRACES[trace][0]} is not in the trace directories)"
+    return wl, f"synthetic fallback, 400 apps of 1-64 tasks ({where})"
 
 
 def _scenario(name: str, workload: dict, algorithms: list[str], alpha: float = 0.8, el: bool = True) -> dict:

@@ -261,7 +261,7 @@ def _figure(preset: str) -> str:
 
 
 def _vm_sweep(name: str, what: str, claims: list[Claim]) -> dict[str, Any]:
-    keys, _ = locate_log(TRACE_NAME)
+    keys, where = locate_log(TRACE_NAME)  # where: when missing, the catalog's words for how to add it (no path)
     scenarios = []
     for n in VM_COUNTS:
         if keys is not None:
@@ -280,7 +280,7 @@ def _vm_sweep(name: str, what: str, claims: list[Claim]) -> dict[str, Any]:
             }
         )
     source = (f"the log {TRACE_NAME} (from the trace directories, 1 min slots)" if keys
-              else f"the synthetic generator ({TRACE_NAME} is not in the trace directories)")  # fmt: skip
+              else f"the synthetic generator ({where})")  # fmt: skip
     return {
         "name": f"{_figure(name)}: {what} vs the number of VMs",
         "description": f"{what} when the number of VMs grows from 1000 to 7000, replaying {source}; "
