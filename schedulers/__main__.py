@@ -203,6 +203,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--compare", nargs=3, metavar=("SCALE", "CACHE", "LINK"),
                    help="list the claims whose verdict differs at SCALE, read from the units in CACHE (nothing is "
                    "run), linking LINK (the markdown of that scale)")  # fmt: skip
+    p.add_argument("--without-logs", action="store_true",
+                   help="with --markdown: also run the presets that replay a real log with the logs hidden (their "
+                   "synthetic stand-ins, as in a clone without them) and list the verdicts that differ")  # fmt: skip
     p.set_defaults(func=cmd_claims)
     args = parser.parse_args(argv)
     try:
@@ -272,11 +275,18 @@ def cmd_claims(args: argparse.Namespace) -> int:
         print(f"\n{r['family']} {r['preset']} ({r['scale']}, {r['scenarios']} scenarios, {r['seconds']:.0f} s CPU)")
         for e in r["errors"]:
             print(f"  failed: {e}")
-        for v in r["verdicts"]:
+        alternatives = r.get("readings", [])[1:]
+        for i, v in enumerate(r["verdicts"]):
             print(f"  [{v['verdict']}] {v['text']}")
             if v["paper"]:
                 print(f"      paper:    {v['paper']}")
             print(f"      measured: {v['measured']}")
+            for x in alternatives:
+                print(f"      reading {x['name']!r}: {x['verdicts'][i]['verdict']}")
+    for r in reports:  # last, where the eye lands: a verdict made without the preset's real log
+        for m in r.get("missing_traces", []):
+            print(f"warning: {r['family']} {r['preset']}: {m}; its points ran on a synthetic stand-in "
+                  "(see its description), so its verdicts are not the real log's", file=sys.stderr)  # fmt: skip
     counts = reproduce.verdict_counts([v for r in reports for v in r["verdicts"]])
     cpu = reports[0]["total_cpu_s"] if reports else 0.0
     print(
@@ -284,26 +294,35 @@ def cmd_claims(args: argparse.Namespace) -> int:
         + ", ".join(f"{n} {k}" for k, n in counts.items())
     )
     if args.markdown:
-        command = "python -m schedulers claims " + " ".join(
+        try:
+            where = str(Path(args.markdown).resolve().relative_to(Path.cwd().resolve()))
+        except ValueError:  # outside the working directory: its name only, never a machine's path
+            where = ".." + Path(args.markdown).name
+        command = "python -m schedulers claims " + " ".join(  # path-free: a cache directory is named CACHE
             [
                 args.family,
                 *([args.preset] if args.preset else []),
                 "--scale",
                 args.scale,
                 "--markdown",
-                args.markdown,
-                *(["--cache", args.cache] if args.cache else []),
-                *(["--from-cache"] if args.from_cache else []),
-                *(["--compare", *args.compare] if args.compare else []),
+                where.removeprefix(".."),
+                *(["--without-logs"] if args.without_logs else []),
+                *(["--compare", args.compare[0], "CACHE", args.compare[2]] if args.compare else []),
             ]
-        )
+        ) + (f"` after the {args.compare[0]}-scale command with `--cache CACHE" if args.compare else "")
         other = []
         if args.compare:
             scale, cache_dir, _ = args.compare
             other = reproduce.run_claims(targets, scale, 1, cache=reproduce.UnitCache(cache_dir), run=False)
         link = args.compare[2] if args.compare else ""
+        nologs = []
+        if args.without_logs:
+            with_logs = [(r["family"], r["preset"]) for r in reports if r.get("logs")]
+            if with_logs:
+                print(f"\nagain with the logs hidden: {len(with_logs)} presets", file=sys.stderr)
+                nologs = reproduce.without_logs(with_logs, args.scale, args.workers, cache, not args.from_cache)
         Path(args.markdown).write_text(
-            reproduce.markdown(reports, -1.0 if args.from_cache else wall, command, args.note, other, link)
+            reproduce.markdown(reports, -1.0 if args.from_cache else wall, command, args.note, other, link, nologs)
         )
     return 0 if counts[REPRODUCED] == sum(counts.values()) else 1
 

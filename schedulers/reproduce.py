@@ -18,19 +18,23 @@ from pathlib import Path
 from typing import Any
 
 import schedulers
-from schedulers.core.claims import NOT_EVALUATED, NOT_REPRODUCED, REPRODUCED, Table, evaluate
+from schedulers.core.claims import NOT_EVALUATED, NOT_REPRODUCED, REPRODUCED, Reading, Table, evaluate
+from schedulers.core.traces import DirectoryCatalog, set_catalog
 from schedulers.result import digest
 
 __all__ = [
     "UnitCache",
     "check_study",
     "code_digest",
+    "logs_used",
     "markdown",
+    "preset_readings",
     "readings",
     "run_claims",
     "run_units",
     "study_table",
     "verdict_counts",
+    "without_logs",
 ]
 
 Point = tuple[str, Mapping[str, Any] | None, Mapping[str, Any]]  # (label, summary or None if the run failed, config)
@@ -84,7 +88,8 @@ def _merged(scenario: dict[str, Any], records: list[dict[str, Any] | None], erro
         doc = schedulers.merge(scenario, [r for r in records if r is not None])
     except Exception as exc:  # e.g. a NaN metric (InvalidResult), as schedulers.run would have raised
         return None, f"{type(exc).__name__}: {exc}"
-    return {alg: {k: v["mean"] for k, v in m.items()} for alg, m in doc["summary"].items()}, ""
+    return {alg: {k: {x: v.get(x) for x in ("mean", "ci", "n")} for k, v in m.items()}
+            for alg, m in doc["summary"].items()}, ""  # fmt: skip
 
 
 def _expected_cpu(scenario: dict[str, Any], algorithm: str) -> float:
@@ -101,10 +106,14 @@ NOT_RUN = "not run: the unit is not in the cache (claims --from-cache)"
 
 
 def code_digest(family: str) -> str:
-    """SHA-256 of the library code a family's results depend on: its package, ``core``, and the front door."""
+    """SHA-256 of the library code a family's results depend on: its package, ``core``, and the front door.
+
+    The family's ``presets.py`` is left out: it builds scenarios (part of a unit's key) and words the
+    claims and notes, but computes nothing a unit's result depends on."""
     root = Path(schedulers.__file__).resolve().parent
-    files = sorted([*(root / family).rglob("*.py"), *(root / "core").rglob("*.py"),
-                    root / "result.py", root / "registry.py", root / "__init__.py"])  # fmt: skip
+    files = sorted([*(f for f in (root / family).rglob("*.py") if f.name != "presets.py"),
+                    *(root / "core").rglob("*.py"), root / "result.py", root / "registry.py",
+                    root / "__init__.py"])  # fmt: skip
     h = hashlib.sha256()
     for f in files:
         h.update(str(f.relative_to(root)).encode() + b"\0" + f.read_bytes() + b"\0")
@@ -207,6 +216,28 @@ def run_units(
     return done, merged
 
 
+def preset_readings(family: str, preset: str) -> list[Reading]:
+    """The readings a preset declares (``READINGS_BY_PRESET[preset]`` of its family's presets module), default
+    first; [] when it declares none (its scenarios are then run as given, once)."""
+    try:
+        module = importlib.import_module(f"schedulers.{family}.presets")
+    except ImportError:
+        return []
+    found = list(getattr(module, "READINGS_BY_PRESET", {}).get(preset, []))
+    return sorted(found, key=lambda r: not r.default)
+
+
+def logs_used(scenarios: Sequence[Mapping[str, Any]]) -> list[str]:
+    """The real logs a preset's scenarios replay, named as in the trace directories (the file name, no path)."""
+    names = []
+    for s in scenarios:
+        wl = s.get("workload") or {}
+        ref = wl.get("path") or wl.get("trace") if wl.get("kind") == "trace" else None
+        if ref:
+            names.append(Path(str(ref)).name)
+    return list(dict.fromkeys(names))
+
+
 def run_claims(
     targets: Sequence[tuple[str, str]],
     scale: str = "small",
@@ -215,32 +246,44 @@ def run_claims(
     cache: UnitCache | None = None,
     run: bool = True,
 ) -> list[dict[str, Any]]:
-    """Run every ``(family, preset)`` at ``scale`` and check its claims.
+    """Run every ``(family, preset)`` at ``scale`` and check its claims, under each reading it declares.
 
     The unit of work is one ``(scenario, algorithm, repetition)`` (:func:`schedulers.run_unit`);
     a scenario's units are merged as :func:`schedulers.run` would have (:func:`schedulers.merge`),
     so one heavy scenario spreads over every worker and the verdicts are those of whole runs.
 
-    Returns one report per preset: its name, description, verdicts, the number of
-    scenarios, the CPU seconds its scenarios took (``seconds``; ``total_cpu_s`` is the
+    Returns one report per preset: its name, description, verdicts (under its default reading), the
+    number of scenarios, the CPU seconds its scenarios took (``seconds``; ``total_cpu_s`` is the
     whole run's, shared scenarios counted once), its units' CPU seconds
     (``units``: ``[scenario name, algorithm, repetition, CPU s, scenario key]``), how many of them were
-    not run (``not_run``, with ``run=False``: only the cache is read) and any scenario errors.
+    not run (``not_run``, with ``run=False``: only the cache is read), any scenario errors, the real logs
+    it replays (``logs``, file names) and those it called for but this machine lacks (``missing_traces``:
+    its points ran on the synthetic stand-in its description names), and ``readings``: per declared
+    reading ``{name, text, default, why, params, verdicts}`` (empty when the preset declares none).
     """
     docs = {t: schedulers.preset(*t, scale=scale) for t in targets}
-    keys = {t: [_key(s) for s in doc["scenarios"]] for t, doc in docs.items()}
-    todo: dict[str, dict[str, Any]] = {}
+    variants: dict[tuple[str, str], list[tuple[Reading | None, list[dict[str, Any]]]]] = {}
     for t, doc in docs.items():
-        for k, s in zip(keys[t], doc["scenarios"], strict=True):
+        readings_ = preset_readings(*t) or [None]
+        variants[t] = [(r, [r.apply(s) if r else s for s in doc["scenarios"]]) for r in readings_]
+    keys = {(t, i): [_key(s) for s in scs] for t, vs in variants.items() for i, (_, scs) in enumerate(vs)}
+    todo: dict[str, dict[str, Any]] = {}
+    for (t, i), ks in keys.items():
+        for k, s in zip(ks, variants[t][i][1], strict=True):
             todo.setdefault(k, s)
     done, merged = run_units(todo, workers, log, cache, run)
     cpu = {k: sum(v[1] for u, v in done.items() if u[0] == k) for k in todo}
     total_cpu = sum(cpu.values())
     reports = []
     for (family, name), doc in docs.items():
-        pairs = list(zip(keys[(family, name)], doc["scenarios"], strict=True))
-        points = [(s["name"], merged[k][0], s) for k, s in pairs]
-        errors = sorted({f"{s['name']}: {merged[k][1]}" for k, s in pairs if merged[k][1]})
+        all_keys = list(dict.fromkeys(k for i in range(len(variants[(family, name)])) for k in keys[((family, name), i)]))
+        evaluated = []
+        for i, (reading, scenarios) in enumerate(variants[(family, name)]):
+            pairs = list(zip(keys[((family, name), i)], scenarios, strict=True))
+            points = [(s["name"], merged[k][0], s) for k, s in pairs]
+            errors = sorted({f"{s['name']}: {merged[k][1]}" for k, s in pairs if merged[k][1]})
+            evaluated.append((reading, pairs, errors, check_study(family, name, points)))
+        _, pairs, errors, verdicts = evaluated[0]
         reports.append(
             {
                 "family": family,
@@ -249,20 +292,41 @@ def run_claims(
                 "description": doc.get("description", ""),
                 "scale": scale,
                 "scenarios": len(doc["scenarios"]),
-                "seconds": sum(cpu[k] for k in dict.fromkeys(keys[(family, name)])),
+                "seconds": sum(cpu[k] for k in all_keys),
                 "units": [[s["name"], u[1], u[2], done[u][1], k] for k, s in pairs for u in done if u[0] == k],
                 "total_cpu_s": total_cpu,
                 "errors": errors,
-                "not_run": sum(
-                    1
-                    for k in dict.fromkeys(keys[(family, name)])
-                    for u, v in done.items()
-                    if u[0] == k and v[2] == NOT_RUN
-                ),
-                "verdicts": check_study(family, name, points),
+                "not_run": sum(1 for k in all_keys for u, v in done.items() if u[0] == k and v[2] == NOT_RUN),
+                "verdicts": verdicts,
+                "logs": logs_used(doc["scenarios"]),
+                "missing_traces": list(doc.get("missing_traces", [])),
+                "readings": [
+                    {"name": r.name, "text": r.text, "default": r.default, "why": r.why,
+                     "params": dict(r.params), "errors": errs, "verdicts": vs}
+                    for r, _, errs, vs in evaluated
+                    if r is not None
+                ],
             }
         )
     return reports
+
+
+class _HiddenLogs(DirectoryCatalog):
+    """The trace directories with every real log a preset names hidden (a clone without the logs)."""
+
+    def log(self, filename: str) -> dict[str, str] | None:
+        return None
+
+
+def without_logs(
+    targets: Sequence[tuple[str, str]], scale: str, workers: int, cache: UnitCache | None = None, run: bool = True
+) -> list[dict[str, Any]]:
+    """:func:`run_claims` of ``targets`` as a machine without the real logs runs them (their synthetic stand-ins)."""
+    old = set_catalog(_HiddenLogs())
+    try:
+        return run_claims(targets, scale, workers, cache=cache, run=run)
+    finally:
+        set_catalog(old)
 
 
 def readings(family: str) -> list[str]:
@@ -307,6 +371,50 @@ def _units_section(reports: Sequence[Mapping[str, Any]]) -> list[str]:
              "| Family | Scenario | Algorithm | Repetition | CPU s |", "|---|---|---|---|---|"]  # fmt: skip
     for cpu, (family, name, alg, rep) in over if len(over) > 15 else ran[:15]:
         lines.append(f"| {family} | {_cell(name)} | {alg} | {rep} | {cpu:.1f} |")
+    return lines
+
+
+def _logs_line(r: Mapping[str, Any]) -> list[str]:
+    out = []
+    if r.get("logs"):
+        out.append("Real logs replayed (named as in the trace directories): " + ", ".join(f"`{n}`" for n in r["logs"]) + ".")
+    for m in r.get("missing_traces") or []:
+        out.append(f"**Log missing, synthetic stand-in used:** {m}.")
+    return ["", *out] if out else []
+
+
+def _verdict_table(r: Mapping[str, Any]) -> list[str]:
+    """The claims table; with readings, one verdict column per reading (the default first)."""
+    readings_ = r.get("readings") or []
+    if not readings_:
+        lines = ["", "| Claim | Paper | Measured | Verdict |", "|---|---|---|---|"]
+        for v in r["verdicts"]:
+            lines.append(f"| {_cell(v['text'])} | {_cell(v['paper'])} | {_cell(v['measured'])} | {v['verdict']} |")
+        return lines
+    heads = [f"{x['name']}" + (" (default)" if x["default"] else "") for x in readings_]
+    lines = ["", "| Claim | Paper | Measured (default reading) | " + " | ".join(f"Verdict: {h}" for h in heads) + " |",
+             "|---|---|---|" + "---|" * len(heads)]  # fmt: skip
+    for i, v in enumerate(r["verdicts"]):
+        cells = " | ".join(x["verdicts"][i]["verdict"] for x in readings_)
+        lines.append(f"| {_cell(v['text'])} | {_cell(v['paper'])} | {_cell(v['measured'])} | {cells} |")
+    return lines
+
+
+def _readings_section(r: Mapping[str, Any]) -> list[str]:
+    """What each reading sets and, for the alternatives, what every claim measured under it."""
+    readings_ = r.get("readings") or []
+    if not readings_:
+        return []
+    lines = ["", "Readings evaluated side by side (the paper leaves these open):", ""]
+    for x in readings_:
+        params = ", ".join(f"`params.{k} = {json.dumps(v)}`" for k, v in x["params"].items()) or "the scenarios as given"
+        lines.append(f"- **{x['name']}**" + (" (default)" if x["default"] else "") + f" ({params}): {x['text']}"
+                     + (f" Default because {x['why']}" if x["default"] and x["why"] else ""))  # fmt: skip
+    for x in readings_[1:]:
+        lines += ["", f"Measured under *{x['name']}*:", ""]
+        lines += [f"- failed: {e}" for e in x.get("errors", [])]
+        for v in x["verdicts"]:
+            lines.append(f"- *{v['text']}* **{v['verdict']}**: {v['measured']}")
     return lines
 
 
@@ -355,19 +463,60 @@ def _differences_section(
     return lines
 
 
+def _logs_section(reports: Sequence[Mapping[str, Any]], nologs: Sequence[Mapping[str, Any]]) -> list[str]:
+    """Which real logs the run had, which it lacked, and the verdicts a clone without the logs gets instead."""
+    used = list(dict.fromkeys(n for r in reports for n in r.get("logs") or []))
+    missing = list(dict.fromkeys(m for r in reports for m in r.get("missing_traces") or []))
+    lines = ["", "## Logs", "",
+             "Logs are looked up by file name in the trace directories (`$CLOUDSCHED_TRACE_DIRS`, then "
+             "`../shared/workloads/traces` beside the checkout). "
+             + (f"Present when this was generated: {', '.join(f'`{n}`' for n in used)}. " if used else
+                "No real log was present when this was generated. ")
+             + ("Missing (their presets ran on the synthetic stand-in their description names): "
+                + "; ".join(missing) + "." if missing else "")]  # fmt: skip
+    if not nologs:
+        return lines
+    mine = {(r["family"], r["preset"]): r for r in reports}
+    changed = []
+    for o in nologs:
+        r = mine.get((o["family"], o["preset"]))
+        if r is None:
+            continue
+        for a, b in zip(r["verdicts"], o["verdicts"], strict=True):
+            if a["verdict"] != b["verdict"]:
+                changed.append((o, a, b))
+    presets = ", ".join(f"{o['family']} {o['preset']}" for o in nologs)
+    lines += ["", f"A clone without these logs runs {presets} on their synthetic stand-ins (run here with the logs "
+              f"hidden): {len(changed)} verdicts differ from the ones below"
+              + (":" if changed else "."), ""]  # fmt: skip
+    if changed:
+        lines += ["| Preset | Claim | With the logs | Without them | Measured without them |", "|---|---|---|---|---|"]
+        for o, a, b in changed:
+            lines.append(f"| {o['family']} {o['preset']} | {_cell(a['text'])} | {a['verdict']} | {b['verdict']} | "
+                         f"{_cell(b['measured'])} |")  # fmt: skip
+    totals = verdict_counts([v for r in reports for v in r["verdicts"]])
+    delta = {k: sum(1 for _, a, b in changed if b["verdict"] == k) - sum(1 for _, a, b in changed if a["verdict"] == k)
+             for k in totals}  # fmt: skip
+    lines += ["", "Totals without the logs: " + ", ".join(f"{totals[k] + delta[k]} {k}" for k in totals) + "."]
+    return lines
+
+
 def markdown(reports: Sequence[Mapping[str, Any]], wall_s: float, command: str, note: str = "",
-             other: Sequence[Mapping[str, Any]] = (), other_link: str = "") -> str:  # fmt: skip
+             other: Sequence[Mapping[str, Any]] = (), other_link: str = "",
+             nologs: Sequence[Mapping[str, Any]] = ()) -> str:  # fmt: skip
     """docs/reproduction.md: per family, each claim's paper number, measurement and verdict, then the readings.
 
     ``note`` is printed under the header (how the run was made, when it was not one command);
     ``other`` are the same presets' reports at another scale (written at ``other_link``): the claims
-    whose verdict differs are listed after the totals."""
+    whose verdict differs are listed after the totals; ``nologs`` are the reports of the presets that
+    replay a real log, run again with the logs hidden (what a clone without them gets)."""
     total = verdict_counts([v for r in reports for v in r["verdicts"]])
     not_run = sum(r.get("not_run", 0) for r in reports)
     lines = [
         "# Reproduction: the papers' claims, checked",
         "",
-        f"Generated by `{command}`: {reports[0]['total_cpu_s'] if reports else 0:.0f} s of CPU for the "
+        f"Generated by `{command}` (from the repository root; `--cache DIR` only saves recomputation): "
+        f"{reports[0]['total_cpu_s'] if reports else 0:.0f} s of CPU for the "
         "distinct scenarios (shared ones run once), "
         + (f"{wall_s / 60:.1f} min wall" if wall_s >= 0 else "every unit read from the cache (wall times below)")
         + " on this machine (2 cores, shared with other jobs when generated). Do not edit by hand: rerun the command. "
@@ -390,8 +539,18 @@ def markdown(reports: Sequence[Mapping[str, Any]], wall_s: float, command: str, 
         "",
         "Scale: " + ", ".join(sorted({r["scale"] for r in reports})) + ". The `small` scale is a documented "
         "reduction (each preset's description says which); a claim that holds at `paper` scale may not at "
-        "`small`, and the reverse. Run `python -m schedulers claims FAMILY --scale paper` for the paper's sizes.",
+        "`small`, and the reverse. Run `python -m schedulers claims FAMILY --scale paper` for the paper's sizes"
+        + ("; the paper-scale document is [reproduction-paper.md](reproduction-paper.md)."
+           if {r["scale"] for r in reports} == {"small"} and not other else "."),
     ]
+    alt = [(r, x) for r in reports for x in (r.get("readings") or [])[1:]]
+    if alt:
+        flips = sum(1 for r, x in alt for a, b in zip(r["verdicts"], x["verdicts"], strict=True)
+                    if a["verdict"] != b["verdict"])  # fmt: skip
+        lines += ["", f"Readings: {len(alt)} alternative readings (of {len({(r['family'], r['preset']) for r, _ in alt})} "
+                  f"presets) are evaluated beside their default; {flips} verdicts change under them (the tables "
+                  "show one verdict column per reading; the totals above count the defaults)."]  # fmt: skip
+    lines += _logs_section(reports, nologs)
     lines += _differences_section(reports, other, other_link)
     for family in dict.fromkeys(r["family"] for r in reports):
         lines += ["", f"## {family}", ""]
@@ -400,13 +559,13 @@ def markdown(reports: Sequence[Mapping[str, Any]], wall_s: float, command: str, 
             lines.append(f"{r['scenarios']} scenarios, {r['seconds']:.0f} s of CPU{_longest(r)}.")
             for e in r["errors"]:
                 lines.append(f"- failed: {e}")
-            lines += ["", "| Claim | Paper | Measured | Verdict |", "|---|---|---|---|"]
-            for v in r["verdicts"]:
-                lines.append(f"| {_cell(v['text'])} | {_cell(v['paper'])} | {_cell(v['measured'])} | {v['verdict']} |")
+            lines += _logs_line(r)
+            lines += _verdict_table(r)
             notes = [v for v in r["verdicts"] if v.get("note")]
             if notes:
-                lines += ["", "Known differences:", ""]
+                lines += ["", "Known differences (numbers from the run above):", ""]
                 lines += [f"- *{v['text']}* {v['note']}" for v in notes]
+            lines += _readings_section(r)
             lines.append("")
         notes = readings(family)
         lines += ["### Readings chosen where the paper is silent", ""]

@@ -11,9 +11,11 @@ from cloudsched_web.runs.models import Study
 def preset_claims(family, preset):
     """The preset's claims as rows ``{text, paper, note}`` (no verdict); [] for a preset that is gone."""
     import schedulers
+    from schedulers.core.claims import Note
 
-    try:
-        return [{"text": c.text, "paper": c.paper, "note": c.note} for c in schedulers.preset_claims(family, preset)]
+    try:  # a note's numbers come from the study's run: "…" until one is evaluated
+        return [{"text": c.text, "paper": c.paper, "note": c.note.unfilled() if isinstance(c.note, Note) else c.note}
+                for c in schedulers.preset_claims(family, preset)]  # fmt: skip
     except schedulers.ScenarioError:
         return []
 

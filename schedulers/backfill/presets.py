@@ -23,13 +23,17 @@ from typing import Any
 from schedulers.core.claims import (
     Check,
     Claim,
+    Note,
     Quantity,
+    Table,
     aggregate,
     all_of,
     at_every_point,
     best_at_every_point,
     compare_points,
     less_than_at_every_point,
+    number,
+    over_points,
     ratio,
     reduction,
 )
@@ -88,27 +92,76 @@ def _rt_reduction(up_to: float, average: float, metric: str = RT) -> Check:
     return all_of(aggregate(q, "mean", average - 0.10, average + 0.10), aggregate(q, "max", 0.0, up_to + 0.05))
 
 
-# Notes beside the main claims, per figure: what the small scale (10,000 jobs) measured with the preset
-# seed 2012 and with seed 2013 (docs/backfill.md, "Small scale").
+# Notes beside the main claims: the numbers are fields of the run they are printed beside; what other seeds
+# and 20,000-job runs measured is in docs/backfill.md ("Small scale"), named as such.
+ALGS = ("easy", "keasy", "reasy", "measy")
+
+
+def _beaten(alg: str, metric: str, rivals: tuple[str, ...] = ("keasy", "reasy")) -> Callable[[Table], str]:
+    """Where ``alg`` is not the lowest on ``metric``: ``at load 0.4 (keasy 3.09 vs 3.28)``, or at every load."""
+
+    def at(t: Table) -> str:
+        bad = []
+        for p in t.points:
+            mine = t.get(p, alg, metric)
+            others = {o: t.get(p, o, metric) for o in rivals if (p, o, metric) in t.values}
+            best = min(others.items(), key=lambda kv: kv[1]) if others else None
+            if best is not None and best[1] < mine:
+                bad.append(f"{t.short(p)} ({best[0]} {number(best[1])} vs {number(mine)})")
+        return ("lowest at every load" if not bad else "beaten at " + ", ".join(bad))
+
+    return at
+
+
+def _reductions(metric: str) -> Callable[[Table], str]:
+    q = reduction(metric, "measy", "easy")
+    return lambda t: ", ".join(f"{q.at(t, p):.1%}" for p in t.points)
+
+
+def _best_note(extra: str = "") -> Note:
+    return Note(
+        "MEASY's response time is {rt}; its bounded slowdown is {bsld}." + extra,
+        {"rt": _beaten("measy", RT), "bsld": _beaten("measy", BSLD), "edge_lo": _edge(min), "edge_hi": _edge(max)},
+    )
+
+
+def _edge(stat: Callable[..., float]) -> Callable[[Table], float]:
+    return lambda t: stat(1 - t.get(p, "measy", RT) / t.get(p, "keasy", RT) for p in t.points)
+
+
+def _gain_note(metric: str, extra: str) -> Note:
+    q = reduction(metric, "measy", "easy")
+    return Note(
+        "MEASY's reduction over EASY at loads 0.3–0.7: {per} (mean {mean:.1%}, max {max:.1%})." + extra,
+        {"per": _reductions(metric), "mean": over_points(q, "mean"), "max": over_points(q, "max")},
+    )
+
+
 MAIN_NOTES = {
     "feitelson": {
-        "best": "MEASY has the lowest response time at every load with both seeds tried (2012, 2013); KEASY's "
-        "bounded slowdown is lower at one low load (seed 2012: 3.09 vs 3.28 at 0.4; seed 2013: 1.50 vs 1.55 at "
-        "0.3), where few jobs wait at all.",
-        "rt": "The gain grows with load (20,000 jobs: 15 % at load 0.3 to 46 % at 0.7); the loads are our reading "
-        "(the figures were lost). Seed 2013: mean 25.1 %, max 34.7 %.",
-        "bsld": "Seed 2013: mean 66.5 %, max 73.8 %.",
-        "reasy": "Reproduced with both seeds tried; REASY still beats EASY here (next claim).",
+        "best": _best_note(" With seed 2013 KEASY's bounded slowdown was lower at one low load, where few jobs wait "
+                           "at all (docs/backfill.md)."),
+        "rt": _gain_note(RT, " The loads are our reading (the figures were lost); other seeds and 20,000-job runs "
+                         "are in docs/backfill.md."),
+        "bsld": _gain_note(BSLD, " Other seeds: docs/backfill.md."),
+        "reasy": Note("REASY's response time is the highest of the three two-tier algorithms: {worst}.",
+                      {"worst": lambda t: _highest(t, "reasy")}),
     },
     "jann": {
-        "best": "Seed 2012: KEASY's bounded slowdown is lower at load 0.7 (6.07 vs 6.86); seed 2013 reproduces "
-        "the claim at every load. MEASY's response-time edge over KEASY on JWload is only 0.4–3.6 % (seed 2012).",
-        "rt": "The gain grows with load (20,000 jobs: 4 % at load 0.3 to 27 % at 0.7); seed 2013 gives a mean of "
-        "12.2 % (max 22.2 %), just outside the ±10-point band: the verdict depends on the seed at this size.",
-        "bsld": "Seed 2013: mean 69.0 %, max 78.6 %.",
-        "reasy": "Reproduced with both seeds tried, by a wide margin at loads 0.5 and 0.7 (see the next claim).",
+        "best": _best_note(" MEASY's response-time edge over KEASY on JWload is {edge_lo:.1%}–{edge_hi:.1%} here; "
+                           "with seed 2013 the claim held at every load (docs/backfill.md)."),
+        "rt": _gain_note(RT, " With seed 2013 the mean fell just outside the ±10-point band (docs/backfill.md): "
+                         "the verdict depends on the seed at this size."),
+        "bsld": _gain_note(BSLD, " Other seeds: docs/backfill.md."),
+        "reasy": Note("REASY's response time is the highest of the three two-tier algorithms: {worst}.",
+                      {"worst": lambda t: _highest(t, "reasy")}),
     },
-}
+}  # fmt: skip
+
+
+def _highest(t: Table, alg: str) -> str:
+    bad = [t.short(p) for p in t.points if t.get(p, alg, RT) < max(t.get(p, o, RT) for o in ("keasy", "measy"))]
+    return "at every load" if not bad else "not at " + ", ".join(bad)
 
 
 def _main_claims(model: str) -> list[Claim]:
@@ -184,20 +237,20 @@ def fig6() -> dict:
             "For FWload (< 18% serial jobs) REASY still improves on EASY.",
             "REASY response time < EASY's",
             less_than_at_every_point(RT, "reasy", "easy"),
-            note="Reproduced with both seeds tried (at 2,000 jobs seed 2013 failed it).",
+            note="Seed 2013 at 2,000 jobs failed it (docs/backfill.md).",
         ),
     ]
     return _load_sweep("feitelson", 6, "EASY, KEASY, REASY, MEASY", ["easy", "keasy", "reasy", "measy"], claims)
 
 
-REASY_JW_NOTE = (
-    "Seed 2012: REASY is 42 % and 41 % worse than EASY at loads 0.5 and 0.7 and 4–14 % better at 0.3, 0.4 and "
-    "0.6; seed 2013: worse at every load (by 1–48 %). Its JWload response jumps between loads (seed 2012: "
-    "11,240, 11,760, 19,040, 12,700, 26,540 s), a few long pinned episodes dominate it. The loss is not where the "
-    "paper puts it: at load 0.5 REASY's serial jobs do better than under EASY (response − runtime 695 vs 1,779 s, "
-    "seed 2013 526 vs 964 s) and its parallel jobs far worse (14,349 vs 3,370 s; 7,605 vs 2,499 s); on FWload "
-    "REASY's parallel jobs gain (4,244 vs 5,694 s). A parallel job pinned in the background (Alg. 3, Deploy 'R') "
-    "waits for every fg job above it to end, and JWload's jobs are 4.3× longer than FWload's."
+REASY_JW_NOTE = Note(
+    "REASY over EASY's response time at loads 0.3–0.7: {per}. Its JWload response jumps between loads ({rt} s): a "
+    "few long pinned episodes dominate it. The loss is not where the paper puts it: at load 0.5 REASY's serial jobs "
+    "do better than under EASY and its parallel jobs far worse, while on FWload REASY's parallel jobs gain "
+    "(docs/backfill.md measures both with two seeds). A parallel job pinned in the background (Alg. 3, Deploy 'R') "
+    "waits for every fg job above it to end, and JWload's jobs are 4.3× longer than FWload's (docs/backfill.md).",
+    {"per": lambda t: ", ".join(f"{ratio(RT, 'reasy', 'easy').at(t, p):.2f}" for p in t.points),
+     "rt": lambda t: ", ".join(f"{t.get(p, 'reasy', RT):,.0f}" for p in t.points)},
 )
 
 
@@ -227,10 +280,16 @@ def fig8() -> dict:
                     compare_points(MIGRATIONS_PER_JOB, f"JWload load {LOADS[-1]}", f"FWload load {LOADS[-1]}"),
                     compare_points(MIGRATIONS_PER_JOB, f"FWload load {LOADS[0]}", f"JWload load {LOADS[0]}"),
                 ),
-                note="High load holds with both seeds tried (seed 2013: 0.115 vs 0.070 per job). At load 0.3 "
-                "MEASY migrates about 1 job in 100 in both workloads (~110 migrations per 10,000 jobs), so the "
-                "two counts lie within each other's noise: seed 2012 gives JWload 6 % more, seed 2013 26 % fewer "
-                "(0.0075 vs 0.0102); 20,000 jobs, seed 0 gave 11 % fewer (228 vs 257).",
+                note=Note(
+                    "MEASY migrations per job here: JWload {jh:.4f} vs FWload {fh:.4f} at load 0.7, FWload {fl:.4f} "
+                    "vs JWload {jl:.4f} at 0.3. At load 0.3 MEASY migrates about 1 job in {one_in:.0f} in both "
+                    "workloads, so the two counts lie within each other's noise: seed 2013 and a 20,000-job run gave JWload fewer "
+                    "(docs/backfill.md).",
+                    {k: (lambda t, w=w, x=x: MIGRATIONS_PER_JOB.at(t, t.select(f"{w} load {x}")[0]))
+                     for k, w, x in (("jh", "JWload", LOADS[-1]), ("fh", "FWload", LOADS[-1]),
+                                     ("fl", "FWload", LOADS[0]), ("jl", "JWload", LOADS[0]))}
+                    | {"one_in": lambda t: 1 / MIGRATIONS_PER_JOB.at(t, t.select(f"FWload load {LOADS[0]}")[0])},
+                ),
             )
         ],
         "small": SMALL,
@@ -280,19 +339,33 @@ def _full_cpu(model: str, fig: int) -> dict:
                        workload={"cpu_usage_min": 1.0, "cpu_usage_max": 1.0})  # fmt: skip
 
 
+def _cost_ratios(t: Table) -> str:
+    return ", ".join(f"{t.short(p)} {ratio(RT, 'measy', 'keasy').at(t, p):.3f}" for p in t.points)
+
+
+def _crossing(t: Table) -> str:
+    q = ratio(RT, "measy", "keasy")
+    for prev, p in zip(t.points, t.points[1:], strict=False):
+        if q.at(t, prev) < 1 <= q.at(t, p):
+            return f"between {t.short(prev)} and {t.short(p)}"
+    return "nowhere in the sweep" if q.at(t, t.points[-1]) < 1 else "before the first cost"
+
+
+_COST_LEAD = "MEASY/KEASY response time at load 0.5: {ratios}; it crosses 1 {cross}. "
 COST_NOTES = {
-    "feitelson": "10,000 jobs, load 0.5: MEASY/KEASY is 0.93–0.98 at 900 s, 0.94–0.99 at 1,500 s and 1.00–1.03 at "
-    "2,400 s with both seeds tried (2012, 2013), so it crosses 1 at 1,500–2,400 s, above the paper's 900–1,500 s "
-    "(20,000 jobs, seed 0: 480–900 s). MEASY's edge at 20 s is 5–10 %; KEASY's kills lose 1,200–1,570 s of work "
-    "each.",
-    "jann": "10,000 jobs, load 0.5: MEASY/KEASY is 0.989–0.995 at 900 s, 0.993–0.999 at 1,500 s and 1.004–1.008 at "
-    "2,400 s with both seeds tried, so it crosses 1 at 1,500–2,400 s (paper: 480–900 s), where FWload crosses "
-    "too. Not a longer-job artefact: our JWload has the paper's statistics (mean runtime 10,900 vs 11,267 s, "
-    "41.7 vs 40.8 % serial, mean size 10.0 vs 10.5). Nor does the paper's cause (more JWload migrations) move "
-    "it: MEASY migrates where KEASY kills (JWload 404 migrations vs 402 kills, FWload 302 vs 303, seed 2012), so "
-    "a larger count scales the cost and the saving alike. The crossing is MEASY's edge at 20 s over the response "
-    "time each second of cost adds: 214 s / 0.097 ≈ 2,200 s (seed 2012); on JWload the edge is small (1.0–1.8 % "
-    "vs FWload's 5–10 %) but so is the slope (4 % of jobs migrate), and its kills lose 1,700–3,800 s of work each.",
+    "feitelson": Note(
+        _COST_LEAD + "Paper: between 900 and 1,500 s (a 20,000-job run with seed 0 crossed at 480–900 s, "
+        "docs/backfill.md). KEASY's kills lose 1,200–1,570 s of work each (docs/backfill.md).",
+        {"ratios": _cost_ratios, "cross": _crossing},
+    ),
+    "jann": Note(
+        _COST_LEAD + "Paper: between 480 and 900 s. Not a longer-job artefact: our JWload has the paper's "
+        "statistics (docs/backfill.md: mean runtime 10,900 vs 11,267 s, 41.7 vs 40.8 % serial). Nor does the "
+        "paper's cause (more JWload migrations) move it: MEASY migrates where KEASY kills, so a larger count scales "
+        "the cost and the saving alike; the crossing is MEASY's edge at 20 s over the response time each second of "
+        "cost adds, and on JWload both are small (docs/backfill.md).",
+        {"ratios": _cost_ratios, "cross": _crossing},
+    ),
 }
 
 

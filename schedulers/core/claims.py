@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from statistics import mean
@@ -25,11 +26,14 @@ __all__ = [
     "Check",
     "Claim",
     "Missing",
+    "Note",
     "Quantity",
+    "Reading",
     "Table",
     "aggregate",
     "all_of",
     "at_every_point",
+    "at_point",
     "best_at_every_point",
     "compare_points",
     "difference",
@@ -37,6 +41,9 @@ __all__ = [
     "less_than_at_every_point",
     "monotone",
     "near",
+    "note_text",
+    "number",
+    "over_points",
     "ratio",
     "reduction",
     "spread_ratio",
@@ -61,6 +68,7 @@ class Table:
     points: tuple[str, ...]
     values: Mapping[tuple[str, str, str], float]
     configs: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    cis: Mapping[tuple[str, str, str], float] = field(default_factory=dict)  # 95 % CI half-widths (≥ 2 runs)
 
     @classmethod
     def from_summaries(
@@ -76,15 +84,27 @@ class Table:
         """
         points: list[str] = []
         values: dict[tuple[str, str, str], float] = {}
+        cis: dict[tuple[str, str, str], float] = {}
         for label, summary in rows:
             if label not in points:
                 points.append(label)
             for alg, metrics in (summary or {}).items():
                 for metric, v in metrics.items():
-                    v = v.get("mean") if isinstance(v, Mapping) else v
+                    if isinstance(v, Mapping):
+                        ci, n = v.get("ci"), v.get("n")
+                        if isinstance(ci, (int, float)) and isinstance(n, int) and n >= 2 and math.isfinite(ci):
+                            cis[(label, alg, metric)] = float(ci)
+                        v = v.get("mean")
                     if isinstance(v, (int, float)) and not isinstance(v, bool):
                         values[(label, alg, metric)] = float(v)
-        return cls(tuple(points), values, dict(configs or {}))
+        return cls(tuple(points), values, dict(configs or {}), cis)
+
+    def overlap(self, point: str, a: str, b: str, metric: str) -> bool:
+        """Whether the 95 % confidence intervals of ``a``'s and ``b``'s means overlap (False without them)."""
+        ca, cb = self.cis.get((point, a, metric)), self.cis.get((point, b, metric))
+        if ca is None or cb is None:
+            return False
+        return abs(self.get(point, a, metric) - self.get(point, b, metric)) <= ca + cb
 
     def config(self, point: str) -> Mapping[str, Any]:
         if point not in self.configs:
@@ -98,6 +118,8 @@ class Table:
             raise Missing(f"no {metric} for {algorithm} at {point!r}") from None
 
     def select(self, points: Points = None) -> list[str]:
+        if not self.points:
+            raise Missing("the study has no points")
         if points is None:
             return list(self.points)
         if isinstance(points, str):
@@ -255,11 +277,18 @@ def less_than_at_every_point(metric: str, a: str, b: str, points: Points = None)
 
     def check(t: Table) -> tuple[bool, str]:
         rows = [(p, t.get(p, a, metric), t.get(p, b, metric)) for p in t.select(points)]
-        bad = [t.short(p) for p, x, y in rows if not x < y]
+        bad = [p for p, x, y in rows if not x < y]
         text = f"{metric} {a} vs {b}: " + ", ".join(f"{t.short(p)} → {number(x)} vs {number(y)}" for p, x, y in rows)
-        return not bad, text + (f" (not lower at {', '.join(bad)})" if bad else "")
+        return not bad, text + (f" (not lower at {', '.join(t.short(p) for p in bad)})" if bad else "") + _within_ci(
+            t, [(p, a, b) for p in bad], metric)
 
     return check
+
+
+def _within_ci(t: Table, pairs: Sequence[tuple[str, str, str]], metric: str) -> str:
+    """`` (within the 95 % CIs of the runs at …)`` for the failed comparisons whose means' intervals overlap."""
+    close = [t.short(p) for p, a, b in pairs if t.overlap(p, a, b, metric)]
+    return f" (within the 95 % CIs of the repetitions at {', '.join(close)})" if close else ""
 
 
 def best_at_every_point(metric: str, algorithm: str, others: Sequence[str], points: Points = None,
@@ -279,9 +308,10 @@ def best_at_every_point(metric: str, algorithm: str, others: Sequence[str], poin
             ok = mine <= best * (1 + tolerance) if lower else mine >= best * (1 - tolerance)
             parts.append(f"{t.short(p)} → {number(mine)} (best other {best_o} {number(best)})")
             if not ok:
-                bad.append(t.short(p))
+                bad.append((p, algorithm, best_o))
         text = f"{metric} of {algorithm}: " + ", ".join(parts)
-        return not bad, text + (f" (beaten at {', '.join(bad)})" if bad else "")
+        return not bad, text + (f" (beaten at {', '.join(t.short(p) for p, _, _ in bad)})" if bad else "") + _within_ci(
+            t, bad, metric)
 
     return check
 
@@ -312,26 +342,108 @@ def all_of(*checks: Check) -> Check:
     return check
 
 
+class _Unavailable:
+    """A note's field the table cannot give (a failed run): formats as ``text`` whatever the format spec."""
+
+    def __init__(self, why: str, text: str = "n/a"):
+        self.why, self.text = why, text
+
+    def __format__(self, spec: str) -> str:
+        return self.text
+
+
+@dataclass(frozen=True)
+class Note:
+    """A note whose numbers come from the run it explains: ``template`` formatted with ``fields`` of the table.
+
+    Each field is a function of the :class:`Table` (``lambda t: t.get(point, alg, metric)``), so the note
+    printed beside a verdict quotes the numbers of that very run, at whatever scale. The template's own
+    text (:meth:`static`) may hold only numbers that are no measurement of this run: the paper's, equation
+    and figure references, the model's parameters, or a number measured elsewhere in a sentence naming
+    where (a ``docs/`` or ``bench/`` file) -- ``tests/schedulers/test_claim_notes_generated.py`` enforces it.
+    """
+
+    template: str
+    fields: Mapping[str, Callable[[Table], Any]] = field(default_factory=dict)
+
+    def render(self, table: Table) -> str:
+        values: dict[str, Any] = {}
+        for name, fn in self.fields.items():
+            if not table.points:  # no run: a field saying "at every point" would be vacuously true
+                values[name] = _Unavailable("no points")
+                continue
+            try:
+                values[name] = fn(table)
+            except (LookupError, ArithmeticError, ValueError) as exc:  # Missing, or no points to aggregate
+                values[name] = _Unavailable(str(exc))
+        return self.template.format(**values)
+
+    def unfilled(self) -> str:
+        """The note before any run: every field shown as "…" (a claim not yet evaluated)."""
+        return self.template.format(**{name: _Unavailable("not run", "…") for name in self.fields})
+
+    def static(self) -> str:
+        """The template without its fields: the text every run prints alike."""
+        return re.sub(r"\{[^{}]*\}", "", self.template)
+
+
+def at_point(q: Quantity, point: int | str = -1) -> Callable[[Table], float]:
+    """A note's field: ``q`` at one point (an index, negative allowed, or a substring of its label)."""
+    return lambda t: q.at(t, t.select([point] if isinstance(point, int) else point)[0])
+
+
+def over_points(q: Quantity, stat: str, points: Points = None) -> Callable[[Table], float]:
+    """A note's field: ``stat`` (mean, max, min, spread, max/min) of ``q`` over the selected points."""
+    fn = _STATS[stat]
+    return lambda t: fn([q.at(t, p) for p in t.select(points)])
+
+
+def note_text(note: str | Note, table: Table) -> str:
+    return note.render(table) if isinstance(note, Note) else note
+
+
+@dataclass(frozen=True)
+class Reading:
+    """One way to read what a paper leaves open, as scenario parameters (``params`` merged into each scenario's).
+
+    A preset lists its readings under ``"readings"``; the first marked ``default`` is what its
+    scenarios run as given (its ``params`` are then empty), and ``why`` says why it is the default.
+    ``claims`` evaluates every claim under every reading, side by side.
+    """
+
+    name: str
+    text: str
+    params: Mapping[str, Any] = field(default_factory=dict)
+    default: bool = False
+    why: str = ""
+
+    def apply(self, scenario: dict[str, Any]) -> dict[str, Any]:
+        if not self.params:
+            return scenario
+        return {**scenario, "params": {**(scenario.get("params") or {}), **self.params}}
+
+
 @dataclass(frozen=True)
 class Claim:
     """One statement of a paper: its sentence, the paper's number, and the check (None: stated, not checked).
 
-    ``note`` records what is known about a difference from the paper (evidence, a likely cause).
+    ``note`` records what is known about a difference from the paper (evidence, a likely cause): a
+    :class:`Note` when it quotes numbers of the run, filled from the table the claim is checked on.
     """
 
     text: str
     paper: str = ""
     check: Check | None = None
-    note: str = ""
+    note: str | Note = ""
 
     def evaluate(self, table: Table) -> dict[str, str]:
-        out = {"text": self.text, "paper": self.paper, "note": self.note}
+        out = {"text": self.text, "paper": self.paper, "note": note_text(self.note, table)}
         if self.check is None:
             return {**out, "verdict": NOT_EVALUATED, "measured": "this claim has no check"}
         try:
             ok, measured = self.check(table)
-        except (Missing, ArithmeticError) as exc:
-            return {**out, "verdict": NOT_EVALUATED, "measured": str(exc)}
+        except (LookupError, ArithmeticError) as exc:  # Missing, or a point the check indexes is not there
+            return {**out, "verdict": NOT_EVALUATED, "measured": str(exc) or type(exc).__name__}
         return {**out, "verdict": REPRODUCED if ok else NOT_REPRODUCED, "measured": measured}
 
 

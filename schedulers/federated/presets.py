@@ -21,20 +21,24 @@ from typing import Any
 from schedulers.core.claims import (
     Check,
     Claim,
+    Note,
+    Reading,
     Table,
     aggregate,
     all_of,
     at_every_point,
+    at_point,
     less_than_at_every_point,
     monotone,
     near,
+    over_points,
     ratio,
     reduction,
     value,
 )
 from schedulers.core.traces import find_trace, locate_log
 
-__all__ = ["PRESETS", "READINGS", "SMALL", "trace_path"]
+__all__ = ["PRESETS", "READINGS", "READINGS_BY_PRESET", "SMALL", "trace_path"]
 
 EXEC, ENERGY = "avg_app_execution_time_s", "energy_kwh"
 SMALL_JOBS, SMALL_APPS = 1000, 100
@@ -141,7 +145,7 @@ def trace_path(name: str) -> Path | None:
 
 
 def _workload(trace: str, **common: Any) -> tuple[dict[str, Any], str]:
-    keys, where = locate_log(_TRACES[trace][0])
+    keys, where = locate_log(_TRACES[trace][0])  # where: when missing, how to add it (no path)
     if keys is not None:
         _, perf, home = _TRACES[trace]
         wl = {
@@ -152,7 +156,7 @@ def _workload(trace: str, **common: Any) -> tuple[dict[str, Any], str]:
             "home_cloud": home,
             **common,
         }
-        return wl, f"LLNL-{trace.capitalize()} log: {where}"
+        return wl, f"LLNL-{trace.capitalize()} log {_TRACES[trace][0]} (from the trace directories)"
     wl = {
         "kind": "generator",
         "apps": 400,
@@ -179,6 +183,167 @@ def _scenario(name: str, workload: dict, algorithms: list[str], alpha: float = 0
     }
 
 
+# Notes beside the verdicts: every number is a field of the run the note is printed beside. What the runs
+# measured before the eq. 6 fix and the committed-work slot tables (issue #26), and on the first 20,000
+# Thunder jobs, is history kept in docs/federated.md, not quoted here.
+
+
+def _imp(alg: str, base: str, point: int | str) -> Any:
+    return at_point(_improvement(alg, base), point)
+
+
+def _each(q: Any, fmt: str) -> Any:
+    """A note's field: ``q`` at every point, formatted with ``fmt`` and joined (in the study's order)."""
+    return lambda t: ", ".join(fmt.format(q.at(t, p)) for p in t.points)
+
+
+def _home(point: str) -> str:
+    return "atlas" if "atlas" in point else "thunder"
+
+
+def _contention(alg: str = "fcfs") -> Any:
+    """Per point: how busy ``alg`` keeps the applications' home cloud and how many applications it rejects."""
+
+    def at(t: Table) -> str:
+        parts = []
+        for p in t.points:
+            home = _home(p)
+            done, rej = t.get(p, alg, "completed_apps"), t.get(p, alg, "rejected_apps")
+            parts.append(f"{t.short(p)}: {home.capitalize()} {t.get(p, alg, f'load_{home}'):.0%} busy, "
+                         f"{rej:.0f} of {done + rej:.0f} applications rejected")  # fmt: skip
+        return "; ".join(parts)
+
+    return at
+
+
+def _v(alg: str, metric: str, point: int | str) -> Any:
+    return at_point(value(alg, metric), point)
+
+
+def _grow(t: Table) -> str:
+    """CLS's slow-down from /1 to /100, and what it says about the contention the gaps add."""
+    p0, p1 = t.points[0], t.points[-1]
+    x = t.get(p1, "cls", EXEC) / t.get(p0, "cls", EXEC)
+    if x < 1.5:
+        return (f"{x:.2f}× its time at /1 (the paper's tight runs take about 4× its loose ones): the shrunken gaps "
+                "add little contention on this workload, so there is little for the feedback to answer")
+    return (f"{x:.2f}× its time at /1 (the paper's tight runs take about 4× its loose ones): applications of up to "
+            "64 jobs arriving together saturate the federation before /100, so the contention the feedback "
+            "answers does not grow step by step")
+
+
+T3_ORIGINAL = Note(
+    "With the original gaps DCLS improves on CLS by {dcls:+.1%} and DCMMS on CMMS by {dcmms:+.1%} (paper −6.6 % "
+    "and −8.3 %); CLS keeps {load} busy. The feedback acts only when a task finishes later than eq. 5 said, which "
+    "with exact runtimes and the committed work in the slot tables happens only through contention eq. 5 does "
+    "not see.",
+    {"dcls": _imp("dcls", "cls", 0), "dcmms": _imp("dcmms", "cmms", 0),
+     "load": lambda t: f"Thunder {t.get(t.points[0], 'cls', 'load_thunder'):.0%}"},
+)
+T3_GROWTH = Note(
+    "The improvement goes {dcls} (DCLS) and {dcmms} (DCMMS) as the gaps shrink /1 … /100 (paper: growing to about "
+    "31 % and 40 %). CLS's average execution time at /100 is {grow}. Under the reading *eq. 7 as "
+    "printed* (below) the factor may go below 0.",
+    {"dcls": _each(_improvement("dcls", "cls"), "{:+.1%}"), "dcmms": _each(_improvement("dcmms", "cmms"), "{:+.1%}"),
+     "grow": _grow},
+)
+
+_AR_CONTEXT = {
+    "ar": lambda t: f"{t.get(t.points[1], 'fcfs', 'avg_ar_app_execution_time_s'):,.0f}",
+    "be": lambda t: f"{t.get(t.points[1], 'fcfs', 'avg_be_app_execution_time_s'):,.0f}",
+    "rej": _each(value("fcfs", "rejected_apps"), "{:.0f}"),
+    "drej": _each(value("dcls", "rejected_apps"), "{:.0f}"),
+    "fcfs": _each(value("fcfs", EXEC), "{:,.0f}"),
+    "contention": _contention(),
+}
+_WHY_FCFS = (
+    " FCFS's own average moves, by two rules of the paper: (1) an AR application (Section 3.2) starts at once in "
+    "the VMs FCFS's best-effort queue head (Section 5.1.3: served only when it fits) leaves idle: at 20 % AR its "
+    "AR applications take {ar} s and its best-effort ones {be} s; (2) FCFS keeps all AR work on the home cloud, so "
+    "more entry tasks find it reserved and are rejected (Section 5.1.3), and a rejected application leaves the "
+    "average: FCFS rejects {rej} applications at 0/20/50/80/100 % AR (DCLS {drej}), FCFS's average going {fcfs} s. "
+    "Contention under FCFS: {contention}. The averages count accepted applications only (the paper's reading is "
+    "not stated)."
+)
+AR_NOTES = {
+    "ends": Note(
+        "DCLS/FCFS is {d0:.2f} at 0 % and {d1:.2f} at 100 % AR, DCMMS/FCFS {m0:.2f} and {m1:.2f}." + _WHY_FCFS,
+        {"d0": at_point(ratio(EXEC, "dcls", "fcfs"), 0), "d1": at_point(ratio(EXEC, "dcls", "fcfs"), -1),
+         "m0": at_point(ratio(EXEC, "dcmms", "fcfs"), 0), "m1": at_point(ratio(EXEC, "dcmms", "fcfs"), -1)}
+        | _AR_CONTEXT,
+    ),
+    "trend": Note(
+        "DCLS/FCFS goes {d} and DCMMS/FCFS {m} at 0/20/50/80/100 % AR." + _WHY_FCFS,
+        {"d": _each(ratio(EXEC, "dcls", "fcfs"), "{:.2f}"), "m": _each(ratio(EXEC, "dcmms", "fcfs"), "{:.2f}")}
+        | _AR_CONTEXT,
+    ),
+    "dcmms": Note(
+        "DCMMS/DCLS is {r} at 0/20/50/80/100 % AR. From 50 % AR entry tasks are pinned to the home cloud (the "
+        "8,000 s dataset transfer exceeds the ≤ 30 min notice of Table 1's AR applications) and min-min has few "
+        "choices left.",
+        {"r": _each(ratio(EXEC, "dcmms", "dcls"), "{:.3f}")},
+    ),
+}
+
+_ORDER_FIELDS = {
+    f"{alg}_{trace}": (lambda t, alg=alg, trace=trace: ", ".join(
+        f"{t.get(p, alg, EXEC):,.0f}" for p in t.points if trace in p))
+    for alg in ("fcfs", "dcls", "dcmms") for trace in ("thunder", "atlas")
+}  # fmt: skip
+_REMOTE = {
+    f"r_{alg}": (lambda t, alg=alg: f"{min(t.get(p, alg, 'remote_task_share') for p in t.points):.1%}-"
+                 f"{max(t.get(p, alg, 'remote_task_share') for p in t.points):.1%}")
+    for alg in ("dcls", "dcmms")
+}  # fmt: skip
+FIG_NOTES = {
+    "order": Note(
+        "Average execution time (s) at α = 0, 0.5, 1: Thunder FCFS {fcfs_thunder}, DCLS {dcls_thunder}, DCMMS "
+        "{dcmms_thunder}; Atlas FCFS {fcfs_atlas}, DCLS {dcls_atlas}, DCMMS {dcmms_atlas}. DCLS and DCMMS run "
+        "{r_dcls} and {r_dcmms} of the tasks off the home cloud; FCFS keeps every task at home (the paper does not "
+        "say where FCFS places tasks). Contention under FCFS: {contention}.",
+        _ORDER_FIELDS | _REMOTE | {"contention": _contention()},
+    ),
+    "alpha_loose": Note(
+        "Largest over smallest execution time across α: Thunder DCLS {td:.3f}, DCMMS {tm:.3f}; Atlas DCLS "
+        "{ad:.3f}, DCMMS {am:.3f} (read as 'little' when ≤ 1.05). The paper calls this situation one where "
+        "applications 'do not need to contend'; contention under FCFS here: {contention}.",
+        {"td": over_points(value("dcls", EXEC), "max/min", "thunder"),
+         "tm": over_points(value("dcmms", EXEC), "max/min", "thunder"),
+         "ad": over_points(value("dcls", EXEC), "max/min", "atlas"),
+         "am": over_points(value("dcmms", EXEC), "max/min", "atlas"), "contention": _contention()},
+    ),
+    "alpha_tight": Note(
+        "Largest over smallest execution time across α: Thunder DCLS {td:.3f}, DCMMS {tm:.3f}; Atlas DCLS "
+        "{ad:.3f}, DCMMS {am:.3f} (read as 'matters more' when above 1.05 on both logs). Contention under FCFS: "
+        "{contention}.",
+        {"td": over_points(value("dcls", EXEC), "max/min", "thunder"),
+         "tm": over_points(value("dcmms", EXEC), "max/min", "thunder"),
+         "ad": over_points(value("dcls", EXEC), "max/min", "atlas"),
+         "am": over_points(value("dcmms", EXEC), "max/min", "atlas"), "contention": _contention()},
+    ),
+    "energy": Note(
+        "Energy (kWh) with EL: FCFS {f1:,.0f}, DCLS {d1:,.0f}, DCMMS {m1:,.0f}; without EL: FCFS {f0:,.0f}, DCLS "
+        "{d0:,.0f}, DCMMS {m0:,.0f}. EL off is our striping reading (each VM onto the emptiest server; the paper "
+        "does not say what placement 'without EL' is, docs/federated.md): the {rd:.1%} and {rm:.1%} of the tasks "
+        "DCLS and DCMMS run off the home cloud spread over its servers and keep many of them active, while FCFS "
+        "runs everything at home.",
+        {"f1": _v("fcfs", ENERGY, 1), "d1": _v("dcls", ENERGY, 1), "m1": _v("dcmms", ENERGY, 1),
+         "f0": _v("fcfs", ENERGY, 0), "d0": _v("dcls", ENERGY, 0), "m0": _v("dcmms", ENERGY, 0),
+         "rd": _v("dcls", "remote_task_share", 0), "rm": _v("dcmms", "remote_task_share", 0)},
+    ),
+}
+FI_EXACT = Note(
+    "With exact estimates DCLS improves on CLS by {d:+.1%} and DCMMS on CMMS by {m:+.1%}. Our reading of "
+    "Section 5.1.4, not a number of the paper: 'a few percent' is read as within ±5 %.",
+    {"d": _imp("dcls", "cls", 0), "m": _imp("dcmms", "cmms", 0)},
+)
+FI_NOISY = Note(
+    "DCLS vs CLS: {d}; DCMMS vs CMMS: {m} at σ = 0, 0.5, 1. Read as an improvement of at least 0.1 %: an equal "
+    "time is not a win.",
+    {"d": _each(_improvement("dcls", "cls"), "{:+.1%}"), "m": _each(_improvement("dcmms", "cmms"), "{:+.1%}")},
+)
+
+
 def table3() -> dict[str, Any]:
     scenarios, source = [], ""
     for divisor in (1, 20, 40, 60, 80, 100):
@@ -195,11 +360,7 @@ def table3() -> dict[str, Any]:
                     at_every_point(_improvement("dcls", "cls"), -0.15, -0.001, [0]),
                     at_every_point(_improvement("dcmms", "cmms"), -0.15, -0.001, [0]),
                 ),
-                note="At small scale (about 30 applications) DCLS = CLS and DCMMS = CMMS at /1 (0.0 %): no late "
-                "task changes a placement (before eq. 6's fix both were 0.2 % slower, inputs' lateness charged "
-                "to the clouds, which read as 'slightly hurts'). On the first 20,000 Thunder jobs the feedback "
-                "helped at /1 (+8.1 % DCLS, +8.7 % DCMMS; measured before issue #26 put the work committed to a cloud but not ready yet into its slot table): the tables then left those tasks out, so "
-                "some estimates were late and eq. 7 acted.",
+                note=T3_ORIGINAL,
             ),
             Claim(
                 "The improvement from feedback grows with contention: about 31% (DCLS) and 40% (DCMMS) at 100×.",
@@ -210,81 +371,12 @@ def table3() -> dict[str, Any]:
                     at_every_point(_improvement("dcls", "cls"), 0.207, 0.407, [-1]),
                     at_every_point(_improvement("dcmms", "cmms"), 0.30, 0.50, [-1]),
                 ),
-                note="Applications of up to 64 jobs arriving at once saturate the federation already at /20 "
-                "(tight runs take 9-14× the loose ones, the paper 4×; docs/federated.md): on the first 20,000 "
-                "Thunder jobs the improvement ranges over +0.5 to +18.7 % (DCLS) and +3.8 to +18.1 % (DCMMS) "
-                "from /20 to /100, +3.1 % / +16.6 % at /100, without growing (before eq. 6's Δτ counted from "
-                "when a task's inputs were actually there: +1.5 to +21.7 % and −3.9 to +21.7 %, +11.5 / +11.1 % "
-                "at /100; all measured before issue #26 put the work committed to a cloud but not ready yet into its slot table). At small scale 0.0 % (DCLS) and 0.0 % (DCMMS) at /100 (+1.2 % "
-                "and −5.5 % before issue #26: with the committed work in the tables the estimates are seldom late).",
+                note=T3_GROWTH,
             ),
         ],
         "small": SMALL,
         "scenarios": scenarios,
     }
-
-
-# Why Tables 4-5 are not reproduced, measured on the first 20,000 LLNL-Thunder jobs (docs/federated.md).
-_WHY_FCFS = (
-    "The list schedulers are not what moves: FCFS gets faster as the AR share grows, by two rules of the "
-    "paper. (1) An AR application (Section 3.2) starts at once in the VMs that FCFS's best-effort queue head "
-    "(Section 5.1.3: served only when it fits) leaves idle{ar_vs_be}. (2) FCFS keeps all AR work on the home "
-    "cloud, so more entry tasks find it reserved and are rejected (Section 5.1.3); a rejected application "
-    "leaves the average and its work leaves the cloud{rejections}. The paper's reason, that AR applications "
-    "delay the best-effort ones, holds only in part{be_delay}."
-)
-_AR_NOTES = {
-    4: {
-        "ends": "0 % AR: DCLS/FCFS 0.60 on 20,000 jobs (the paper 0.81; 0.59 before eq. 6's Δτ counted from when a task's inputs were actually there, 0.69 when the "
-        "slot tables were the never-corrected plan), 100 %: 0.94 (the paper 0.49; 0.93 and 1.13 before those "
-        "fixes); DCMMS 0.61 and 0.96 (0.58 and 0.93 before the eq. 6 fix); the 20,000-job ratios were "
-        "measured before issue #26 put the work committed to a cloud but not ready yet into its slot table. At small scale (about 30 "
-        "applications) DCLS 0.94 and 0.99, DCMMS 0.94 and 1.00 (0.89/0.99 and 0.90/1.00 before it). See the next claim for why the 100 % end "
-        "stays high.",
-        "trend": "20,000 jobs, loose: DCLS/FCFS 0.60, 0.68, 0.72, 0.95, 0.94 at 0/20/50/80/100 % AR (FCFS "
-        "82,065 s → 48,897 s, DCLS 45,000-50,000 s; 0.59, 0.68, 0.71, 0.94, 0.93 before eq. 6's Δτ counted from when a task's inputs were actually there). "
-        + _WHY_FCFS.format(
-            ar_vs_be=": at 20 % AR, with no rejection, FCFS's AR applications take 40,143 s and its best-effort "
-            "ones 81,137 s",
-            rejections=": at 100 % FCFS rejects 43 of 628 applications holding 20.2 % of the work (DCLS 32), "
-            "and FCFS on the all-best-effort workload without those 43 takes 47,783 s, as much as at 100 % AR "
-            "(48,897 s)",
-            be_delay=": FCFS's best-effort applications take 81,137 s at 20 % AR, 92,996 s at 50 % and 68,840 s "
-            "at 80 % (82,065 s with none)",
-        ),
-        "dcmms": "20,000 jobs, loose: DCMMS/FCFS 0.61, 0.67, 0.73, 0.94, 0.96 vs DCLS 0.60, 0.68, 0.72, 0.95, "
-        "0.94: DCMMS is ahead only at 20 and 80 % AR (by under 0.01) and behind at 0, 50 and 100 % "
-        "(0.58, 0.66, 0.71, 0.94, 0.93 vs 0.59, 0.68, 0.71, 0.94, 0.93 before eq. 6's Δτ counted from when a task's inputs were actually there); from 50 % AR entry tasks are "
-        "pinned to the home cloud (the 8,000 s dataset transfer exceeds the ≤ 30 min notice) and min-min has "
-        "few choices left (20,000-job ratios measured before issue #26 put the work committed to a cloud but not ready yet into its slot table). At small scale (about 30 applications) DCMMS equals "
-        "DCLS at 0 and 20 % AR and is 0.8-1.3 % behind from 50 % on.",
-    },
-    5: {
-        "ends": "20,000 jobs, tight: DCLS/FCFS 0.47 at 0 % and 0.41 at 100 % AR (the paper 0.63 and 0.38; "
-        "0.51 and 0.42 before eq. 6's Δτ counted from when a task's inputs were actually there, 0.64 and 0.57 when the slot tables were the never-corrected plan), "
-        "DCMMS/FCFS 0.47 and 0.39 (the paper 0.51 and 0.27; 0.48 and 0.39, and 0.55 and 0.65, before those "
-        "fixes; the 20,000-job ratios were measured before issue #26 put the work committed to a cloud but not ready yet into its slot table). At small scale DCLS/FCFS 0.61 and DCMMS/FCFS 0.55 at 0 % AR. The small scale (about 30 applications, which arrive "
-        "within some 75 minutes, less than the 8,000 s dataset transfer) leaves the list schedulers few "
-        "places to go: at 100 % AR every algorithm gives the same average (ratio 1).",
-        "trend": "20,000 jobs, tight: DCLS/FCFS 0.47, 0.49, 0.39, 0.38, 0.41 and DCMMS/FCFS 0.47, 0.40, "
-        "0.42, 0.37, 0.39 at 0/20/50/80/100 % AR (before eq. 6's Δτ counted from when a task's inputs were actually there 0.51, 0.43, 0.43, 0.38, 0.42 and 0.48, 0.44, "
-        "0.44, 0.37, 0.39; before the slot-table fix 0.64, 0.68, 0.57, 0.69, 0.57 and 0.55, 0.60, 0.57, 0.66, "
-        "0.65): lower at 100 % than at 0 %, as in the paper, but not at every step. "
-        + _WHY_FCFS.format(
-            ar_vs_be=": at 20 % AR FCFS's AR applications take 101,507 s and its best-effort ones 1,644,192 s",
-            rejections=": FCFS rejects 0, 18, 87, 162, 231 of 628 applications (61.7 % of the work at 100 %), "
-            "DCLS 0, 19, 88, 161, 234, so both averages cover a shrinking, lighter workload",
-            be_delay=": FCFS's best-effort applications take 1,644,192 s at 20 %, 1,365,642 s at 50 % and "
-            "1,075,518 s at 80 % (1,665,456 s with none), shorter because of the rejections",
-        )
-        + " At small scale the list schedulers have few choices (see the first claim).",
-        "dcmms": "20,000 jobs, tight: DCMMS/FCFS 0.47, 0.40, 0.42, 0.37, 0.39 vs DCLS 0.47, 0.49, 0.39, 0.38, "
-        "0.41 (measured before issue #26 put the work committed to a cloud but not ready yet into its slot table): ahead at 0 (0.469 vs 0.473), 20, 80 and 100 % AR, 0.03 behind at 50 % (before eq. 6's Δτ counted from when a task's inputs were actually there: ahead at 0, 80 "
-        "and 100 %, 0.01 behind at 20 and 50 %). At small scale (about 30 "
-        "applications) min-min's greedy order is not ahead at every share, and at 100 % AR every algorithm "
-        "gives the same schedule.",
-    },
-}
 
 
 def _ar_table(tight: bool) -> dict[str, Any]:
@@ -305,7 +397,7 @@ def _ar_table(tight: bool) -> dict[str, Any]:
                 f"Normalised to FCFS, as the AR share goes 0 → 100%: {ratios}.",
                 ratios,
                 all_of(_ratio_ends("dcls", *ends["dcls"]), _ratio_ends("dcmms", *ends["dcmms"]), _fcfs_context),
-                note=_AR_NOTES[table]["ends"],
+                note=AR_NOTES["ends"],
             ),
             Claim(
                 "A higher share of AR applications gives DCLS and DCMMS a larger improvement over FCFS.",
@@ -315,97 +407,18 @@ def _ar_table(tight: bool) -> dict[str, Any]:
                     monotone(ratio(EXEC, "dcmms", "fcfs"), increasing=False),
                     _fcfs_context,
                 ),
-                note=_AR_NOTES[table]["trend"],
+                note=AR_NOTES["trend"],
             ),
             Claim(
                 "DCMMS beats DCLS at every AR share.",
                 "DCMMS < DCLS at every share",
                 less_than_at_every_point(EXEC, "dcmms", "dcls"),
-                note=_AR_NOTES[table]["dcmms"],
+                note=AR_NOTES["dcmms"],
             ),
         ],
         "small": SMALL,
         "scenarios": scenarios,
     }
-
-
-# Why Figs. 7-10 are not reproduced at small scale (1,000 jobs, about 31 applications per log), measured
-# after issue #26 (the slot tables hold the work committed to a cloud but not ready yet, AR tasks starting
-# together choose their victims together); the task-by-task traces of docs/federated.md ("Figs. 7–8 at
-# small scale: the traced causes") were made before it. Eq. numbers are the paper's (Section 5.1.4).
-_FEEDBACK_CHARGE = (
-    "Before the fix of eq. 6 (Planner.observe, tests/schedulers/federated/test_science_findings.py) Δτ counted "
-    "from the ERAT, which includes the inputs' estimated ready time, so a task whose predecessor finished late "
-    "charged its own cloud with that lateness, and eq. 7 divided it by the task's own S/b + ETM; Δτ now counts "
-    "from max(ERAT, when the task's inputs were actually there)"
-)
-_COMMITTED_FIX = (
-    "Issue #26: the slot tables rebuilt at every pull left out the tasks assigned to a cloud but not ready yet "
-    "(dataset or inputs on their way), so a cloud still waiting for a dataset looked empty to every later "
-    "application; they are now in the table at their estimated ready time"
-)
-_FIG_NOTES = {
-    7: {
-        "order": "Thunder: DCLS and DCMMS take 59,277 s at every α and beat FCFS's 61,485 s, but DCMMS does not "
-        "beat DCLS (equal). With the work committed to Thunder in its slot table (the tasks of earlier "
-        "applications whose predecessors are still running) Thunder looks busier, and both send about half of "
-        "the tasks to Atlas (52.6 % and 51.7 %). Atlas: DCLS beats FCFS at every α (FCFS 113,745 s, DCLS "
-        "98,569 s at α = 0 and 98,980 s at α = 0.5 and 1), DCMMS is 0.7-0.9 % behind DCLS (99,268 and 99,860 s). "
-        + _COMMITTED_FIX
-        + ". Before it DCLS took 56,185 s on Thunder with 1.9 % of the tasks on Atlas, DCMMS 57,022 s (CLS's "
-        "critical path first sent app 1's two 1,024-VM tasks to Atlas, min-min kept them home), and on Atlas "
-        "the paper's order held: DCLS 112,340 s (α = 0) and 111,946 s, DCMMS 103,824 and 104,468 s. "
-        + _FEEDBACK_CHARGE
-        + ". Before that, at α = 0.5 and 1 DCLS took 119,441-119,478 s and DCMMS 112,930 and 162,889 s on "
-        "Atlas: factors of 14-43 for Thunder and 1.6-6.4 for Atlas in Atlas's manager, 0 for uBGL, sent 86-96 "
-        "(DCLS) and 43-55 (DCMMS) tasks to uBGL, the slowest cloud, whose 2,048 VMs then queued.",
-        "alpha": "Reproduced: on Thunder DCLS and DCMMS take the same time at α = 0, 0.5 and 1 (max/min 1.000); on "
-        "Atlas max/min is 1.004 (DCLS) and 1.006 (DCMMS), as before issue #26's slot-table fix. "
-        + _FEEDBACK_CHARGE
-        + ". Before it Atlas varied (DCLS 1.064, DCMMS 1.569, Thunder 1.002): before app 16 the factors of "
-        "Atlas's manager were 162.99 for Thunder (task 539, S/b + ETM 231 s, inputs 37,593 s after its ERAT) "
-        "and 27.27 for Atlas, 0 for uBGL, so eq. 8 sent 36 of app 16's 43 tasks and 14 of app 18's 17 to uBGL "
-        "and DCMMS took 162,889 s at α = 1 against 103,824 s at α = 0.",
-    },
-    8: {
-        "order": "Thunder: DCLS 61,795 s and DCMMS 62,043 s (every α) beat FCFS 102,647 s; DCMMS is 0.4 % behind "
-        "DCLS. Atlas: both now beat FCFS (919,728 s): DCLS 736,099, 578,897 and 574,118 s, DCMMS 721,534, "
-        "401,827 and 625,904 s at α = 0, 0.5 and 1 (0.44-0.80× FCFS); DCMMS is ahead at α = 0 and 0.5, behind "
-        "at 1. "
-        + _COMMITTED_FIX
-        + ". Before it DCLS and DCMMS took 1.20-1.28× FCFS's time on Atlas (1,101,077-1,178,419 s): the 31 "
-        "applications arrive within 12,486 s and the dataset needs 8,000 s to reach Thunder, and at app 30's "
-        "arrival Thunder ran one task while 496 (807,998 VM-hours) assigned to it waited for the dataset, so "
-        "every application saw Thunder empty and 555-589 of the 957 tasks queued there (mean wait "
-        "97,159-114,169 s). On Thunder DCMMS (78,260-82,598 s) was far behind DCLS (62,314-63,044 s), its "
-        "960-1,024-VM tasks heading Thunder's FIFO queue for thousands of seconds. (Before eq. 6's Δτ counted "
-        "from when a task's inputs were actually there: 1.08-1.37× FCFS on Atlas.)",
-        "alpha": "Thunder is flat in α (max/min 1.000 for DCLS and DCMMS); on Atlas DCLS varies by 1.282 and "
-        "DCMMS by 1.796, far more than in the loose situation (Fig. 7: 1.004 and 1.006), but the claim needs "
-        "both logs. Before issue #26's slot-table fix: Thunder 1.012 (DCLS) and 1.055 (DCMMS), Atlas 1.042 and "
-        "1.038; before eq. 6's Δτ counted from when a task's inputs were actually there Atlas gave 1.07 (DCLS) "
-        "and 1.276 (DCMMS).",
-    },
-    9: {
-        "energy": "With EL DCLS and DCMMS use less than FCFS (60,340 and 60,390 kWh vs 61,350), as the paper "
-        "says; without EL they use more (83,320 and 82,570 vs 76,060 kWh, +9.5 % and +8.6 %). EL off is our "
-        "striping reading (each VM onto the emptiest server): the 52.6 % and 51.7 % of the tasks they run on "
-        "Atlas spread over its servers and keep many of them active (500 W each), while FCFS runs everything "
-        "on Thunder. The paper does not say what placement 'without EL' is (docs/federated.md, Figs. 9-10). "
-        "Before issue #26's slot-table fix (1.9 % and 0.2 % of the tasks on Atlas): 60,640 and 60,880 kWh "
-        "with EL, 77,400 and 76,120 without; before eq. 6's Δτ counted from when a task's inputs were "
-        "actually there: 77,650 and 76,340 kWh without EL, 5.6 % and 3.9 % of the tasks on Atlas.",
-    },
-    10: {
-        "energy": "With EL DCLS and DCMMS use less than FCFS (39,140 and 39,840 kWh vs 42,860), as the paper "
-        "says; without EL they use more (53,170 and 54,330 vs 50,420 kWh, +5.5 % and +7.8 %): under striping "
-        "(our reading of EL off) the 62.9 % and 62.3 % of the tasks they run off Thunder keep Atlas and uBGL "
-        "servers active, and on 30 applications their shorter runs save too little idle power to pay for it. "
-        "Before issue #26's slot-table fix (4.5 % and 0.8 % of the tasks off Thunder): 41,180 and 40,780 kWh "
-        "with EL, 55,250 and 52,580 without. On the first 20,000 jobs they used less than FCFS without EL too "
-        "(docs/federated.md; measured before that fix).",
-    },
-}
 
 
 def _fig_time(tight: bool) -> dict[str, Any]:
@@ -422,14 +435,14 @@ def _fig_time(tight: bool) -> dict[str, Any]:
             "The feedback (α) changes little: contention is light.",
             "execution time nearly flat in α",
             all_of(_alpha_effect(small=True), _remote_context),
-            note=_FIG_NOTES[7]["alpha"],
+            note=FIG_NOTES["alpha_loose"],
         )
         if not tight
         else Claim(
             "The feedback matters more than in the loose situation: it keeps tasks from piling up on fast clouds.",
             "execution time varies with α (more than 5 %)",
             all_of(_alpha_effect(small=False), _remote_context),
-            note=_FIG_NOTES[8]["alpha"],
+            note=FIG_NOTES["alpha_tight"],
         )
     )
     return {
@@ -444,7 +457,7 @@ def _fig_time(tight: bool) -> dict[str, Any]:
                     less_than_at_every_point(EXEC, "dcls", "fcfs"),
                     _remote_context,
                 ),
-                note=_FIG_NOTES[8 if tight else 7]["order"],
+                note=FIG_NOTES["order"],
             ),
             claim,
         ],
@@ -473,7 +486,7 @@ def _fig_energy(tight: bool) -> dict[str, Any]:
                     less_than_at_every_point(ENERGY, "dcmms", "fcfs"),
                     _remote_context,
                 ),
-                note=_FIG_NOTES[10 if tight else 9]["energy"],
+                note=FIG_NOTES["energy"],
             ),
             Claim(
                 "Energy-aware local mapping reduces energy significantly for all three algorithms.",
@@ -511,12 +524,7 @@ def feedback_inputs() -> dict[str, Any]:
                     at_every_point(_improvement("dcls", "cls"), -0.05, 0.05, [0]),
                     at_every_point(_improvement("dcmms", "cmms"), -0.05, 0.05, [0]),
                 ),
-                note="Our reading of Section 5.1.4, not a number of the paper: 'a few percent' is read as within ±5 %. "
-                "At small scale 0.0 % (DCLS) and 0.0 % (DCMMS). Before issue #26 the slot tables left out tasks "
-                "assigned but not ready yet, so eq. 5 was often late and eq. 7 acted: +1.2 % and −5.5 % at small "
-                "scale, +13.3 % (DCLS) and +13.5 % (DCMMS) on the first 20,000 Thunder jobs "
-                "(bench/federated_feedback_inputs.py; 16.9 / 21.0 % before eq. 6's Δτ counted from when a task's "
-                "inputs were actually there).",
+                note=FI_EXACT,
             ),
             Claim(
                 "With inaccurate estimates (σ ≥ 0.5) DCLS beats CLS and DCMMS beats CMMS.",
@@ -525,18 +533,31 @@ def feedback_inputs() -> dict[str, Any]:
                     at_every_point(_improvement("dcls", "cls"), 0.001, None, [1, 2]),
                     at_every_point(_improvement("dcmms", "cmms"), 0.001, None, [1, 2]),
                 ),
-                note="Read as an improvement of at least 0.1 %: an equal time is not a win. On the first 20,000 "
-                "Thunder jobs: σ = 0.5 +13.2 % (DCLS) and −1.6 % (DCMMS), σ = 1 +13.6 % and −1.7 %; with Thunder "
-                "running best-effort work 2× its ETM as well (σ = 0.5) +30.1 % and +14.9 % (docs/federated.md; "
-                "before eq. 6's Δτ counted from when a task's inputs were actually there: +2.8 / +13.8, +11.0 / "
-                "−2.3 and +29.8 / +18.1 %; all measured before issue #26 put the work committed to a cloud but not ready yet into its slot table). At small scale DCLS and DCMMS equal CLS and CMMS "
-                "(0.0 %; before issue #26 DCLS gained 0.3 % and 1.0 %).",
+                note=FI_NOISY,
             ),
         ],
         "small": SMALL,
         "scenarios": scenarios,
     }
 
+
+_FEEDBACK_READINGS = [
+    Reading(
+        "floored",
+        "The feedback factor fd of eq. 7 is floored at 0 (Planner.observe): a task finishing early never makes a "
+        "cloud look faster than its ETM.",
+        default=True,
+        why="Section 5.1.4 introduces fd 'to reduce the impacts of delays'; an early finish means the ERAT was "
+        "pessimistic, not that the cloud runs faster, and a negative factor makes a cloud look up to 1/(1−α) "
+        "times faster and attract a pile-up (schedulers/federated/planner.py).",
+    ),
+    Reading(
+        "eq. 7 as printed",
+        "fd as eq. 7 prints it, negative when tasks finish early.",
+        {"negative_feedback": True},
+    ),
+]
+READINGS_BY_PRESET = dict.fromkeys(("table3_feedback", "fig7_time_loose", "fig8_time_tight", "feedback_inputs"), _FEEDBACK_READINGS)
 
 PRESETS = {
     "table3_feedback": table3,

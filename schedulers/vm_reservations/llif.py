@@ -75,8 +75,11 @@ def _range_min(values: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray
         left, right = left >> 1, right >> 1
 
 
-def llif_order(s: np.ndarray, e: np.ndarray, d: np.ndarray, g: int) -> np.ndarray:
-    """The order in which LLIF allocates the requests (see the module docstring)."""
+def llif_order(s: np.ndarray, e: np.ndarray, d: np.ndarray, g: int, split: bool = True) -> np.ndarray:
+    """The order in which LLIF allocates the requests (see the module docstring).
+
+    ``split=False`` reads line 8 without the ETF/STF groups: a run's requests longest first
+    (``params.llif_groups = "no_split"``, a reading evaluated beside the paper's text)."""
     if s.size == 0:
         return np.zeros(0, dtype=np.int64)
     axis = Axis.of(s, e)
@@ -89,14 +92,14 @@ def llif_order(s: np.ndarray, e: np.ndarray, d: np.ndarray, g: int) -> np.ndarra
     run_of_segment = np.repeat(np.arange(runs), end - first)
     job_rank = _range_min(rank, run_of_segment[axis.a], run_of_segment[axis.b - 1])
     run_start = axis.bounds[first[processing[job_rank]]]
-    group = (s >= run_start).astype(np.int64)  # 0: ETF (started before the run), 1: STF
+    group = (s >= run_start).astype(np.int64) if split else np.zeros(s.size, dtype=np.int64)  # 0: ETF, 1: STF
     return np.lexsort((np.arange(s.size), s, -(e - s), group, job_rank))
 
 
-def llif(s, e, d, g, progress: Progress | None = None) -> Placement:
+def llif(s, e, d, g, progress: Progress | None = None, split: bool = True) -> Placement:
     """LLIF (Algorithm 3.1): longest loaded interval first, first fit, no migration.
 
     Theorem 4 claims LLIF ≤ 2·OPT; Observation 6 that LLIF = OPT when all
     requests share a start (or an end) time and demands are unit.
     """
-    return first_fit(s, e, d, g, llif_order(s, e, d, g), progress)
+    return first_fit(s, e, d, g, llif_order(s, e, d, g, split), progress)

@@ -170,6 +170,13 @@ class Params(StrictModel):
         title="EST order",
         description="EST sort: earliest start first (its name) or non-increasing start (Section 5.2 text)",
     )
+    llif_groups: Literal["etf_first", "no_split"] = Field(
+        default="etf_first",
+        title="LLIF line 8 groups",
+        description="Alg. 3.1 line 8: etf_first = the run's requests that started before it (ETF) first, then those "
+        "starting in it (STF), longest first in each (the paper's text); no_split = the run's requests longest "
+        "first, no groups",
+    )
     exact_max_requests: int = Field(
         default=40, ge=1, le=200, description="Largest instance the exact MILP solvers (exact, min_migration) accept", title="Largest instance for exact solvers"
     )

@@ -49,7 +49,9 @@ def _heuristic(run):
 # extra metrics)``; a name not here is a paper's order with a named fit (``<order>:<fit>``) or a plug-in.
 PLACEMENTS = {
     "opt_min_migration": _heuristic(opt_min_migration),
-    "llif": _heuristic(llif),
+    "llif": lambda cfg, pool, progress: (
+        llif(pool.s, pool.e, pool.d, pool.g, progress, split=cfg.params.llif_groups == "etf_first"), {}
+    ),
     "ffd": _heuristic(ffd),
     "est": lambda cfg, pool, progress: (
         est(pool.s, pool.e, pool.d, pool.g, progress, latest_first=cfg.params.est_order == "latest_first"), {}

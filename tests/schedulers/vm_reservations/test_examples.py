@@ -44,7 +44,7 @@ def test_example4_heuristics_need_5(alg):
     s, e, d, g = EX4
     from types import SimpleNamespace
 
-    cfg = SimpleNamespace(params=SimpleNamespace(est_order="earliest_first"))
+    cfg = SimpleNamespace(params=SimpleNamespace(est_order="earliest_first", llif_groups="etf_first"))
     pool = SimpleNamespace(s=s, e=e, d=d, g=g)
     p, _ = place(cfg, pool, alg, None)
     assert_valid_placement(p, s, e, d, g)
