@@ -6,8 +6,9 @@ apt_ensure redis-server chromium chromium-driver postgresql
 python_env
 node_env
 
-log "ruff"
+log "ruff (lint and format)"
 "$VENV/bin/ruff" check .
+"$VENV/bin/ruff" format --check .
 log "eslint and prettier (static/js)"
 npm run --silent lint
 log "pytest"

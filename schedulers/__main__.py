@@ -298,18 +298,22 @@ def cmd_claims(args: argparse.Namespace) -> int:
             where = str(Path(args.markdown).resolve().relative_to(Path.cwd().resolve()))
         except ValueError:  # outside the working directory: its name only, never a machine's path
             where = ".." + Path(args.markdown).name
-        command = "python -m schedulers claims " + " ".join(  # path-free: a cache directory is named CACHE
-            [
-                args.family,
-                *([args.preset] if args.preset else []),
-                "--scale",
-                args.scale,
-                "--markdown",
-                where.removeprefix(".."),
-                *(["--without-logs"] if args.without_logs else []),
-                *(["--compare", args.compare[0], "CACHE", args.compare[2]] if args.compare else []),
-            ]
-        ) + (f"` after the {args.compare[0]}-scale command with `--cache CACHE" if args.compare else "")
+        command = (
+            "python -m schedulers claims "
+            + " ".join(  # path-free: a cache directory is named CACHE
+                [
+                    args.family,
+                    *([args.preset] if args.preset else []),
+                    "--scale",
+                    args.scale,
+                    "--markdown",
+                    where.removeprefix(".."),
+                    *(["--without-logs"] if args.without_logs else []),
+                    *(["--compare", args.compare[0], "CACHE", args.compare[2]] if args.compare else []),
+                ]
+            )
+            + (f"` after the {args.compare[0]}-scale command with `--cache CACHE" if args.compare else "")
+        )
         other = []
         if args.compare:
             scale, cache_dir, _ = args.compare

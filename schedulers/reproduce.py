@@ -276,7 +276,9 @@ def run_claims(
     total_cpu = sum(cpu.values())
     reports = []
     for (family, name), doc in docs.items():
-        all_keys = list(dict.fromkeys(k for i in range(len(variants[(family, name)])) for k in keys[((family, name), i)]))
+        all_keys = list(
+            dict.fromkeys(k for i in range(len(variants[(family, name)])) for k in keys[((family, name), i)])
+        )
         evaluated = []
         for i, (reading, scenarios) in enumerate(variants[(family, name)]):
             pairs = list(zip(keys[((family, name), i)], scenarios, strict=True))
@@ -301,8 +303,15 @@ def run_claims(
                 "logs": logs_used(doc["scenarios"]),
                 "missing_traces": list(doc.get("missing_traces", [])),
                 "readings": [
-                    {"name": r.name, "text": r.text, "default": r.default, "why": r.why,
-                     "params": dict(r.params), "errors": errs, "verdicts": vs}
+                    {
+                        "name": r.name,
+                        "text": r.text,
+                        "default": r.default,
+                        "why": r.why,
+                        "params": dict(r.params),
+                        "errors": errs,
+                        "verdicts": vs,
+                    }
                     for r, _, errs, vs in evaluated
                     if r is not None
                 ],
@@ -377,7 +386,9 @@ def _units_section(reports: Sequence[Mapping[str, Any]]) -> list[str]:
 def _logs_line(r: Mapping[str, Any]) -> list[str]:
     out = []
     if r.get("logs"):
-        out.append("Real logs replayed (named as in the trace directories): " + ", ".join(f"`{n}`" for n in r["logs"]) + ".")
+        out.append(
+            "Real logs replayed (named as in the trace directories): " + ", ".join(f"`{n}`" for n in r["logs"]) + "."
+        )
     for m in r.get("missing_traces") or []:
         out.append(f"**Log missing, synthetic stand-in used:** {m}.")
     return ["", *out] if out else []
@@ -407,7 +418,9 @@ def _readings_section(r: Mapping[str, Any]) -> list[str]:
         return []
     lines = ["", "Readings evaluated side by side (the paper leaves these open):", ""]
     for x in readings_:
-        params = ", ".join(f"`params.{k} = {json.dumps(v)}`" for k, v in x["params"].items()) or "the scenarios as given"
+        params = (
+            ", ".join(f"`params.{k} = {json.dumps(v)}`" for k, v in x["params"].items()) or "the scenarios as given"
+        )
         lines.append(f"- **{x['name']}**" + (" (default)" if x["default"] else "") + f" ({params}): {x['text']}"
                      + (f" Default because {x['why']}" if x["default"] and x["why"] else ""))  # fmt: skip
     for x in readings_[1:]:
@@ -540,8 +553,11 @@ def markdown(reports: Sequence[Mapping[str, Any]], wall_s: float, command: str, 
         "Scale: " + ", ".join(sorted({r["scale"] for r in reports})) + ". The `small` scale is a documented "
         "reduction (each preset's description says which); a claim that holds at `paper` scale may not at "
         "`small`, and the reverse. Run `python -m schedulers claims FAMILY --scale paper` for the paper's sizes"
-        + ("; the paper-scale document is [reproduction-paper.md](reproduction-paper.md)."
-           if {r["scale"] for r in reports} == {"small"} and not other else "."),
+        + (
+            "; the paper-scale document is [reproduction-paper.md](reproduction-paper.md)."
+            if {r["scale"] for r in reports} == {"small"} and not other
+            else "."
+        ),
     ]
     alt = [(r, x) for r in reports for x in (r.get("readings") or [])[1:]]
     if alt:

@@ -108,7 +108,7 @@ def _beaten(alg: str, metric: str, rivals: tuple[str, ...] = ("keasy", "reasy"))
             best = min(others.items(), key=lambda kv: kv[1]) if others else None
             if best is not None and best[1] < mine:
                 bad.append(f"{t.short(p)} ({best[0]} {number(best[1])} vs {number(mine)})")
-        return ("lowest at every load" if not bad else "beaten at " + ", ".join(bad))
+        return "lowest at every load" if not bad else "beaten at " + ", ".join(bad)
 
     return at
 
@@ -249,8 +249,10 @@ REASY_JW_NOTE = Note(
     "do better than under EASY and its parallel jobs far worse, while on FWload REASY's parallel jobs gain "
     "(docs/backfill.md measures both with two seeds). A parallel job pinned in the background (Alg. 3, Deploy 'R') "
     "waits for every fg job above it to end, and JWload's jobs are 4.3× longer than FWload's (docs/backfill.md).",
-    {"per": lambda t: ", ".join(f"{ratio(RT, 'reasy', 'easy').at(t, p):.2f}" for p in t.points),
-     "rt": lambda t: ", ".join(f"{t.get(p, 'reasy', RT):,.0f}" for p in t.points)},
+    {
+        "per": lambda t: ", ".join(f"{ratio(RT, 'reasy', 'easy').at(t, p):.2f}" for p in t.points),
+        "rt": lambda t: ", ".join(f"{t.get(p, 'reasy', RT):,.0f}" for p in t.points),
+    },
 )
 
 
@@ -285,9 +287,15 @@ def fig8() -> dict:
                     "vs JWload {jl:.4f} at 0.3. At load 0.3 MEASY migrates about 1 job in {one_in:.0f} in both "
                     "workloads, so the two counts lie within each other's noise: seed 2013 and a 20,000-job run gave JWload fewer "
                     "(docs/backfill.md).",
-                    {k: (lambda t, w=w, x=x: MIGRATIONS_PER_JOB.at(t, t.select(f"{w} load {x}")[0]))
-                     for k, w, x in (("jh", "JWload", LOADS[-1]), ("fh", "FWload", LOADS[-1]),
-                                     ("fl", "FWload", LOADS[0]), ("jl", "JWload", LOADS[0]))}
+                    {
+                        k: (lambda t, w=w, x=x: MIGRATIONS_PER_JOB.at(t, t.select(f"{w} load {x}")[0]))
+                        for k, w, x in (
+                            ("jh", "JWload", LOADS[-1]),
+                            ("fh", "FWload", LOADS[-1]),
+                            ("fl", "FWload", LOADS[0]),
+                            ("jl", "JWload", LOADS[0]),
+                        )
+                    }
                     | {"one_in": lambda t: 1 / MIGRATIONS_PER_JOB.at(t, t.select(f"FWload load {LOADS[0]}")[0])},
                 ),
             )

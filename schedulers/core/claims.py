@@ -280,7 +280,8 @@ def less_than_at_every_point(metric: str, a: str, b: str, points: Points = None)
         bad = [p for p, x, y in rows if not x < y]
         text = f"{metric} {a} vs {b}: " + ", ".join(f"{t.short(p)} → {number(x)} vs {number(y)}" for p, x, y in rows)
         return not bad, text + (f" (not lower at {', '.join(t.short(p) for p in bad)})" if bad else "") + _within_ci(
-            t, [(p, a, b) for p in bad], metric)
+            t, [(p, a, b) for p in bad], metric
+        )
 
     return check
 
@@ -311,7 +312,8 @@ def best_at_every_point(metric: str, algorithm: str, others: Sequence[str], poin
                 bad.append((p, algorithm, best_o))
         text = f"{metric} of {algorithm}: " + ", ".join(parts)
         return not bad, text + (f" (beaten at {', '.join(t.short(p) for p, _, _ in bad)})" if bad else "") + _within_ci(
-            t, bad, metric)
+            t, bad, metric
+        )
 
     return check
 

@@ -128,7 +128,9 @@ def _rank(stat: str | None) -> Any:
         order = sorted(BASELINES, key=lambda b: x[b])
         text = " ≤ ".join(_NAMES[b] for b in order)
         same = order == ["gsa", "mm_ga", "min_min"]
-        return f"the baselines rank {text}" + (", the paper's order" if same else ", not the paper's GSA < MM-GA < Min-Min")
+        return f"the baselines rank {text}" + (
+            ", the paper's order" if same else ", not the paper's GSA < MM-GA < Min-Min"
+        )
 
     return at
 
@@ -143,15 +145,26 @@ _GA_WHY = (
 GA_NOTE = Note(
     "At {last} Min-Min, MM-GA and GSA take {mm:.2f}×, {ga:.2f}× and {gsa:.2f}× TaPRA's JCT ({reps} repetition(s) "
     "per point): {rank}" + _GA_WHY,
-    {"last": _label(-1), "mm": _r(JCT, "min_min", "tapra"), "ga": _r(JCT, "mm_ga", "tapra"),
-     "gsa": _r(JCT, "gsa", "tapra"), "reps": _reps, "rank": _rank(None)},
+    {
+        "last": _label(-1),
+        "mm": _r(JCT, "min_min", "tapra"),
+        "ga": _r(JCT, "mm_ga", "tapra"),
+        "gsa": _r(JCT, "gsa", "tapra"),
+        "reps": _reps,
+        "rank": _rank(None),
+    },
 )
 GA_NOTE_MEAN = Note(
     "Averaged over the sizes, GSA, MM-GA and Min-Min take {gsa:.2f}×, {ga:.2f}× and {mm:.2f}× TaPRA's JCT and "
     "TaPRA-fast {fast:.3f}× ({reps} repetition(s) per point): {rank}" + _GA_WHY,
-    {"gsa": over_points(ratio(JCT, "gsa", "tapra"), "mean"), "ga": over_points(ratio(JCT, "mm_ga", "tapra"), "mean"),
-     "mm": over_points(ratio(JCT, "min_min", "tapra"), "mean"),
-     "fast": over_points(ratio(JCT, "tapra_fast", "tapra"), "mean"), "reps": _reps, "rank": _rank("mean")},
+    {
+        "gsa": over_points(ratio(JCT, "gsa", "tapra"), "mean"),
+        "ga": over_points(ratio(JCT, "mm_ga", "tapra"), "mean"),
+        "mm": over_points(ratio(JCT, "min_min", "tapra"), "mean"),
+        "fast": over_points(ratio(JCT, "tapra_fast", "tapra"), "mean"),
+        "reps": _reps,
+        "rank": _rank("mean"),
+    },
 )
 
 
@@ -188,16 +201,26 @@ FAST_NOTE = Note(
     "TaPRA-fast/TaPRA ranges over {lo:.3f}-{hi:.3f} here with {reps} repetition(s) per point; one instance can "
     "differ by more than a mean over several (the paper averages 50; reproduction.md is at 1 repetition, "
     "reproduction-paper.md at 5).",
-    {"lo": over_points(ratio(JCT, "tapra_fast", "tapra"), "min"),
-     "hi": over_points(ratio(JCT, "tapra_fast", "tapra"), "max"), "reps": _reps},
+    {
+        "lo": over_points(ratio(JCT, "tapra_fast", "tapra"), "min"),
+        "hi": over_points(ratio(JCT, "tapra_fast", "tapra"), "max"),
+        "reps": _reps,
+    },
 )
 VCPU_NOTE = Note(
     "At {first} TaPRA allocates {first_ratio:.2f}× the vCPUs of the best baseline, as the paper says; at {last} the "
     "largest allocation is {spread:.3f}× the smallest (paper: about the same, read as ≤ 1.1) because the "
     "baselines' static per-server shares keep them below eq. 16's allocation (see the reading *optra*).",
-    {"first": _label(0), "last": _label(-1), "spread": at_point(spread_ratio(VCPUS, OFFLINE_ALGS), -1),
-     "first_ratio": lambda t: t.get(t.points[0], "tapra", VCPUS) / max(t.get(t.points[0], b, VCPUS) for b in BASELINES)},
+    {
+        "first": _label(0),
+        "last": _label(-1),
+        "spread": at_point(spread_ratio(VCPUS, OFFLINE_ALGS), -1),
+        "first_ratio": lambda t: (
+            t.get(t.points[0], "tapra", VCPUS) / max(t.get(t.points[0], b, VCPUS) for b in BASELINES)
+        ),
+    },
 )
+
 
 def fig4(repetitions: int = 5) -> dict[str, Any]:
     """Fig. 4: 40–200 tasks on an 8-ary FatTree (128 servers)."""
@@ -375,7 +398,9 @@ def _wait(sched: str, i: int = 0) -> Any:
 
 
 def _util(stat: Any) -> Any:
-    return lambda t: stat(t.get(t.points[i], f"{s}:{ONLINE_ALGS[i]}", "utilization") for i in (0, 1) for s in SCHEDULERS)
+    return lambda t: stat(
+        t.get(t.points[i], f"{s}:{ONLINE_ALGS[i]}", "utilization") for i in (0, 1) for s in SCHEDULERS
+    )
 
 
 def _regime(t: Table) -> str:
@@ -385,8 +410,10 @@ def _regime(t: Table) -> str:
         return (f"no scheduler makes jobs wait longer than one scheduling period on average (at most {worst:.2f} s, "
                 f"ΔT = {DELTA_T_S:.0f} s), so the order in which they serve waiting jobs, their only difference "
                 "(Sec. 6.2.3), has almost nothing to act on")  # fmt: skip
-    return (f"jobs wait up to {worst:,.0f} s on average, so the schedulers' order (their only difference, Sec. 6.2.3) "
-            "has a queue to act on")
+    return (
+        f"jobs wait up to {worst:,.0f} s on average, so the schedulers' order (their only difference, Sec. 6.2.3) "
+        "has a queue to act on"
+    )
 
 
 def _mean_ratio(num: str, den: str) -> Any:
@@ -418,8 +445,12 @@ _FIG6_NOTES = {
     "drc": Note(
         _SETTING + "With DRC SLF, FCFS and LLF take {slf:.3f}, {fcfs:.3f} and {llf:.3f}× OnTaPRA's JCT (paper 1.6, "
         "1.6, 2.7): the paper's spread is a queueing effect.",
-        _CONTEXT | {"slf": _mean_ratio("slf", "ontapra"), "fcfs": _mean_ratio("fcfs", "ontapra"),
-                    "llf": _mean_ratio("llf", "ontapra")},
+        _CONTEXT
+        | {
+            "slf": _mean_ratio("slf", "ontapra"),
+            "fcfs": _mean_ratio("fcfs", "ontapra"),
+            "llf": _mean_ratio("llf", "ontapra"),
+        },
     ),
     "ndrc": Note(
         _SETTING + "Without DRC SLF, FCFS and LLF take {slf:.3f}, {fcfs:.3f} and {llf:.3f}× OnTaPRA's JCT: these come "
@@ -427,8 +458,13 @@ _FIG6_NOTES = {
         "order. FCFS starts a job at its arrival on the capacity then left (wait {fwait_n:.2f} s), so in a busy "
         "data centre a job runs on the residual of the jobs before it; the periodic schedulers start jobs at a "
         "round, after the completions of up to ΔT.",
-        _CONTEXT | {"slf": _mean_ratio("slf-ndrc", "ontapra-ndrc"), "fcfs": _mean_ratio("fcfs-ndrc", "ontapra-ndrc"),
-                    "llf": _mean_ratio("llf-ndrc", "ontapra-ndrc"), "fwait_n": _wait("fcfs-ndrc")},
+        _CONTEXT
+        | {
+            "slf": _mean_ratio("slf-ndrc", "ontapra-ndrc"),
+            "fcfs": _mean_ratio("fcfs-ndrc", "ontapra-ndrc"),
+            "llf": _mean_ratio("llf-ndrc", "ontapra-ndrc"),
+            "fwait_n": _wait("fcfs-ndrc"),
+        },
     ),
     "off": Note(
         _SETTING + "Switching DRC off multiplies the JCT of OnTaPRA, SLF, FCFS and LLF by {o:.2f}, {s:.2f}, {f:.2f} "
@@ -441,9 +477,13 @@ _FIG6_NOTES = {
         "offline (Figs. 4-5) TaPRA-fast is within a few percent of TaPRA, so a difference of this size on one run "
         "is within the run-to-run spread, and the paper's 5 % (averaged over 10 runs) is not resolved. The speed-up "
         "is process CPU time.",
-        {"jct": lambda t: t.get(t.points[1], "ontapra:tapra_fast", ONLINE_JCT) / t.get(t.points[0], "ontapra:tapra",
-                                                                                     ONLINE_JCT),
-         "jobs": _CONTEXT["jobs"], "reps": _reps},
+        {
+            "jct": lambda t: (
+                t.get(t.points[1], "ontapra:tapra_fast", ONLINE_JCT) / t.get(t.points[0], "ontapra:tapra", ONLINE_JCT)
+            ),
+            "jobs": _CONTEXT["jobs"],
+            "reps": _reps,
+        },
     ),
 }
 

@@ -225,11 +225,15 @@ def _grow(t: Table) -> str:
     p0, p1 = t.points[0], t.points[-1]
     x = t.get(p1, "cls", EXEC) / t.get(p0, "cls", EXEC)
     if x < 1.5:
-        return (f"{x:.2f}× its time at /1 (the paper's tight runs take about 4× its loose ones): the shrunken gaps "
-                "add little contention on this workload, so there is little for the feedback to answer")
-    return (f"{x:.2f}× its time at /1 (the paper's tight runs take about 4× its loose ones): applications of up to "
-            "64 jobs arriving together saturate the federation before /100, so the contention the feedback "
-            "answers does not grow step by step")
+        return (
+            f"{x:.2f}× its time at /1 (the paper's tight runs take about 4× its loose ones): the shrunken gaps "
+            "add little contention on this workload, so there is little for the feedback to answer"
+        )
+    return (
+        f"{x:.2f}× its time at /1 (the paper's tight runs take about 4× its loose ones): applications of up to "
+        "64 jobs arriving together saturate the federation before /100, so the contention the feedback "
+        "answers does not grow step by step"
+    )
 
 
 T3_ORIGINAL = Note(
@@ -237,15 +241,21 @@ T3_ORIGINAL = Note(
     "and −8.3 %); CLS keeps {load} busy. The feedback acts only when a task finishes later than eq. 5 said, which "
     "with exact runtimes and the committed work in the slot tables happens only through contention eq. 5 does "
     "not see.",
-    {"dcls": _imp("dcls", "cls", 0), "dcmms": _imp("dcmms", "cmms", 0),
-     "load": lambda t: f"Thunder {t.get(t.points[0], 'cls', 'load_thunder'):.0%}"},
+    {
+        "dcls": _imp("dcls", "cls", 0),
+        "dcmms": _imp("dcmms", "cmms", 0),
+        "load": lambda t: f"Thunder {t.get(t.points[0], 'cls', 'load_thunder'):.0%}",
+    },
 )
 T3_GROWTH = Note(
     "The improvement goes {dcls} (DCLS) and {dcmms} (DCMMS) as the gaps shrink /1 … /100 (paper: growing to about "
     "31 % and 40 %). CLS's average execution time at /100 is {grow}. Under the reading *eq. 7 as "
     "printed* (below) the factor may go below 0.",
-    {"dcls": _each(_improvement("dcls", "cls"), "{:+.1%}"), "dcmms": _each(_improvement("dcmms", "cmms"), "{:+.1%}"),
-     "grow": _grow},
+    {
+        "dcls": _each(_improvement("dcls", "cls"), "{:+.1%}"),
+        "dcmms": _each(_improvement("dcmms", "cmms"), "{:+.1%}"),
+        "grow": _grow,
+    },
 )
 
 _AR_CONTEXT = {
@@ -268,8 +278,12 @@ _WHY_FCFS = (
 AR_NOTES = {
     "ends": Note(
         "DCLS/FCFS is {d0:.2f} at 0 % and {d1:.2f} at 100 % AR, DCMMS/FCFS {m0:.2f} and {m1:.2f}." + _WHY_FCFS,
-        {"d0": at_point(ratio(EXEC, "dcls", "fcfs"), 0), "d1": at_point(ratio(EXEC, "dcls", "fcfs"), -1),
-         "m0": at_point(ratio(EXEC, "dcmms", "fcfs"), 0), "m1": at_point(ratio(EXEC, "dcmms", "fcfs"), -1)}
+        {
+            "d0": at_point(ratio(EXEC, "dcls", "fcfs"), 0),
+            "d1": at_point(ratio(EXEC, "dcls", "fcfs"), -1),
+            "m0": at_point(ratio(EXEC, "dcmms", "fcfs"), 0),
+            "m1": at_point(ratio(EXEC, "dcmms", "fcfs"), -1),
+        }
         | _AR_CONTEXT,
     ),
     "trend": Note(
@@ -307,19 +321,25 @@ FIG_NOTES = {
         "Largest over smallest execution time across α: Thunder DCLS {td:.3f}, DCMMS {tm:.3f}; Atlas DCLS "
         "{ad:.3f}, DCMMS {am:.3f} (read as 'little' when ≤ 1.05). The paper calls this situation one where "
         "applications 'do not need to contend'; contention under FCFS here: {contention}.",
-        {"td": over_points(value("dcls", EXEC), "max/min", "thunder"),
-         "tm": over_points(value("dcmms", EXEC), "max/min", "thunder"),
-         "ad": over_points(value("dcls", EXEC), "max/min", "atlas"),
-         "am": over_points(value("dcmms", EXEC), "max/min", "atlas"), "contention": _contention()},
+        {
+            "td": over_points(value("dcls", EXEC), "max/min", "thunder"),
+            "tm": over_points(value("dcmms", EXEC), "max/min", "thunder"),
+            "ad": over_points(value("dcls", EXEC), "max/min", "atlas"),
+            "am": over_points(value("dcmms", EXEC), "max/min", "atlas"),
+            "contention": _contention(),
+        },
     ),
     "alpha_tight": Note(
         "Largest over smallest execution time across α: Thunder DCLS {td:.3f}, DCMMS {tm:.3f}; Atlas DCLS "
         "{ad:.3f}, DCMMS {am:.3f} (read as 'matters more' when above 1.05 on both logs). Contention under FCFS: "
         "{contention}.",
-        {"td": over_points(value("dcls", EXEC), "max/min", "thunder"),
-         "tm": over_points(value("dcmms", EXEC), "max/min", "thunder"),
-         "ad": over_points(value("dcls", EXEC), "max/min", "atlas"),
-         "am": over_points(value("dcmms", EXEC), "max/min", "atlas"), "contention": _contention()},
+        {
+            "td": over_points(value("dcls", EXEC), "max/min", "thunder"),
+            "tm": over_points(value("dcmms", EXEC), "max/min", "thunder"),
+            "ad": over_points(value("dcls", EXEC), "max/min", "atlas"),
+            "am": over_points(value("dcmms", EXEC), "max/min", "atlas"),
+            "contention": _contention(),
+        },
     ),
     "energy": Note(
         "Energy (kWh) with EL: FCFS {f1:,.0f}, DCLS {d1:,.0f}, DCMMS {m1:,.0f}; without EL: FCFS {f0:,.0f}, DCLS "
@@ -327,9 +347,16 @@ FIG_NOTES = {
         "does not say what placement 'without EL' is, docs/federated.md): the {rd:.1%} and {rm:.1%} of the tasks "
         "DCLS and DCMMS run off the home cloud spread over its servers and keep many of them active, while FCFS "
         "runs everything at home.",
-        {"f1": _v("fcfs", ENERGY, 1), "d1": _v("dcls", ENERGY, 1), "m1": _v("dcmms", ENERGY, 1),
-         "f0": _v("fcfs", ENERGY, 0), "d0": _v("dcls", ENERGY, 0), "m0": _v("dcmms", ENERGY, 0),
-         "rd": _v("dcls", "remote_task_share", 0), "rm": _v("dcmms", "remote_task_share", 0)},
+        {
+            "f1": _v("fcfs", ENERGY, 1),
+            "d1": _v("dcls", ENERGY, 1),
+            "m1": _v("dcmms", ENERGY, 1),
+            "f0": _v("fcfs", ENERGY, 0),
+            "d0": _v("dcls", ENERGY, 0),
+            "m0": _v("dcmms", ENERGY, 0),
+            "rd": _v("dcls", "remote_task_share", 0),
+            "rm": _v("dcmms", "remote_task_share", 0),
+        },
     ),
 }
 FI_EXACT = Note(
@@ -557,7 +584,9 @@ _FEEDBACK_READINGS = [
         {"negative_feedback": True},
     ),
 ]
-READINGS_BY_PRESET = dict.fromkeys(("table3_feedback", "fig7_time_loose", "fig8_time_tight", "feedback_inputs"), _FEEDBACK_READINGS)
+READINGS_BY_PRESET = dict.fromkeys(
+    ("table3_feedback", "fig7_time_loose", "fig8_time_tight", "feedback_inputs"), _FEEDBACK_READINGS
+)
 
 PRESETS = {
     "table3_feedback": table3,

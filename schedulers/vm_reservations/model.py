@@ -66,11 +66,17 @@ MAX_SLOT = 100_000_000
 
 class PmType(StrictModel):
     name: str = Field(min_length=1, max_length=40, description="PM type name (VM types refer to it)", title="Name")
-    cpu: float = Field(gt=0, le=100_000, title="CPU (compute units)", description="CPU capacity g in compute units (ECU)")
-    mem_gb: float = Field(default=0.0, ge=0, le=1e7, description="Memory (descriptive; only CPU is packed)", title="Memory (GB)")
+    cpu: float = Field(
+        gt=0, le=100_000, title="CPU (compute units)", description="CPU capacity g in compute units (ECU)"
+    )
+    mem_gb: float = Field(
+        default=0.0, ge=0, le=1e7, description="Memory (descriptive; only CPU is packed)", title="Memory (GB)"
+    )
     storage_gb: float = Field(default=0.0, ge=0, le=1e9, description="Storage (descriptive)", title="Storage (GB)")
     p_min_w: float = Field(ge=0, le=1e6, title="Power when idle (W)", description="Power when on and idle (Table 3)")
-    p_max_w: float = Field(ge=0, le=1e6, title="Power at full load (W)", description="Power at full CPU utilisation (Table 3)")
+    p_max_w: float = Field(
+        ge=0, le=1e6, title="Power at full load (W)", description="Power at full CPU utilisation (Table 3)"
+    )
 
 
 class VmType(StrictModel):
@@ -78,7 +84,12 @@ class VmType(StrictModel):
     cpu: float = Field(gt=0, le=100_000, description="CPU demand d in compute units (ECU)", title="CPU (compute units)")
     mem_gb: float = Field(default=0.0, ge=0, le=1e7, description="Memory (descriptive)", title="Memory (GB)")
     storage_gb: float = Field(default=0.0, ge=0, le=1e9, description="Storage (descriptive)", title="Storage (GB)")
-    pm_type: str = Field(min_length=1, max_length=40, description="Name of the PM type that hosts this VM type", title="Host machine type")
+    pm_type: str = Field(
+        min_length=1,
+        max_length=40,
+        description="Name of the PM type that hosts this VM type",
+        title="Host machine type",
+    )
 
 
 def _table3() -> list[PmType]:
@@ -104,59 +115,105 @@ def _table1() -> list[VmType]:
 
 
 class DataCenter(StrictModel):
-    slot_minutes: float = Field(default=5.0, gt=0, le=1440, description="Length of one time slot in minutes", title="Time slot (min)")
+    slot_minutes: float = Field(
+        default=5.0, gt=0, le=1440, description="Length of one time slot in minutes", title="Time slot (min)"
+    )
     pm_types: list[PmType] = Field(
-        default_factory=_table3, min_length=1, max_length=20, description="PM types (Table 3); enough PMs of each", title="Physical machine types"
+        default_factory=_table3,
+        min_length=1,
+        max_length=20,
+        description="PM types (Table 3); enough PMs of each",
+        title="Physical machine types",
     )
     vm_types: list[VmType] = Field(
-        default_factory=_table1, min_length=1, max_length=50, description="VM catalogue (Table 1, EC2)", title="VM types"
+        default_factory=_table1,
+        min_length=1,
+        max_length=50,
+        description="VM catalogue (Table 1, EC2)",
+        title="VM types",
     )
 
 
 class GeneratorWorkload(StrictModel):
     kind: Literal["generator"] = "generator"
-    n_requests: int = Field(default=1000, ge=1, le=MAX_REQUESTS, description="Number of VM reservations", title="Reservations")
+    n_requests: int = Field(
+        default=1000, ge=1, le=MAX_REQUESTS, description="Number of VM reservations", title="Reservations"
+    )
     mean_interarrival_slots: float = Field(
-        default=5.0, gt=0, le=10_000, description="Mean of the exponential inter-arrival time (Poisson arrivals)", title="Mean time between arrivals (slots)"
+        default=5.0,
+        gt=0,
+        le=10_000,
+        description="Mean of the exponential inter-arrival time (Poisson arrivals)",
+        title="Mean time between arrivals (slots)",
     )
     max_duration_slots: int = Field(
-        default=50, ge=1, le=100_000, description="Cap on a request's duration (50…800 in Figs. 5.4–5.6)", title="Longest duration (slots)"
+        default=50,
+        ge=1,
+        le=100_000,
+        description="Cap on a request's duration (50…800 in Figs. 5.4–5.6)",
+        title="Longest duration (slots)",
     )
     mean_duration_slots: float | None = Field(
         default=None,
         gt=0,
         le=1e6,
-        description="Mean of the exponential duration before truncation at the cap; empty = half the cap", title="Mean duration (slots)",
+        description="Mean of the exponential duration before truncation at the cap; empty = half the cap",
+        title="Mean duration (slots)",
     )
     vm_type_weights: list[float] | None = Field(
-        default=None, max_length=50, description="Relative frequency of each VM type; empty = uniform", title="VM type weights"
+        default=None,
+        max_length=50,
+        description="Relative frequency of each VM type; empty = uniform",
+        title="VM type weights",
     )
 
 
 class InlineJob(StrictModel):
     start: int = Field(ge=0, le=MAX_SLOT, description="First slot", title="First slot")
-    end: int = Field(ge=1, le=MAX_SLOT, description="End slot (exclusive): the VM holds slots start..end-1", title="End slot (exclusive)")
+    end: int = Field(
+        ge=1,
+        le=MAX_SLOT,
+        description="End slot (exclusive): the VM holds slots start..end-1",
+        title="End slot (exclusive)",
+    )
     vm_type: str = Field(min_length=1, max_length=40, description="VM type name", title="VM type")
 
 
 class JobsWorkload(StrictModel):
     kind: Literal["jobs"] = "jobs"
-    jobs: list[InlineJob] = Field(min_length=1, max_length=100_000, description="The reservations", title="Reservations")
+    jobs: list[InlineJob] = Field(
+        min_length=1, max_length=100_000, description="The reservations", title="Reservations"
+    )
 
 
 class TraceWorkload(StrictModel):
     kind: Literal["trace"] = "trace"
-    path: str | None = Field(default=None, max_length=1000, description="Path of an SWF file (.swf or .swf.gz)", title="Trace file on the server")
-    text: str | None = Field(default=None, max_length=50_000_000, description="SWF text (uploaded trace)", title="SWF text")
-    trace: str | None = Field(
-        default=None, max_length=71, description="A stored trace: 'sha256:' + the SHA-256 of its SWF text", title="Stored trace"
+    path: str | None = Field(
+        default=None,
+        max_length=1000,
+        description="Path of an SWF file (.swf or .swf.gz)",
+        title="Trace file on the server",
     )
-    n_requests: int = Field(default=1000, ge=1, le=MAX_REQUESTS, description="Use the first N usable jobs", title="Jobs used")
-    skip: int = Field(default=0, ge=0, le=10_000_000, description="Usable jobs to skip before taking N", title="Jobs skipped first")
+    text: str | None = Field(
+        default=None, max_length=50_000_000, description="SWF text (uploaded trace)", title="SWF text"
+    )
+    trace: str | None = Field(
+        default=None,
+        max_length=71,
+        description="A stored trace: 'sha256:' + the SHA-256 of its SWF text",
+        title="Stored trace",
+    )
+    n_requests: int = Field(
+        default=1000, ge=1, le=MAX_REQUESTS, description="Use the first N usable jobs", title="Jobs used"
+    )
+    skip: int = Field(
+        default=0, ge=0, le=10_000_000, description="Usable jobs to skip before taking N", title="Jobs skipped first"
+    )
     proc_mapping: Literal["nearest_cpu", "modulo"] = Field(
         default="nearest_cpu",
         description="Processors → VM type: the type whose CPU units are closest to the processor count "
-        "(ties to the smaller), or type number (procs − 1) mod #types", title="Processors to VM type",
+        "(ties to the smaller), or type number (procs − 1) mod #types",
+        title="Processors to VM type",
     )
 
 
@@ -164,7 +221,11 @@ Workload = Annotated[GeneratorWorkload | JobsWorkload | TraceWorkload, Field(dis
 
 
 class Params(StrictModel):
-    record_schedule: bool = Field(default=True, description="Emit per-VM segments and job records (off for huge runs)", title="Record the schedule")
+    record_schedule: bool = Field(
+        default=True,
+        description="Emit per-VM segments and job records (off for huge runs)",
+        title="Record the schedule",
+    )
     est_order: Literal["earliest_first", "latest_first"] = Field(
         default="earliest_first",
         title="EST order",
@@ -178,9 +239,15 @@ class Params(StrictModel):
         "first, no groups",
     )
     exact_max_requests: int = Field(
-        default=40, ge=1, le=200, description="Largest instance the exact MILP solvers (exact, min_migration) accept", title="Largest instance for exact solvers"
+        default=40,
+        ge=1,
+        le=200,
+        description="Largest instance the exact MILP solvers (exact, min_migration) accept",
+        title="Largest instance for exact solvers",
     )
-    exact_time_limit_s: float = Field(default=30.0, gt=0, le=600, description="HiGHS time limit per pool", title="Exact solver time limit (s)")
+    exact_time_limit_s: float = Field(
+        default=30.0, gt=0, le=600, description="HiGHS time limit per pool", title="Exact solver time limit (s)"
+    )
 
 
 class Scenario(ScenarioBase):

@@ -126,6 +126,7 @@ ORDER_NOTES = {"fig5_4": _order_note(ENERGY), "fig5_5": _order_note("power_on_ti
 
 ORDER_CLAIM = "EST ≥ FFD > LLIF > OPT in {what} in every case."
 
+
 def _each(q: Any, fmt: str = "{:.1%}") -> Any:
     return lambda t: ", ".join(fmt.format(q.at(t, p)) for p in t.points)
 
@@ -137,13 +138,18 @@ SAVING_NOTE = Note(
     "so a mean saving of 5 % over FFD is {reach} for any placement on these instances. Where LLIF and FFD differ, "
     "component by component, is traced by bench/vm_reservations_llif_vs_ffd.py (docs/vm_reservations.md); the "
     "reading *no split* (below) changes Alg. 3.1 line 8 only.",
-    {"llif": over_points(reduction(ENERGY, "llif", "ffd"), "mean"),
-     "mffde": over_points(reduction(ENERGY, "mffde", "ffd"), "mean"),
-     "per": _each(reduction(ENERGY, "llif", "ffd"), "{:+.2%}"),
-     "opt": _each(reduction(ENERGY, OPT, "ffd")),
-     "optmean": over_points(reduction(ENERGY, OPT, "ffd"), "mean"),
-     "reach": lambda t: "out of reach" if mean(reduction(ENERGY, OPT, "ffd").at(t, p) for p in t.points) < 0.05
-     else "within the bound"},
+    {
+        "llif": over_points(reduction(ENERGY, "llif", "ffd"), "mean"),
+        "mffde": over_points(reduction(ENERGY, "mffde", "ffd"), "mean"),
+        "per": _each(reduction(ENERGY, "llif", "ffd"), "{:+.2%}"),
+        "opt": _each(reduction(ENERGY, OPT, "ffd")),
+        "optmean": over_points(reduction(ENERGY, OPT, "ffd"), "mean"),
+        "reach": lambda t: (
+            "out of reach"
+            if mean(reduction(ENERGY, OPT, "ffd").at(t, p) for p in t.points) < 0.05
+            else "within the bound"
+        ),
+    },
 )
 
 
@@ -211,8 +217,10 @@ MIGRATION_NOTE = Note(
     "drops; on small instances `min_migration` (the exact two-stage MILP, docs/vm_reservations.md) computes the "
     "fewest migrations at that power-on time and OPT-Min-Migration's sweep is sometimes above it, never below. "
     "The paper does not say how it got so few.",
-    {"counts": _each(value(OPT, "migrations"), "{:g}"),
-     "reps": lambda t: int(t.config(t.points[0]).get("repetitions", 1))},
+    {
+        "counts": _each(value(OPT, "migrations"), "{:g}"),
+        "reps": lambda t: int(t.config(t.points[0]).get("repetitions", 1)),
+    },
 )
 
 

@@ -50,11 +50,13 @@ def _heuristic(run):
 PLACEMENTS = {
     "opt_min_migration": _heuristic(opt_min_migration),
     "llif": lambda cfg, pool, progress: (
-        llif(pool.s, pool.e, pool.d, pool.g, progress, split=cfg.params.llif_groups == "etf_first"), {}
+        llif(pool.s, pool.e, pool.d, pool.g, progress, split=cfg.params.llif_groups == "etf_first"),
+        {},
     ),
     "ffd": _heuristic(ffd),
     "est": lambda cfg, pool, progress: (
-        est(pool.s, pool.e, pool.d, pool.g, progress, latest_first=cfg.params.est_order == "latest_first"), {}
+        est(pool.s, pool.e, pool.d, pool.g, progress, latest_first=cfg.params.est_order == "latest_first"),
+        {},
     ),
     "mffde": _heuristic(mffde),
     "exact": _exact,

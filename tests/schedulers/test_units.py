@@ -71,8 +71,10 @@ def test_claims_units_merge_to_the_whole_runs_summary():
     assert len(done) == len(schedulers.units(scenario))
     summary, error = merged["k"]
     assert error == ""
-    whole = {alg: {k: {x: v[x] for x in ("mean", "ci", "n")} for k, v in m.items()}
-             for alg, m in schedulers.run(scenario)["summary"].items()}  # the means and their CIs (claims name them)
+    whole = {
+        alg: {k: {x: v[x] for x in ("mean", "ci", "n")} for k, v in m.items()}
+        for alg, m in schedulers.run(scenario)["summary"].items()
+    }  # the means and their CIs (claims name them)
     assert without_timing(summary) == without_timing(whole)
 
 
