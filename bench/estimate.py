@@ -1,4 +1,4 @@
-"""Benchmark: calibrating ``schedulers.estimate`` (issue #23 item 5) — measured vs estimated.
+"""Benchmark: calibrating ``schedulers.estimate`` — measured vs estimated.
 
     .venv/bin/python bench/estimate.py [--family backfill] [--quick] [--indexes]
 

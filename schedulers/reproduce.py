@@ -361,7 +361,7 @@ def _longest(report: Mapping[str, Any]) -> str:
             f"the longest {name} {alg} rep {rep}: {cpu:.1f} s")  # fmt: skip
 
 
-UNIT_TARGET_S = 120.0  # issue #26: no unit of `claims all --scale paper` above this many CPU seconds
+UNIT_TARGET_S = 120.0  # no unit of `claims all --scale paper` above this many CPU seconds
 
 
 def _units_section(reports: Sequence[Mapping[str, Any]]) -> list[str]:

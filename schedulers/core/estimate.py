@@ -1,4 +1,4 @@
-"""What a scenario will cost a worker: peak memory and CPU time, estimated in milliseconds (issue #23).
+"""What a scenario will cost a worker: peak memory and CPU time, estimated in milliseconds.
 
 A run does ``repetitions × algorithms`` simulations in one process (``schedulers.run``) and keeps
 every one's result — schedule segments, job records, series — until the whole document is stored

@@ -184,7 +184,7 @@ def _scenario(name: str, workload: dict, algorithms: list[str], alpha: float = 0
 
 
 # Notes beside the verdicts: every number is a field of the run the note is printed beside. What the runs
-# measured before the eq. 6 fix and the committed-work slot tables (issue #26), and on the first 20,000
+# measured before the eq. 6 fix and the committed-work slot tables, and on the first 20,000
 # Thunder jobs, is history kept in docs/federated.md, not quoted here.
 
 

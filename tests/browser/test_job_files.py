@@ -1,4 +1,4 @@
-"""The per-job charts' file links (issue #25) on the run and study pages follow the selectors: point, measure,
+"""The per-job charts' file links on the run and study pages follow the selectors: point, measure,
 repetition, scale and the pixel rows the page counted outliers in; the files they fetch carry the page's caption.
 Screenshots of each section land in the screens folder (tests/browser/conftest.py: ``screens_dir``)."""
 

@@ -1,4 +1,4 @@
-"""At a phone's 390 px nothing scrolls sideways except a table inside its own scroll box (issue #25)."""
+"""At a phone's 390 px nothing scrolls sideways except a table inside its own scroll box."""
 
 import pytest
 

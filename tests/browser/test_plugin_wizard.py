@@ -1,4 +1,4 @@
-"""Bring your own scheduler in the browser (issue #27): the example package, built and installed by pip,
+"""Bring your own scheduler in the browser: the example package, built and installed by pip,
 is seen by the web server and a restarted worker; the wizard offers its algorithm marked as a plug-in, and
 a run of it beside EASY shows its results and names it on the reproducibility stamp."""
 

@@ -1,4 +1,4 @@
-"""A study's chart fills in as its runs finish (issue #25): no empty chart area until the end, no reload per
+"""A study's chart fills in as its runs finish: no empty chart area until the end, no reload per
 run; the figure's SVG/PDF links follow the metric shown."""
 
 import pytest

@@ -1,4 +1,4 @@
-"""Time on every chart of the result, diff and study pages, read in Chromium (issue #24, item 5).
+"""Time on every chart of the result, diff and study pages, read in Chromium.
 
 Every time chart of a page (series, DVFS strips, Gantts) has one time axis: ticks in s, min, h or
 d by the span, never a raw number of seconds above 10⁴, and one plot area: the same left and right

@@ -1,4 +1,4 @@
-"""One way to pick a trace (issue #25): the wizard lists the traces the user may use (their uploads and the
+"""One way to pick a trace: the wizard lists the traces the user may use (their uploads and the
 imported logs: name, jobs, machine, span, size), searchable, with the upload beside it; no hand-typed
 ``sha256:`` reference, pasted text or server path; choosing a trace offers its machine as the data centre
 size; a refused upload keeps the other fields and shows its error, with the line, at the trace; families

@@ -1,4 +1,4 @@
-"""The wizard's labels are written for people (issue #25): every field, section and table column of every
+"""The wizard's labels are written for people: every field, section and table column of every
 family reads as a title from the schema, never a JSON key or a class name; a choice of model shows its group."""
 
 import re
@@ -11,7 +11,7 @@ from tests.browser.test_run_flow import _login
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 FAMILIES = [f for f in schedulers.all_families() if f != "toy"]
-# What users saw before (issue #25): auto-generated names and class names.
+# What users saw before: auto-generated names and class names.
 SEEN_BEFORE = ["Max Estimate S", "Duration H", "Sa T0", "Mem Gb", "P Active W", "N Jobs", "Cpu Usage Min",
                "DatacenterModel", "FeitelsonParams"]  # fmt: skip
 CLASS_NAME = re.compile(r"^[A-Z][a-z]+[A-Z]\w*$")
