@@ -73,8 +73,8 @@ def vm_reservations(reps: int, n: int) -> None:
 
 def federated(reps: int, apps: int) -> None:
     from schedulers.federated import example
+    from schedulers.federated.output import build_output
     from schedulers.federated.policy import CloudChoice
-    from schedulers.federated.report import build_output
     from schedulers.federated.simulator import Simulation
 
     scenario = example() | {"algorithms": ["cls"]}

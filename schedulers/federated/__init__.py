@@ -15,8 +15,8 @@ import numpy as np
 
 from schedulers.federated.checks import check
 from schedulers.federated.model import ALGORITHMS, FederatedScenario
+from schedulers.federated.output import METRICS, SUMMARY_METRICS, build_output
 from schedulers.federated.presets import PRESETS
-from schedulers.federated.report import METRICS, SUMMARY_METRICS, build_output
 from schedulers.registry import Family, RunOutput, register
 
 if TYPE_CHECKING:

@@ -47,8 +47,8 @@ from schedulers.core.sim import EventQueue
 from schedulers.federated.allocate import assign_app
 from schedulers.federated.mapping import energy_aware, striping
 from schedulers.federated.model import FederatedScenario
+from schedulers.federated.output import ENDED
 from schedulers.federated.planner import EXACT_COMMITTED, EXACT_QUEUE, Planner
-from schedulers.federated.report import ENDED
 from schedulers.federated.workloads import Instance
 
 __all__ = ["Simulation", "choose_victims"]

@@ -7,8 +7,8 @@ import pytest
 
 from schedulers.federated.cls import est_lst, priority_list
 from schedulers.federated.mapping import energy_aware, striping
+from schedulers.federated.output import build_output
 from schedulers.federated.planner import Frontier, Planner, feedback_factor
-from schedulers.federated.report import build_output
 
 from .helpers import simulate, stints
 
