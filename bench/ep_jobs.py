@@ -22,9 +22,9 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import schedulers
+from schedulers.ep_jobs.instance import Instance, fattree_platform
 from schedulers.ep_jobs.lp import solve_relax_lp
 from schedulers.ep_jobs.minmin import min_min
-from schedulers.ep_jobs.model import Instance, fattree_platform
 from schedulers.ep_jobs.tapra import tapra, tapra_fast
 
 

@@ -16,9 +16,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from schedulers.core.metrics import Metric
-from schedulers.ep_jobs.model import Instance, Platform
+from schedulers.ep_jobs.instance import Instance, Platform
+from schedulers.ep_jobs.model import ALGORITHMS, EpJobsScenario, check
 from schedulers.ep_jobs.presets import PRESETS
-from schedulers.ep_jobs.scenario import ALGORITHMS, EpJobsScenario, check
 from schedulers.registry import Family, RunOutput, register
 
 if TYPE_CHECKING:

@@ -25,8 +25,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from schedulers.core.lazy import lazy
+from schedulers.ep_jobs.instance import Instance
 from schedulers.ep_jobs.minmin import min_min_placement
-from schedulers.ep_jobs.model import Instance
 from schedulers.ep_jobs.tapra import Schedule, finish, rec
 
 __all__ = ["GaParams", "fitness", "gsa", "mm_ga"]

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from schedulers.core.lazy import lazy
-from schedulers.ep_jobs.model import Instance
+from schedulers.ep_jobs.instance import Instance
 
 sp, optimize = lazy("scipy.sparse"), lazy("scipy.optimize")
 

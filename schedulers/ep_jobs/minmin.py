@@ -24,7 +24,7 @@ import heapq
 
 import numpy as np
 
-from schedulers.ep_jobs.model import RTOL, Instance
+from schedulers.ep_jobs.instance import RTOL, Instance
 from schedulers.ep_jobs.tapra import Schedule, finish, rec
 
 __all__ = ["min_min", "min_min_placement"]

@@ -1,267 +1,348 @@
-"""The single-job model of Shi, Zhang & Robertazzi (Section 3) and the OptRA closed form (Section 4.1).
+"""The ``ep_jobs`` scenario: data centre, workload and parameters, with defaults and limits.
 
-A *platform* is the data centre as one job sees it: ``M`` servers and ``R`` resource
-availability constraints ``Σ_j A_kj c_sj ≤ B_k`` (eq. 4), stored as a sparse ``R × M``
-matrix. An :class:`Instance` is a platform plus one job: task loads ``Load_i``, the
-efficiency matrix ``λ_ij`` (eq. 1), the VM power constants ``α_i`` (eq. 7) and the energy
-limit ``E_MAX`` (eq. 9). A placement is an int array ``server[i]``.
-
-Key identity used everywhere (eq. 16): with the equivalent loads ``L_i = Load_i/λ_{i,s_i}``
-(eq. 15) and the constraint sums ``S_k = Σ_i A_{k,s_i} L_i``, OptRA gives task ``i`` the
-allocation ``c_i = L_i / max_{k ∈ R_i} S_k/B_k`` so its time is ``et_i = max_{k∈R_i} S_k/B_k``
-and ``JCT = max_k S_k/B_k``. Moving one task changes ``S`` only on the constraints of its
-old and new server, which :func:`move_times` evaluates for every destination at once.
-
-Readings where the paper is silent:
-
-* Every server carries its own capacity constraint ``c_sj ≤ C_sj`` (β = 1) in addition to
-  the pod/rack/DC constraints of eqs. 57–58, so no allocation ever exceeds a server.
-* If ``E_MAX`` is below the least energy any placement can reach
-  (``E_min = Σ α_i Load_i / max_j λ_ij``; the paper assumes ``E_min = Σ Load_i``, which
-  only holds when some λ equals 1), every algorithm and the LP use ``max(E_MAX, E_min)``;
-  the metric ``energy_limit_met`` reports whether the requested limit was met.
+Offline workloads (``generator``, ``job``) schedule one job (Section 6.1) with the offline
+algorithms; online workloads (``online_generator``, ``online_jobs``) simulate arriving jobs
+(Section 6.2) with ``<scheduler>[-ndrc]:<algorithm>`` combinations.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from typing import Annotated, Literal
 
-import numpy as np
+from pydantic import Field
 
-from schedulers.core.lazy import lazy
+from schedulers.core.validation import ScenarioBase, ScenarioError, StrictModel
 
-sp = lazy("scipy.sparse")
+__all__ = ["ALGORITHMS", "OFFLINE", "ONLINE", "EpJobsScenario", "check"]
 
-__all__ = [
-    "Instance",
-    "Platform",
-    "apply_move",
-    "energy",
-    "fattree_platform",
-    "move_times",
-    "optra",
-    "ratios",
-    "static_shares",
-    "static_view",
-]
+# limits that keep the largest allowed run to minutes on one core
+MAX_TASK_SERVER_PAIRS = 200_000
+MAX_GA_WORK = 5e9
 
-# relative tolerance for "equal JCT" and "within the energy limit" comparisons
-RTOL = 1e-9
-
-
-@dataclass
-class Platform:
-    """Servers and availability constraints (eq. 4) with precomputed sparse views."""
-
-    capacity: np.ndarray  # (M,) C_sj, vCPUs
-    A: sp.csr_matrix  # (R, M) coefficients A_jk (transposed: one row per constraint)
-    B: np.ndarray  # (R,) bounds B_k
-    servers: list[str]
-    constraint_names: list[str]
-    fraction: np.ndarray = field(default=None)  # (R,) B_k / Σ_j A_kj C_sj, used online
-
-    def __post_init__(self) -> None:
-        self.A = sp.csr_matrix(self.A, dtype=float)
-        self.A.sum_duplicates()
-        self.A.eliminate_zeros()
-        self.B = np.asarray(self.B, dtype=float)
-        self.capacity = np.asarray(self.capacity, dtype=float)
-        at = self.A.T.tocsr()
-        at.sort_indices()
-        self.AT = at
-        self.nnz_con = at.indices.astype(np.intp)
-        self.nnz_server = np.repeat(np.arange(at.shape[0]), np.diff(at.indptr))
-        self.nnz_w = at.data / self.B[self.nnz_con]
-        self.deg = np.diff(at.indptr)
-        # dense (M, R) copy of A_kj / B_k for the movement evaluation when it is small
-        m, r = at.shape
-        self.w_dense = (at.multiply(1.0 / self.B[None, :])).toarray() if m * r <= 4_000_000 else None
-        if self.fraction is None:
-            full = self.A @ self.capacity
-            self.fraction = np.divide(self.B, full, out=np.ones_like(self.B), where=full > 0)
-
-    @property
-    def n_servers(self) -> int:
-        return int(self.A.shape[1])
-
-    def subset(self, keep: np.ndarray, bounds: np.ndarray) -> Platform:
-        """The platform restricted to servers ``keep`` with new bounds (online scheduling)."""
-        rows = np.asarray(bounds > 0)
-        a = self.A[:, keep]
-        live = rows & (np.diff(a.indptr) > 0)
-        return Platform(
-            capacity=self.capacity[keep],
-            A=a[live],
-            B=bounds[live],
-            servers=[self.servers[j] for j in keep],
-            constraint_names=[n for n, ok in zip(self.constraint_names, live, strict=True) if ok],
-            fraction=self.fraction[live],
-        )
+OFFLINE = {
+    "tapra": "TaPRA (Alg. 1): SJS-Relax-LP, argmax rounding, OptRA, REC, local search",
+    "tapra_fast": "TaPRA-fast (Sec. 4.3.1): most efficient server per task, then local search",
+    "min_min": "Min-Min baseline with REC",
+    "mm_ga": "MM-GA: genetic algorithm seeded with Min-Min, with REC",
+    "gsa": "GSA: genetic algorithm with simulated annealing on offspring, with REC",
+}
+SCHEDULERS = {
+    "ontapra": "OnTaPRA (Alg. 3): periodic SJF with the MAR test (Alg. 4)",
+    "fcfs": "FCFS: waiting jobs in arrival order, on every arrival and task completion",
+    "slf": "SLF: periodic, smallest total load first",
+    "llf": "LLF: periodic, largest total load first",
+}
+ONLINE = {
+    f"{s}{d}:{a}": f"{SCHEDULERS[s]}, DRC {'off' if d else 'on'}, per-job algorithm {a}"
+    for s in SCHEDULERS
+    for d in ("", "-ndrc")
+    for a in OFFLINE
+}
+ALGORITHMS = {**OFFLINE, **ONLINE}
+AlgorithmName = Literal[tuple(ALGORITHMS)]  # type: ignore[valid-type]
 
 
-@dataclass
-class Instance:
-    """One job on one platform (Section 3.1)."""
-
-    platform: Platform
-    loads: np.ndarray  # (N,)
-    lam: np.ndarray  # (N, M) efficiencies λ_ij in (0, 1]
-    alpha: np.ndarray  # (N,) VM power constants α
-    e_max: float  # requested energy limit E_MAX (eq. 9)
-    job: str = "0"
-
-    def __post_init__(self) -> None:
-        self.loads = np.asarray(self.loads, dtype=float)
-        self.lam = np.asarray(self.lam, dtype=float)
-        self.alpha = np.broadcast_to(np.asarray(self.alpha, dtype=float), self.loads.shape).copy()
-        self.leq = self.loads[:, None] / self.lam  # equivalent loads L_ij (eq. 15)
-        self.ecost = self.alpha[:, None] * self.leq  # energy of task i on server j (eq. 8)
-        self.e_min = float(self.ecost.min(axis=1).sum())
-        self.e_limit = max(float(self.e_max), self.e_min)
-
-    @property
-    def n_tasks(self) -> int:
-        return int(self.loads.size)
+class Constraint(StrictModel):
+    servers: list[int] = Field(
+        min_length=1, max_length=5000, description="Indices of the servers it covers", title="Servers covered"
+    )
+    coefficients: list[float] | None = Field(
+        default=None, description="A_jk per listed server (default 1 each)", title="Weight per server"
+    )
+    bound: float = Field(
+        gt=0, le=1e9, description="B_k: total vCPUs the job may hold on these servers", title="Most vCPUs on them"
+    )
 
 
-def ratios(inst: Instance, server: np.ndarray) -> np.ndarray:
-    """``S_k / B_k`` for every constraint k under placement ``server``."""
-    plat = inst.platform
-    w = np.bincount(server, weights=inst.leq[np.arange(server.size), server], minlength=plat.n_servers)
-    # S = A·w through the per-nonzero arrays: cheaper than a scipy product for small instances
-    return np.bincount(plat.nnz_con, weights=plat.nnz_w * w[plat.nnz_server], minlength=plat.B.size)
+class FatTree(StrictModel):
+    kind: Literal["fattree"] = "fattree"
+    pods: int = Field(
+        default=8, ge=2, le=16, description="y of a y-ary FatTree (even): y³/4 servers", title="Pods (FatTree arity)"
+    )
+    capacity_low: float = Field(
+        default=0.0, ge=0, le=1000, description="Server vCPUs drawn from U(low, high]", title="Server vCPUs, lowest"
+    )
+    capacity_high: float = Field(
+        default=10.0, gt=0, le=1000, description="Server vCPUs drawn from U(low, high]", title="Server vCPUs, highest"
+    )
+    beta_rack: float = Field(
+        default=0.3, gt=0, le=1, description="β_rack of eq. 58", title="Share of a rack one job may hold"
+    )
+    beta_pod: float = Field(
+        default=0.2, gt=0, le=1, description="β_pod of eq. 58", title="Share of a pod one job may hold"
+    )
+    beta_dc: float = Field(
+        default=0.2, gt=0, le=1, description="β_DC of eq. 58", title="Share of the data centre one job may hold"
+    )
 
 
-def apply_move(inst: Instance, r: np.ndarray, task: int, src: int, dst: int) -> None:
-    """Update ``r = S/B`` in place for task ``task`` moving from server ``src`` to ``dst``."""
-    plat = inst.platform
-    lo, hi = plat.AT.indptr[src], plat.AT.indptr[src + 1]
-    r[plat.nnz_con[lo:hi]] -= inst.leq[task, src] * plat.nnz_w[lo:hi]
-    lo, hi = plat.AT.indptr[dst], plat.AT.indptr[dst + 1]
-    r[plat.nnz_con[lo:hi]] += inst.leq[task, dst] * plat.nnz_w[lo:hi]
+class Servers(StrictModel):
+    kind: Literal["servers"]
+    capacities: list[float] = Field(
+        min_length=1, max_length=5000, description="C_sj of each server (vCPUs)", title="Server vCPUs"
+    )
+    constraints: list[Constraint] = Field(
+        default_factory=list,
+        max_length=10000,
+        description="Availability constraints (eq. 4) beyond per-server",
+        title="Availability constraints",
+    )
 
 
-def _server_times(plat: Platform, r: np.ndarray) -> np.ndarray:
-    """``max_{k ∋ j} r_k`` per server j (every server has at least one constraint)."""
-    return np.maximum.reduceat(r[plat.nnz_con], plat.AT.indptr[:-1])
+Datacenter = Annotated[FatTree | Servers, Field(discriminator="kind")]
 
 
-def optra(inst: Instance, server: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
-    """OptRA analytical solution, eq. 16: returns ``(c, et, JCT)`` for a fixed placement.
-
-    ``c_i = min_{k∈R_i} L_i B_k / Σ_j P_jk L_j``; Theorem 1 proves it optimal. Vectorised as
-    ``et_i = max_{k∈R_i} S_k/B_k`` and ``c_i = L_i / et_i``.
-    """
-    server = np.asarray(server, dtype=np.intp)
-    r = ratios(inst, server)
-    et = _server_times(inst.platform, r)[server]
-    c = inst.leq[np.arange(server.size), server] / et
-    return c, et, float(r.max()) if r.size else 0.0
-
-
-def static_shares(plat: Platform) -> np.ndarray:
-    """Fixed vCPUs per server: ``C_sj · min_{k ∋ j} B_k / Σ_j' A_kj' C_sj'``.
-
-    Every server gets the same fraction of its capacity as every constraint it is
-    in allows when all servers draw their share at once, so the shares meet eq. 4
-    whatever the placement — a *static* allocation, decided before tasks are placed.
-    """
-    full = plat.A @ plat.capacity
-    theta = np.divide(plat.B, full, out=np.ones_like(plat.B), where=full > 0)
-    return plat.capacity * np.minimum.reduceat(theta[plat.nnz_con], plat.AT.indptr[:-1])
+class _Draws(StrictModel):
+    eff_low: float = Field(default=0.1, gt=0, le=1, description="λ_ij drawn from U[low, 1]", title="Lowest efficiency")
+    alpha: float = Field(
+        default=1.0,
+        gt=0,
+        le=1000,
+        description="VM power constant α of eq. 7 (W per vCPU: P = α·c)",
+        title="VM power per vCPU (W)",
+    )
+    emax_low: float = Field(
+        default=1.0, ge=0, le=100, description="E_MAX ~ U[low, high] × α·total load", title="Deadline factor, lowest"
+    )
+    emax_high: float = Field(
+        default=1.1, ge=0, le=100, description="E_MAX ~ U[low, high] × α·total load", title="Deadline factor, highest"
+    )
 
 
-def static_view(inst: Instance) -> Instance:
-    """The job on its platform with static per-server shares (the baselines' allocation).
-
-    Section 2 of the paper: the baselines' approaches [10], [11] "consider the
-    computing resources allocated to each task as static"; Sec. 6.1.4 credits TaPRA's
-    advantage to eq. 16, which it uses "to optimally allocate resource for any given
-    task placement plan". Reading: a baseline's server offers a fixed share
-    (:func:`static_shares`), split among the tasks placed there in proportion to
-    their equivalent loads (so they end together). That is OptRA on a platform with
-    one constraint per server, ``c_sj ≤ share_j``, so every algorithm runs unchanged
-    on the returned instance and reports that allocation.
-    """
-    plat = inst.platform
-    m = plat.n_servers
-    shares = static_shares(plat)
-    static = Platform(
-        capacity=plat.capacity, A=sp.identity(m, format="csr"), B=shares,
-        servers=plat.servers, constraint_names=list(plat.servers),
-    )  # fmt: skip
-    return Instance(static, inst.loads, inst.lam, inst.alpha, inst.e_max, inst.job)
+class OfflineGenerator(_Draws):
+    kind: Literal["generator"] = "generator"
+    tasks: int = Field(default=100, ge=1, le=2000, description="Tasks in the job (Sec. 6.1.1)", title="Tasks")
+    load_high: float = Field(
+        default=3600.0, gt=0, le=1e7, description="Task loads ~ U(0, high] s", title="Largest task load (s)"
+    )
 
 
-def energy(inst: Instance, server: np.ndarray) -> float:
-    """Total job energy, eq. 9: ``Σ α_i Load_i / λ_{i,s_i}``."""
-    return float(inst.ecost[np.arange(server.size), server].sum())
+class Task(StrictModel):
+    load: float = Field(gt=0, le=1e9, description="Load_i: seconds on one unit-efficiency vCPU", title="Load (s)")
+    efficiency: list[float] | None = Field(
+        default=None, description="λ_ij per server (drawn if absent)", title="Efficiency per server"
+    )
 
 
-def move_times(inst: Instance, server: np.ndarray, r: np.ndarray, tasks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Effect of moving each task of ``tasks`` to every server (the issue's "cheap movement").
+class InlineJob(_Draws):
+    kind: Literal["job"]
+    tasks: list[Task] = Field(min_length=1, max_length=2000, description="The job's tasks", title="Tasks")
+    e_max: float | None = Field(
+        default=None, gt=0, description="E_MAX (drawn as in the generator if absent)", title="Deadline (s)"
+    )
 
-    Returns ``(et_new, rest)``, both indexed by task: ``et_new[t, b]`` is the new time of task
-    ``tasks[t]`` if it moves to server b and ``rest[t]`` the JCT of all the other tasks once it
-    has left. The JCT after the move is ``max(rest, et_new)``; ``et_new[t, s_t]`` is its current
-    time. Cost O(len(tasks) · nnz(A)).
-    """
-    plat = inst.platform
-    tasks = np.asarray(tasks, dtype=np.intp)
-    n = tasks.size
-    src = server[tasks]
-    la = inst.leq[tasks, src]
-    if plat.w_dense is not None:
-        rp = r[None, :] - la[:, None] * plat.w_dense[src]
+
+class OnlineGenerator(_Draws):
+    kind: Literal["online_generator"]
+    arrival_rate: float = Field(
+        default=0.15, gt=0, le=100, description="Poisson arrivals per second (μ)", title="Arrivals per second"
+    )
+    arrival_end_s: float = Field(
+        default=3600.0, gt=0, le=1e6, description="No arrivals after this time", title="Last arrival by (s)"
+    )
+    task_count_scale: float = Field(
+        default=2.0,
+        gt=0,
+        le=1000,
+        description="Weibull scale of the task count (1/A with A = 0.5, Leemis)",
+        title="Task count, Weibull scale",
+    )
+    task_count_shape: float = Field(
+        default=0.8, gt=0, le=10, description="Weibull shape of the task count (B)", title="Task count, Weibull shape"
+    )
+    max_tasks: int = Field(default=70, ge=1, le=500, description="Task count cap", title="Most tasks per job")
+    load_high: float = Field(
+        default=1000.0, gt=0, le=1e7, description="Task loads ~ U(0, high] s", title="Largest task load (s)"
+    )
+    max_jobs: int = Field(
+        default=100000, ge=1, le=200000, description="Safety cap on generated jobs", title="Most jobs"
+    )
+
+
+class OnlineJob(StrictModel):
+    arrival: float = Field(ge=0, le=1e9, description="Arrival time (s)", title="Arrival time (s)")
+    loads: list[Annotated[float, Field(gt=0, le=1e9)]] = Field(
+        min_length=1,
+        max_length=2000,
+        description="Task loads (s): Load_i, seconds on one unit-efficiency vCPU",
+        title="Task loads (s)",
+    )
+
+
+class OnlineJobs(_Draws):
+    kind: Literal["online_jobs"]
+    jobs: list[OnlineJob] = Field(min_length=1, max_length=100000, description="Arriving jobs", title="Jobs")
+
+
+Workload = Annotated[OfflineGenerator | InlineJob | OnlineGenerator | OnlineJobs, Field(discriminator="kind")]
+
+
+class Params(StrictModel):
+    lp_form: Literal["colgen", "reduced", "literal"] = Field(
+        default="colgen",
+        description="SJS-Relax-LP formulation (all exact; colgen is fastest)",
+        title="Linear program form",
+        json_schema_extra={
+            "x-labels": {
+                "colgen": "column generation (fastest)",
+                "reduced": "reduced LP",
+                "literal": "the LP as printed",
+            }
+        },
+    )
+    compute_lp_bound: bool = Field(
+        default=True, description="Report lp_bound_s for every offline algorithm", title="Compute the lower bound"
+    )
+    max_moves: int = Field(
+        default=0, ge=0, le=10**7, description="Local-search move cap (0 = automatic)", title="Most local-search moves"
+    )
+    max_percent: float = Field(
+        default=0.1, ge=0, lt=1, description="MAR test Max_Percent (eq. 56)", title="Largest share for the MAR test (%)"
+    )
+    schedule_period_s: float = Field(
+        default=10.0, gt=0, le=1e5, description="ΔT_schedule of OnTaPRA/SLF/LLF", title="Scheduling period (s)"
+    )
+    ga_population: int = Field(
+        default=50, ge=2, le=1000, description="GA population size", title="Genetic algorithm: population"
+    )
+    ga_generations: int = Field(
+        default=100, ge=1, le=10000, description="GA generations", title="Genetic algorithm: generations"
+    )
+    ga_crossover_rate: float = Field(
+        default=0.8,
+        ge=0,
+        le=1,
+        description="One-point crossover probability",
+        title="Genetic algorithm: crossover probability",
+    )
+    ga_mutation_rate: float = Field(
+        default=0.02,
+        ge=0,
+        le=1,
+        description="Per-gene mutation probability",
+        title="Genetic algorithm: mutation probability",
+    )
+    ga_elite: int = Field(
+        default=1,
+        ge=0,
+        le=100,
+        description="Best chromosomes kept each generation",
+        title="Genetic algorithm: elite kept",
+    )
+    sa_steps: int = Field(
+        default=10,
+        ge=0,
+        le=1000,
+        description="GSA annealing steps per offspring",
+        title="Annealing steps per offspring",
+    )
+    sa_t0: float = Field(
+        default=0.05, gt=0, le=10, description="GSA initial relative temperature", title="Annealing start temperature"
+    )
+    sa_cooling: float = Field(
+        default=0.95, gt=0, le=1, description="GSA temperature factor per generation", title="Annealing cooling factor"
+    )
+    baseline_allocation: Literal["static", "optra"] = Field(
+        default="static",
+        description="Resources of Min-Min, MM-GA and GSA: fixed per-server shares (the paper's baselines, Sec. 2) "
+        "or OptRA's eq. 16 (as TaPRA)",
+        title="Resources of the baseline algorithms",
+    )
+    record_schedule: bool = Field(
+        default=True, description="Emit schedule segments (off for huge runs)", title="Record the schedule"
+    )
+
+
+class EpJobsScenario(ScenarioBase):
+    family: Literal["ep_jobs"]
+    algorithms: list[AlgorithmName] = Field(  # type: ignore[valid-type]
+        default_factory=lambda: ["tapra", "tapra_fast", "min_min"],
+        min_length=1,
+        max_length=len(ALGORITHMS),
+        description="Offline: tapra, tapra_fast, min_min, mm_ga, gsa. Online: <scheduler>[-ndrc]:<algorithm> "
+        "with scheduler ontapra, fcfs, slf or llf",
+    )
+    datacenter: Datacenter = Field(
+        default_factory=FatTree, description="A generated FatTree or explicit servers with custom constraints"
+    )
+    workload: Workload = Field(
+        default_factory=OfflineGenerator,
+        description="Offline: one job (generator or inline); online: arriving jobs (generator or inline)",
+    )
+    params: Params = Field(default_factory=Params, description="Algorithm and simulation parameters")
+
+
+def _online(cfg: EpJobsScenario) -> bool:
+    return cfg.workload.kind.startswith("online")
+
+
+def _plugins() -> dict:
+    """Installed plug-in placements (policy.py): offline per-job algorithms."""
+    from schedulers import plugins
+
+    return plugins.discover().get("ep_jobs", {})
+
+
+def check(cfg: EpJobsScenario) -> None:
+    """Cross-field checks; one :class:`ScenarioError` lists every problem."""
+    errors = []
+
+    def bad(field: str, message: str, allowed: str = "") -> None:
+        errors.append({"field": field, "message": message, "allowed": allowed})
+
+    dc, wl, prm = cfg.datacenter, cfg.workload, cfg.params
+    names = ONLINE if _online(cfg) else {**OFFLINE, **_plugins()}
+    for k, alg in enumerate(cfg.algorithms):
+        if alg not in names:
+            mode = "online" if _online(cfg) else "offline"
+            bad(f"algorithms[{k}]", f"{alg!r} is not an {mode} algorithm", "one of " + ", ".join(names))
+    if dc.kind == "fattree":
+        if dc.pods % 2:
+            bad("datacenter.pods", "a FatTree needs an even number of pods", "even, 2..16")
+        if dc.capacity_low > dc.capacity_high:
+            bad("datacenter.capacity_low", "must not exceed capacity_high", f"≤ {dc.capacity_high}")
+        m = dc.pods**3 // 4
     else:
-        lengths = plat.deg[src]
-        rows = np.repeat(np.arange(n), lengths)
-        offsets = np.arange(lengths.sum()) - np.repeat(np.cumsum(lengths) - lengths, lengths)
-        pos = np.repeat(plat.AT.indptr[src], lengths) + offsets
-        rp = np.tile(r, (n, 1))
-        rp[rows, plat.nnz_con[pos]] -= np.repeat(la, lengths) * plat.nnz_w[pos]
-    rest = rp.max(axis=1) if r.size else np.zeros(n)
-    vals = rp[:, plat.nnz_con] + inst.leq[tasks][:, plat.nnz_server] * plat.nnz_w
-    et_new = np.maximum.reduceat(vals, plat.AT.indptr[:-1], axis=1)
-    return et_new, rest
-
-
-def fattree_platform(
-    pods: int,
-    capacity: np.ndarray,
-    beta_rack: float = 0.3,
-    beta_pod: float = 0.2,
-    beta_dc: float = 0.2,
-    server_constraints: bool = True,
-) -> Platform:
-    """A y-ary FatTree (Section 6.1.1): y pods × y/2 racks × y/2 servers = y³/4 servers.
-
-    Constraints (eqs. 57–58): one per pod, per rack and for the whole DC with bound
-    β·(capacity below it), plus, by our reading, one per server with bound ``C_sj``.
-    """
-    half = pods // 2
-    m = pods * half * half
-    capacity = np.asarray(capacity, dtype=float)
-    if capacity.shape != (m,):
-        raise ValueError(f"a {pods}-ary FatTree has {m} servers, got {capacity.shape} capacities")
-    srv = np.arange(m)
-    rack = srv // half
-    pod = srv // (half * half)
-    n_racks = pods * half
-    levels = [(rack, n_racks, beta_rack, "rack"), (pod, pods, beta_pod, "pod"), (np.zeros(m, int), 1, beta_dc, "dc")]
-    if server_constraints:
-        levels.insert(0, (srv, m, 1.0, "server"))
-    rows, names, betas = [], [], []
-    offset = 0
-    for member, count, beta_level, label in levels:
-        rows.append(offset + member)
-        names += [label if label == "dc" else f"{label}{k}" for k in range(count)]
-        betas.append(np.full(count, beta_level))
-        offset += count
-    row = np.concatenate(rows)
-    col = np.tile(srv, len(levels))
-    beta = np.concatenate(betas)
-    a = sp.csr_matrix((np.ones(row.size), (row, col)), shape=(beta.size, m))
-    bound = beta * (a @ capacity)
-    servers = [f"p{p}r{r % half}s{j % half}" for j, (p, r) in enumerate(zip(pod, rack, strict=True))]
-    return Platform(capacity=capacity, A=a, B=bound, servers=servers, constraint_names=names, fraction=beta)
+        m = len(dc.capacities)
+        if min(dc.capacities) <= 0:
+            bad("datacenter.capacities", "every server needs a positive capacity", "> 0")
+        for k, con in enumerate(dc.constraints):
+            if max(con.servers) >= m or min(con.servers) < 0:
+                bad(f"datacenter.constraints[{k}].servers", "server index out of range", f"0..{m - 1}")
+            if con.coefficients is not None and (
+                len(con.coefficients) != len(con.servers) or min(con.coefficients) < 0
+            ):
+                bad(f"datacenter.constraints[{k}].coefficients", "one non-negative value per server", "≥ 0")
+    if wl.emax_low > wl.emax_high:
+        bad("workload.emax_low", "must not exceed emax_high", f"≤ {wl.emax_high}")
+    if wl.kind == "job":
+        for k, task in enumerate(wl.tasks):
+            if task.efficiency is not None and (
+                len(task.efficiency) != m or min(task.efficiency) <= 0 or max(task.efficiency) > 1
+            ):
+                bad(f"workload.tasks[{k}].efficiency", f"needs {m} values in (0, 1]", f"{m} values in (0, 1]")
+    if dc.kind == "servers" and sum(len(c.servers) for c in dc.constraints) > 100_000:
+        bad("datacenter.constraints", "too many constraint entries", "≤ 100,000 server entries in total")
+    n_tasks = {"generator": lambda: wl.tasks, "job": lambda: len(wl.tasks)}.get(wl.kind, lambda: 0)()
+    if n_tasks * m > MAX_TASK_SERVER_PAIRS:
+        bad("workload.tasks", "tasks × servers too large", f"tasks × {m} servers ≤ {MAX_TASK_SERVER_PAIRS:,}")
+    genetic = [a for a in cfg.algorithms if a.split(":")[-1] in ("mm_ga", "gsa")]
+    ga_work = prm.ga_population * prm.ga_generations * (1 + prm.sa_steps) * (max(n_tasks, 1) + 4 * m)
+    if genetic and ga_work > MAX_GA_WORK:
+        bad(
+            "params.ga_generations",
+            "GA too large for this job (population × generations × (1 + sa_steps) × (tasks + 4·servers))",
+            f"≤ {MAX_GA_WORK:,.0f}",
+        )
+    if wl.kind == "online_generator" and wl.arrival_rate * wl.arrival_end_s > wl.max_jobs:
+        bad(
+            "workload.arrival_rate",
+            f"arrival_rate × arrival_end_s = {wl.arrival_rate * wl.arrival_end_s:,.0f} expected jobs, more than max_jobs",
+            f"arrival_rate × arrival_end_s ≤ max_jobs = {wl.max_jobs:,}",
+        )
+    if wl.kind == "online_generator" and wl.max_tasks * m > 500_000:
+        bad("workload.max_tasks", "max_tasks × servers too large", f"≤ {500_000 // m}")
+    if prm.ga_elite >= prm.ga_population:
+        bad("params.ga_elite", "must be below ga_population", f"< {prm.ga_population}")
+    if errors:
+        raise ScenarioError(errors)

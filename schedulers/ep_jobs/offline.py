@@ -16,9 +16,9 @@ from schedulers.core.columns import Columns, coded, task_of
 from schedulers.core.series import exact_series, step_series
 from schedulers.core.validity import spec
 from schedulers.ep_jobs.genetic import GaParams, gsa, mm_ga
+from schedulers.ep_jobs.instance import RTOL, Instance, static_view
 from schedulers.ep_jobs.lp import solve_relax_lp
 from schedulers.ep_jobs.minmin import min_min
-from schedulers.ep_jobs.model import RTOL, Instance, static_view
 from schedulers.ep_jobs.tapra import Schedule, finish, tapra, tapra_fast
 from schedulers.registry import RunOutput
 

@@ -4,11 +4,11 @@ Paper 000 splits the per-job problem in two (Section 4): the *placement* of the 
 (TaPRA Alg. 1 phases I–III, TaPRA-fast, the baselines Min-Min, MM-GA, GSA) and the *allocation* of
 vCPUs to the placed tasks, which OptRA solves in closed form (eq. 16), optimal for any placement
 (Theorem 1). A :class:`TaskPlacement` is the first part: ``place(job) -> servers`` returns one server
-index per task (a sequence or numpy array of N ints in 0…M−1) for the :class:`~.model.Instance` ``job``
+index per task (a sequence or numpy array of N ints in 0…M−1) for the :class:`~.instance.Instance` ``job``
 (``job.loads``, ``job.lam`` λ_ij, ``job.leq`` equivalent loads L_ij (eq. 15), ``job.ecost`` energies
 (eq. 8), ``job.e_limit`` E_MAX, ``job.platform.capacity`` and its constraints A, B of eq. 4); the
 shares are OptRA's (eq. 16), so the constraints of eq. 4 hold for every placement. Helpers a placement
-may call: :func:`~.model.optra` (shares and JCT of a placement), :func:`~.model.energy` (eq. 9),
+may call: :func:`~.instance.optra` (shares and JCT of a placement), :func:`~.instance.energy` (eq. 9),
 :func:`~.tapra.rec` (Alg. 2, energy repair) and :func:`~.tapra.local_search` (Alg. 1 lines 9–18).
 
 A plug-in runs as an offline per-job algorithm (Section 6.1: one job); the online schedulers compose

@@ -41,7 +41,7 @@ from schedulers.core.columns import Columns, coded, task_of
 from schedulers.core.series import exact_series, step_series
 from schedulers.core.sim import EventQueue
 from schedulers.core.validity import spec
-from schedulers.ep_jobs.model import Instance, Platform
+from schedulers.ep_jobs.instance import Instance, Platform
 from schedulers.ep_jobs.offline import power_series, solve
 from schedulers.ep_jobs.workloads import OnlineJob
 from schedulers.registry import RunOutput

@@ -23,8 +23,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from schedulers.ep_jobs.instance import RTOL, Instance, apply_move, energy, move_times, optra, ratios
 from schedulers.ep_jobs.lp import LpSolution, solve_relax_lp
-from schedulers.ep_jobs.model import RTOL, Instance, apply_move, energy, move_times, optra, ratios
 
 __all__ = ["Schedule", "finish", "local_search", "rec", "tapra", "tapra_fast"]
 

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from schedulers.core.lazy import lazy
-from schedulers.ep_jobs.model import Instance, Platform, fattree_platform
+from schedulers.ep_jobs.instance import Instance, Platform, fattree_platform
 
 sp = lazy("scipy.sparse")
 

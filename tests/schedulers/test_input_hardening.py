@@ -19,7 +19,7 @@ import pytest
 import schedulers
 from schedulers import ScenarioError
 from schedulers.core import jsonio
-from schedulers.ep_jobs.scenario import OnlineGenerator
+from schedulers.ep_jobs.model import OnlineGenerator
 from schedulers.ep_jobs.workloads import _arrivals
 from schedulers.registry import Family, RunOutput, register, unregister
 from schedulers.result import InvalidResult

@@ -4,7 +4,7 @@ import numpy as np
 from cloudsched_example_plugins.allocation import lpt_green
 
 import schedulers
-from schedulers.ep_jobs.model import Instance, Platform, optra
+from schedulers.ep_jobs.instance import Instance, Platform, optra
 
 
 def test_the_largest_tasks_spread_over_the_servers():

@@ -3,7 +3,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from schedulers.ep_jobs.model import Instance, fattree_platform
+from schedulers.ep_jobs.instance import Instance, fattree_platform
 
 
 def random_instance(n: int, pods: int, seed: int, slack: float | None = None) -> Instance:

@@ -8,9 +8,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from schedulers.ep_jobs.genetic import GaParams, fitness, gsa, mm_ga
+from schedulers.ep_jobs.instance import RTOL, Instance, energy, optra
 from schedulers.ep_jobs.lp import solve_relax_lp
 from schedulers.ep_jobs.minmin import min_min, min_min_placement
-from schedulers.ep_jobs.model import RTOL, Instance, energy, optra
 from schedulers.ep_jobs.tapra import local_search, rec, tapra, tapra_fast
 
 from .conftest import random_instance
@@ -150,7 +150,7 @@ def _crowded_rack(n: int, pricing_energy: bool) -> Instance:
     servers 0–7 only, so its first restricted optimum is far from the full one. With
     ``pricing_energy`` the energy limit binds too (its dual y_E enters the pricing).
     """
-    from schedulers.ep_jobs.model import Platform
+    from schedulers.ep_jobs.instance import Platform
 
     m = 24
     rows = [np.eye(m)[j] for j in range(m)] + [np.r_[np.ones(8), np.zeros(16)], np.ones(m)]
@@ -197,7 +197,7 @@ def test_static_shares_and_the_baselines_allocation():
     """
     from types import SimpleNamespace
 
-    from schedulers.ep_jobs.model import Platform, static_shares, static_view
+    from schedulers.ep_jobs.instance import Platform, static_shares, static_view
     from schedulers.ep_jobs.offline import solve
 
     plat = Platform(

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.optimize import linprog
 
-from schedulers.ep_jobs.model import Instance, Platform, fattree_platform, move_times, optra, ratios
+from schedulers.ep_jobs.instance import Instance, Platform, fattree_platform, move_times, optra, ratios
 
 from .conftest import random_instance
 

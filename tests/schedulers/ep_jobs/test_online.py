@@ -11,7 +11,7 @@ import pytest
 from schedulers.core import rng as rngmod
 from schedulers.core.series import usage_by_resource
 from schedulers.ep_jobs import prepare, simulate
-from schedulers.ep_jobs.scenario import EpJobsScenario
+from schedulers.ep_jobs.model import EpJobsScenario
 
 SCHEDULERS = ["ontapra", "fcfs", "slf", "llf"]
 
