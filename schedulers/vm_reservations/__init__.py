@@ -30,7 +30,7 @@ SUMMARY_METRICS = (
     "algorithm_runtime_s",
 )
 
-# Every metric of a run (simulator._metrics), its kind and unit. Power-on time is PM-minutes summed over PMs.
+# Every metric of a run (output.metrics_of), its kind and unit. Power-on time is PM-minutes summed over PMs.
 METRICS = {
     "energy_kwh": Metric("energy", "kWh", "energy", "P_min × power-on time + (P_max − P_min) × work"),
     "lower_bound_energy_kwh": Metric("energy", "kWh", "energy lower bound", "Theorem 5"),

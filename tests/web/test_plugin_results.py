@@ -55,8 +55,8 @@ def test_the_capacity_check_runs_on_a_plugins_schedule_and_would_report_an_over_
     from schedulers.core.validity import capacity
     from schedulers.vm_reservations import workloads
     from schedulers.vm_reservations.model import Scenario as VmScenario
+    from schedulers.vm_reservations.output import schedule_of
     from schedulers.vm_reservations.policy import order_of, pack
-    from schedulers.vm_reservations.simulator import _schedule
 
     config = {"family": "vm_reservations", "algorithms": ["ffd", "pm-zero"],
               "workload": {"kind": "generator", "n_requests": 60}}  # fmt: skip
@@ -73,7 +73,7 @@ def test_the_capacity_check_runs_on_a_plugins_schedule_and_would_report_an_over_
     inst = workloads.build_instance(cfg, np.random.default_rng(1))
     placements = [pack(p.s, p.e, p.d, p.g, order_of("ffd", p.s, p.e, p.d, p.g), lambda fit: 0 if fit.peak.size else -1)
                   for p in inst.pools]  # fmt: skip
-    schedule, _ = _schedule(inst, placements, cfg.datacenter.slot_minutes)
+    schedule, _ = schedule_of(inst, placements, cfg.datacenter.slot_minutes)
     caps = {f"{pool.name}-1": pool.g / pool.scale for pool in inst.pools}
     check = capacity({"schedule": schedule, "extra": {"capacities": caps}}, {})
     assert check["status"] == "fail" and "-1: " in check["detail"]
