@@ -134,8 +134,9 @@ HEAVY_NOTE = (
     "docs/dvfs_bot.md); we kept the order that matches Table I."
 )
 _SEEDS = "seeds 2013–2017 at small scale, docs/dvfs_bot.md"
-# Issue 15: the medium-load, 50 %-urgent rows at paper scale, 10 repetitions (the preset's; bench/dvfs_bot.py
-# --breakdown A,B,U), each rejected job put in one class: ratio < 1, due after the day, or refused for load.
+# Why the medium-load, 50 %-urgent rows reject what they do, measured at paper scale over 10 repetitions (the
+# preset's; bench/dvfs_bot.py --breakdown A,B,U), each rejected job put in one class: ratio < 1, due after the
+# day, or refused for load.
 MEDIUM_50_NOTE = (
     "At paper scale over the preset's 10 repetitions (bench/dvfs_bot.py --breakdown): (8.5, 7.86) 32.9 % / 33.2 % "
     "vs the paper's 31.2 / 30.9 %, (4.25, 7.86) 34.6 % / 34.7 % vs 33.0 / 32.9 %. The gap is the rejection floor "

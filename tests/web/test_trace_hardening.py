@@ -1,4 +1,4 @@
-"""Issue #23, items 2, 3 and 7 (traces): uploads and imports stream in constant memory through the
+"""Traces: uploads and imports stream in constant memory through the
 library's bounded reader, import_trace opens only regular files and never prints a non-SWF file,
 and no answer tells one user about another's trace or the server's paths."""
 
