@@ -21,11 +21,11 @@ export default [
       "no-unused-vars": ["error", { caughtErrors: "none" }],
       "no-restricted-globals": [
         "error",
-        { name: "Chart", message: "import { Chart } from lib/chart.js (the one reader of the global)" },
+        { name: "Chart", message: "import { Chart } from lib/chart-global.js (the one reader of the global)" },
       ],
       "no-restricted-properties": [
         "error",
-        { object: "window", property: "Chart", message: "import { Chart } from lib/chart.js" },
+        { object: "window", property: "Chart", message: "import { Chart } from lib/chart-global.js" },
         { object: "window", property: "cs", message: "shared globals are gone: import from the module" },
       ],
       eqeqeq: ["error", "smart"],

@@ -3,7 +3,7 @@
 // the one spread the metrics table shows (95 % CI over repetitions, else the family's within-run CI),
 // named on the chart; the axis always spans mean ± spread so no whisker is clipped. The lower bound is an
 // extra grey bar.
-import { Chart } from "../lib/chart.js";
+import { Chart } from "../lib/chart-global.js";
 import { algorithmColor } from "../lib/colours.js";
 import { spread as formatSpread, unit as displayUnit, value as formatValue } from "../format.js";
 import { errorBars } from "./errorbars.js";

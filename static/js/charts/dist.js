@@ -3,7 +3,7 @@
 // quantiles and a box plot per algorithm × repetition (floating q1–q3 bars; whiskers, medians, means and
 // every outlier drawn by a plugin). The view lives in an element with data-jobs="dist"; its controls are
 // found by data-role, so the run page and the study page share the code.
-import { Chart } from "../lib/chart.js";
+import { Chart } from "../lib/chart-global.js";
 import { algorithmColor } from "../lib/colours.js";
 import { getJson } from "../lib/net.js";
 import { specOfUnit, unit as displayUnit, value as formatValue } from "../format.js";

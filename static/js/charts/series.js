@@ -1,7 +1,7 @@
 // The renderer of the data endpoint's kind=series: one line chart per series (power, cumulative energy,
 // busy hosts …) with a line per algorithm, exact change points or per-pixel buckets (mean line, min–max
 // band), on the page's linked time axis.
-import { Chart } from "../lib/chart.js";
+import { Chart } from "../lib/chart-global.js";
 import { algorithmColor } from "../lib/colours.js";
 import { plain, unit as displayUnit, value as formatValue } from "../format.js";
 import { timeScale, timeText } from "./time.js";

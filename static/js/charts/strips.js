@@ -5,7 +5,7 @@
 // An exact strip (every change of its window) is cut into the chart's pixel columns here, at whatever zoom
 // inside that window the chart shows; a strip sent as columns is drawn as the server cut it (stripSource asks
 // for new columns when they would be coarser than the pixels). chart.$drawn holds what was drawn, per host.
-import { Chart } from "../lib/chart.js";
+import { Chart } from "../lib/chart-global.js";
 import { getJson } from "../lib/net.js";
 import { plain } from "../format.js";
 import { gradient, scaleColour } from "./gantt/colours.js";

@@ -1,7 +1,7 @@
 // Run page header: the status poll (progress, time left, stall warning), the share link's copy
 // button, and printing (every chart redrawn at the printed size before the page is printed).
 // The run and study pages call runHeader(); no inline script anywhere (the CSP forbids it).
-import { Chart } from "../lib/chart.js";
+import { Chart } from "../lib/chart-global.js";
 
 export function runHeader() {
   const box = document.getElementById("run-status");

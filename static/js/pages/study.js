@@ -8,7 +8,7 @@ import { runHeader } from "./run-header.js";
 import { distView } from "../charts/dist.js";
 import { errorBars } from "../charts/errorbars.js";
 import { secondsPer, timeTicks } from "../charts/time.js";
-import { Chart } from "../lib/chart.js";
+import { Chart } from "../lib/chart-global.js";
 import { algorithmColor } from "../lib/colours.js";
 import * as F from "../format.js";
 

@@ -9,7 +9,7 @@
 // By concern: colours.js (what each colour means), bars.js (decoding, geometry, painting the bars),
 // occupancy.js (blocks), marks.js (events, group headings), tooltip.js, notes.js (the chart in words),
 // legend.js.
-import { Chart } from "../../lib/chart.js";
+import { Chart } from "../../lib/chart-global.js";
 import { barsPlugin, rowLabels } from "./bars.js";
 import { eventsPlugin, groupsPlugin } from "./marks.js";
 import { occupancyPlugin } from "./occupancy.js";
