@@ -56,11 +56,6 @@ class _CallerStop(BaseException):
         self.original = original
 
 
-# Exceptions that stop the whole run rather than fail one unit: the caller's limits and interruptions.
-def _stops(exc: BaseException) -> bool:
-    return isinstance(exc, (MemoryError, KeyboardInterrupt)) or is_stop(exc)
-
-
 def unit_label(family: Family, algorithm: str, repetition: int) -> str:
     """How progress and errors name a unit: ``"easy repetition 0"``, a plug-in's with its package."""
     origin = family.origins.get(algorithm, {})
@@ -257,17 +252,17 @@ def run(
 ) -> dict[str, Any]:
     """Validate and run every algorithm × repetition of ``scenario``.
 
-        ``progress(fraction, message)`` is called as work advances. Nothing runs if
-        the scenario is invalid (:class:`ScenarioError` lists every bad field). The same
-        document comes from :func:`merge` over :func:`run_unit` of every :func:`units` entry
-        (timings aside), which is how the CLI's ``claims`` and web studies spread one scenario.
+    ``progress(fraction, message)`` is called as work advances. Nothing runs if
+    the scenario is invalid (:class:`ScenarioError` lists every bad field). The same
+    document comes from :func:`merge` over :func:`run_unit` of every :func:`units` entry
+    (timings aside), which is how the CLI's ``claims`` and web studies spread one scenario.
 
-        A unit (algorithm, repetition) that raises fails alone: its :func:`failure_record` goes to the
-        document's ``failures`` and the other units' records stay (a plug-in's bug never costs the papers'
-        results). What stops the whole run instead: every unit failing (the first unit's exception is raised,
-    with the others' errors as notes), and the
-        caller's own interruptions (a :class:`~schedulers.plugins.RunLimit`, ``MemoryError``,
-        ``KeyboardInterrupt``, an exception raised by ``progress``), which pass through unchanged.
+    A unit (algorithm, repetition) that raises fails alone: its :func:`failure_record` goes to the
+    document's ``failures`` and the other units' records stay (a plug-in's bug never costs the papers'
+    results). What stops the whole run instead: every unit failing (the first unit's exception is raised,
+    with the others' errors as notes), and the caller's own interruptions (a
+    :class:`~schedulers.plugins.RunLimit`, ``MemoryError``, ``KeyboardInterrupt``, an exception raised by
+    ``progress``), which pass through unchanged.
     """
     family, cfg = validate(scenario)
     total = cfg.repetitions * len(cfg.algorithms)
@@ -278,11 +273,11 @@ def run(
     for rep in range(cfg.repetitions):
         instance = family.prepare(cfg, rngmod.stream(cfg.seed, rep, "workload"))
         for alg in cfg.algorithms:
-            done = len(runs) + len(failures)
+            done, label = len(runs) + len(failures), unit_label(family, alg, rep)
 
-            def sub(fraction: float, message: str = "", _done=done, _alg=alg, _rep=rep) -> None:
+            def sub(fraction: float, message: str = "", _done=done, _label=label) -> None:
                 try:
-                    report((_done + min(max(fraction, 0.0), 1.0)) / total, message or unit_label(family, _alg, _rep))
+                    report((_done + min(max(fraction, 0.0), 1.0)) / total, message or _label)
                 except BaseException as exc:
                     raise _CallerStop(exc) from exc
 
@@ -292,7 +287,7 @@ def run(
             except _CallerStop as stop:
                 raise stop.original from None
             except Exception as exc:
-                if _stops(exc):
+                if is_stop(exc):  # the caller's limit or interruption stops the whole run
                     raise
                 failures.append(failure_record(alg, rep, exc))
                 first = first or exc
