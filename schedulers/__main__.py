@@ -12,18 +12,15 @@ checked).
 from __future__ import annotations
 
 import argparse
-import signal
 import sys
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import schedulers
 from schedulers.core import jsonio
 from schedulers.core.validation import ScenarioError, json_type
-from schedulers.plugins import PluginError, RunLimit
+from schedulers.plugins import PluginError, RunLimit, time_limit
 from schedulers.result import InvalidResult, RunFailed
 
 PARTLY_FAILED, TIME_LIMIT = 3, 4
@@ -31,24 +28,6 @@ PARTLY_FAILED, TIME_LIMIT = 3, 4
 
 class TimeLimit(RunLimit):
     """``--time-limit`` ran out: the run's limit (it passes plug-in guards, with a note naming the plug-in)."""
-
-
-@contextmanager
-def _time_limit(seconds: float | None) -> Iterator[None]:
-    if not seconds:
-        yield
-        return
-
-    def alarm(signum: int, frame: Any) -> None:
-        raise TimeLimit(f"the run exceeded its time limit of {seconds:g} s")
-
-    previous = signal.signal(signal.SIGALRM, alarm)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
 
 
 def _failed_units(results: list[dict[str, Any]]) -> int:
@@ -108,7 +87,8 @@ def cmd_families(args: argparse.Namespace) -> None:
 def cmd_run(args: argparse.Namespace) -> int:
     doc = _load_json(args.scenario)
     report = _progress_bar() if args.progress else None
-    with _time_limit(args.time_limit):
+    limit = args.time_limit
+    with time_limit(limit, lambda: TimeLimit(f"the run exceeded its time limit of {limit:g} s")):
         if isinstance(doc, dict) and "scenarios" in doc:  # a preset study: run each scenario
             results = [_run_in_study(i, s, report) for i, s in enumerate(_study_scenarios(doc))]
             out = {"study": doc.get("name"), "claims": doc.get("claims", []), "results": results}

@@ -26,7 +26,9 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import signal
 import sys
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -35,7 +37,7 @@ from typing import Any, NoReturn
 import numpy as np
 
 __all__ = ["GROUP", "Plugin", "PluginError", "RunLimit", "broken", "connect", "discover", "guard", "index_in", "invalid",
-           "is_stop", "keys_of", "log_left_out", "lookup", "refresh", "reraise", "stop_on"]  # fmt: skip
+           "is_stop", "keys_of", "log_left_out", "lookup", "refresh", "reraise", "stop_on", "time_limit"]  # fmt: skip
 
 GROUP = "cloudsched.algorithms"
 NAME = re.compile(r"^[a-z][a-z0-9_-]{0,39}$")
@@ -53,6 +55,29 @@ def stop_on(*types: type[BaseException]) -> None:
     machinery raises its own exception (Celery's ``SoftTimeLimitExceeded``), so that a limit hit inside a
     plug-in ends the run as the run's limit, with a note naming the plug-in, never as the plug-in's failure."""
     _STOPS.extend(t for t in types if t not in _STOPS)
+
+
+@contextmanager
+def time_limit(seconds: float | None, error: Callable[[], BaseException]) -> Iterator[None]:
+    """Raise ``error()`` after ``seconds`` (SIGALRM), in the main thread only; nothing when ``seconds`` is falsy.
+
+    The caller's limit (the CLI's ``--time-limit``, the worker's soft limit): make ``error`` a :class:`RunLimit`
+    (or register its type with :func:`stop_on`) so that it passes every plug-in guard with a note naming the
+    plug-in it interrupted, and stops the whole run rather than one unit."""
+    if not seconds or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def alarm(signum: int, frame: Any) -> None:
+        raise error()
+
+    previous = signal.signal(signal.SIGALRM, alarm)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 def is_stop(exc: BaseException) -> bool:

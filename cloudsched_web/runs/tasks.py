@@ -5,7 +5,6 @@ import importlib
 import logging
 import pkgutil
 import resource
-import signal
 import socket
 import threading
 import time
@@ -23,7 +22,7 @@ import schedulers
 from cloudsched_web.runs import fanout, page
 from cloudsched_web.runs.models import Run, heartbeat_every_s, stale_after_s
 from schedulers import plugins
-from schedulers.plugins import RunLimit, stop_on
+from schedulers.plugins import RunLimit, stop_on, time_limit
 
 log = logging.getLogger(__name__)
 PROGRESS_EVERY_S = 0.5
@@ -74,27 +73,10 @@ class UnitFailed(Exception):
     """A unit of a spread run failed; its message is the run's error."""
 
 
-def _alarm(signum, frame):
-    raise RunTimeLimit()
-
-
-@contextmanager
 def _time_limit(seconds):
-    """Our own soft limit (SIGALRM in the worker process's main thread).
-
-    Celery's prefork soft limit did not fire reliably in our tests; this one does,
-    and Celery's hard limit (soft + 60 s) still kills a run that ignores it.
-    """
-    if not seconds or threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = signal.signal(signal.SIGALRM, _alarm)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+    """Our own soft limit (SIGALRM in the worker process's main thread): Celery's prefork soft limit did not fire
+    reliably in our tests; this one does, and Celery's hard limit (soft + 60 s) still kills a run that ignores it."""
+    return time_limit(seconds, RunTimeLimit)
 
 
 def _claim(run_id, task_id, worker=""):
