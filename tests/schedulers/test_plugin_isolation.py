@@ -66,46 +66,44 @@ def _first_server(job):
 """
 
 
-def _get(obj: str, path: str) -> str:
-    return obj + "." + path
+# Per view: the family and the plug-in written around a write (``{fn}``, ``{arg}``, ``{field}``, ``{write}``).
+TEMPLATES = {
+    "backfill": (
+        "backfill",
+        '@queue_order("writes {field}")\ndef {fn}(now, {arg}):\n    {write}\n    return {arg}.index',
+    ),
+    "vm_reservations": (
+        "vm_reservations",
+        "def _{fn}_key({arg}):\n    {write}\n    return {arg}.index\n\n\n"
+        '@pm_choice("writes {field}", order=_{fn}_key)\ndef {fn}(fit):\n    return _first_fit(fit)',
+    ),
+    "vm_fit": (
+        "vm_reservations",
+        '@pm_choice("writes {field}")\ndef {fn}({arg}):\n    {write}\n    return _first_fit({arg})',
+    ),
+    "federated": (
+        "federated",
+        '@cloud_choice("writes {field}")\ndef {fn}({arg}):\n    {write}\n    return _best_cloud({arg})',
+    ),
+    "dvfs_bot": ("dvfs_bot", '@vm_choice("writes {field}")\ndef {fn}({arg}):\n    {write}\n    return _best_vm({arg})'),
+    "ep_jobs": (
+        "ep_jobs",
+        '@task_placement("writes {field}")\ndef {fn}({arg}):\n    {write}\n    return _first_server({arg})',
+    ),
+}
 
 
 def _source() -> tuple[str, dict[str, str]]:
     """The plug-in module and its entry points: one plug-in per (view field, way of writing)."""
     lines, eps = [HEADER], {}
     for key, (arg, fields) in VIEWS.items():
+        family, template = TEMPLATES[key]
         for field in fields:
             for how in ("iop", "setitem", "unlock"):
                 name = f"w-{key.replace('_', '')}-{field.replace('.', '')}-{how}".lower()
                 fn = name.replace("-", "_")
-                write = f"_write({_get(arg, field)}, {how!r})"
-                if key == "backfill":
-                    body = f'@queue_order("writes {field}")\ndef {fn}(now, {arg}):\n    {write}\n    return {arg}.index'
-                    family = "backfill"
-                elif key == "vm_reservations":
-                    body = (
-                        f"def _{fn}_key({arg}):\n    {write}\n    return {arg}.index\n\n\n"
-                        f'@pm_choice("writes {field}", order=_{fn}_key)\ndef {fn}(fit):\n    return _first_fit(fit)'
-                    )
-                    family = "vm_reservations"
-                elif key == "vm_fit":
-                    body = f'@pm_choice("writes {field}")\ndef {fn}({arg}):\n    {write}\n    return _first_fit({arg})'
-                    family = "vm_reservations"
-                elif key == "federated":
-                    body = (
-                        f'@cloud_choice("writes {field}")\ndef {fn}({arg}):\n    {write}\n    return _best_cloud({arg})'
-                    )
-                    family = "federated"
-                elif key == "dvfs_bot":
-                    body = f'@vm_choice("writes {field}")\ndef {fn}({arg}):\n    {write}\n    return _best_vm({arg})'
-                    family = "dvfs_bot"
-                else:
-                    body = (
-                        f'@task_placement("writes {field}")\ndef {fn}({arg}):\n    {write}\n'
-                        f"    return _first_server({arg})"
-                    )
-                    family = "ep_jobs"
-                lines.append(body)
+                write = f"_write({arg}.{field}, {how!r})"
+                lines.append(template.format(fn=fn, arg=arg, field=field, write=write))
                 eps[f"{family}.{name}"] = fn
     # replacing attributes of the job it is shown (ep_jobs hands the whole job)
     lines.append('@task_placement("replaces job.loads")\ndef w_epjobs_replace(job):\n'
