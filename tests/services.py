@@ -158,3 +158,18 @@ def point_broker(url: str) -> None:
         app._pool = None
     app.amqp._producer_pool = None
     kombu_pools.reset()  # kombu keeps producer pools per broker URL, and the URL may be the same
+
+
+@contextmanager
+def worker_on_own_redis(tmp_dir: Path, **extra_env: str):
+    """A Redis of its own, a Celery worker on it, and this process's messages pointed at it; yields the Worker."""
+    from django.db import connection
+
+    with redis_server(tmp_dir) as url:
+        point_broker(url)
+        worker = Worker(url, connection.settings_dict["NAME"], tmp_dir / "worker.log", **extra_env)
+        try:
+            worker.wait_ready()
+            yield worker
+        finally:
+            worker.stop()

@@ -11,9 +11,8 @@ from pathlib import Path
 
 import pytest
 from django.conf import settings
-from django.db import connection
 
-from tests.services import Worker, launch_chromium, point_broker, redis_server
+from tests.services import launch_chromium, worker_on_own_redis
 
 # The browser fires `securitypolicyviolation` for every blocked script, handler, style or fetch;
 # turn it into a console error the watcher collects (Chromium also logs "Refused to …" itself).
@@ -83,9 +82,5 @@ def page(browser, csp):
 
 @pytest.fixture
 def worker(tmp_path):
-    with redis_server(tmp_path) as url:
-        point_broker(url)
-        w = Worker(url, connection.settings_dict["NAME"], tmp_path / "worker.log")
-        w.wait_ready()
+    with worker_on_own_redis(tmp_path) as w:
         yield w
-        w.stop()

@@ -3,13 +3,12 @@
 import time
 
 import pytest
-from django.db import connection
 from django.utils import timezone
 
 from cloudsched_web.runs.models import Run
 from cloudsched_web.runs.services import submit_run, submit_study
 from cloudsched_web.scenarios.models import Scenario
-from tests.services import Worker, point_broker, redis_server
+from tests.services import worker_on_own_redis
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 RUN_S = 0.5  # each of alice's runs: 5 jobs × 0.1 s
@@ -22,12 +21,8 @@ def _config(name, sleep_s):
 
 @pytest.fixture
 def worker(tmp_path):
-    with redis_server(tmp_path) as url:
-        point_broker(url)
-        w = Worker(url, connection.settings_dict["NAME"], tmp_path / "worker.log")
-        w.wait_ready()
+    with worker_on_own_redis(tmp_path) as w:
         yield w
-        w.stop()
 
 
 def _wait(run, until, timeout, worker):

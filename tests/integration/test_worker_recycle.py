@@ -3,12 +3,11 @@
 import time
 
 import pytest
-from django.db import connection
 
 from cloudsched_web.runs.models import Run
 from cloudsched_web.runs.services import submit_run
 from cloudsched_web.scenarios.models import Scenario
-from tests.services import Worker, point_broker, redis_server
+from tests.services import worker_on_own_redis
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 THRESHOLD_MB = 700
@@ -16,13 +15,8 @@ THRESHOLD_MB = 700
 
 @pytest.fixture
 def worker(tmp_path):
-    with redis_server(tmp_path) as url:
-        point_broker(url)
-        w = Worker(url, connection.settings_dict["NAME"], tmp_path / "worker.log",
-                   WORKER_RECYCLE_MEMORY_MB=str(THRESHOLD_MB))  # fmt: skip
-        w.wait_ready()
+    with worker_on_own_redis(tmp_path, WORKER_RECYCLE_MEMORY_MB=str(THRESHOLD_MB)) as w:
         yield w
-        w.stop()
 
 
 def _run(alice, allocate_mb, worker):
