@@ -164,14 +164,9 @@ def run_unit(config, parts, unit, check, keepalive_s):
     except schedulers.ScenarioError as exc:
         parts.fail(unit, exc.format())
         return
-    except STOPS:
-        raise
     except Exception as exc:  # a failing algorithm fails its own unit, as in schedulers.run
-        if is_stop(exc):
+        if is_stop(exc):  # the run's limits and a cancellation (plugins.stop_on, tasks.py) stop the whole run
             raise
         parts.fail(unit, schedulers.failure_record(unit[0], unit[1], exc))
         return
     parts.save(unit, record)
-
-
-STOPS: tuple[type[BaseException], ...] = (MemoryError,)  # extended by tasks.py with its own stop exceptions

@@ -341,9 +341,6 @@ def run_unit_parts(self, run_id, attempt):
         parts.fail(unit, f"a unit of the run ({unit[0]}, repetition {unit[1]}) exceeded the {limit}")
 
 
-fanout.STOPS = (MemoryError, Cancelled, RunTimeLimit, SoftTimeLimitExceeded)
-
-
 def _build_indexes(run_id, attempt, run):
     """The charts' whole-run indexes (results.indexes), once the run is visible as succeeded.
 
