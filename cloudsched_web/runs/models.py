@@ -165,30 +165,73 @@ class Study(Shareable, Trashable):
         return not self.runs.exclude(status__in=Run.FINISHED).exists()
 
     def check_claims(self):
-        """Once every run has finished, check the preset's claims on the results and store the verdicts once.
+        """Check the preset's claims once the runs of a reading have all finished, and store the verdicts once:
+        the default reading's in ``verdicts`` (the runs without a reading), each alternative's on its
+        :class:`StudyReading`. Each reading is checked on its own runs as soon as they are done, so the
+        default's verdicts do not wait for the alternatives.
 
-        A failed point leaves the claims that need it "not evaluated". Returns the verdicts (None while
-        runs are left, or for a study that is not a preset).
+        A failed point leaves the claims that need it "not evaluated". Returns the default reading's
+        verdicts (None while its runs are left, or for a study that is not a preset).
         """
-        if self.verdicts is not None or not self.preset or not self.is_finished:
+        if not self.preset:
             return self.verdicts
+        pending = [r for r in self.readings.all() if not r.default and r.verdicts is None]
+        if self.verdicts is None and not self.runs.filter(reading=None).exclude(status__in=Run.FINISHED).exists():
+            verdicts = self._check(self.runs.filter(reading=None))
+            Study.objects.filter(pk=self.pk, verdicts__isnull=True).update(verdicts=verdicts)
+            self.verdicts = verdicts
+        for reading in pending:
+            if not reading.runs.exclude(status__in=Run.FINISHED).exists():
+                verdicts = self._check(reading.runs.all())
+                StudyReading.objects.filter(pk=reading.pk, verdicts__isnull=True).update(verdicts=verdicts)
+                reading.verdicts = verdicts
+        return self.verdicts
+
+    def _check(self, runs):
+        """The preset's verdicts on ``runs`` (one reading's points, in the study's order)."""
         from schedulers.reproduce import check_study
 
-        runs = self.runs.order_by("id").only("config", "status", "summary")
+        runs = runs.order_by("id").only("config", "status", "summary")
         points = [(r.config.get("name", ""), r.summary if r.status == Run.Status.SUCCEEDED else None, r.config)
                   for r in runs]  # fmt: skip
         try:
-            verdicts = check_study(self.scenario.family, self.preset, points)
+            return check_study(self.scenario.family, self.preset, points)
         except schedulers.ScenarioError:  # the preset is gone from this installation
-            verdicts = []
-        Study.objects.filter(pk=self.pk, verdicts__isnull=True).update(verdicts=verdicts)
-        self.verdicts = verdicts
-        return verdicts
+            return []
 
     @staticmethod
     def finished_from(counts):
         """Whether a study with these ``status_counts()`` has no run left to do."""
         return counts[Run.Status.QUEUED] + counts[Run.Status.RUNNING] == 0
+
+
+class StudyReading(models.Model):
+    """One reading of what a preset's paper leaves open (``schedulers.core.claims.Reading``), as the study
+    was created with it: a preset study runs its points once per reading it declares.
+
+    The default reading's runs are the study's runs without a reading (``Run.reading`` null) and its
+    verdicts are ``Study.verdicts``, what every page showed before readings existed; an alternative's
+    runs point here and its verdicts are stored here. A study created before readings, or from a
+    preset that declares none, has no rows.
+    """
+
+    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="readings")
+    position = models.PositiveSmallIntegerField(help_text="The preset's order, the default first.")
+    name = models.CharField(max_length=100)
+    text = models.TextField(blank=True, help_text="What the reading takes the paper to mean.")
+    default = models.BooleanField(default=False)
+    why = models.TextField(blank=True, help_text="For the default: why it is the default.")
+    params = models.JSONField(default=dict, blank=True, help_text="The scenario parameters the reading sets.")
+    verdicts = models.JSONField(
+        null=True, blank=True, help_text="An alternative's claims checked when its runs finished (the default's: the study's)."
+    )  # fmt: skip
+
+    class Meta:
+        ordering = ["position"]
+        constraints = [models.UniqueConstraint(fields=["study", "position"], name="one_reading_per_position")]
+
+    def __str__(self):
+        return f"reading {self.name!r} of study {self.study_id}"
 
 
 class Run(Shareable, Trashable):
@@ -207,6 +250,10 @@ class Run(Shareable, Trashable):
     scenario = models.ForeignKey(Scenario, on_delete=models.CASCADE, related_name="runs")
     study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="runs", null=True, blank=True)
     point = models.JSONField(default=dict, blank=True, help_text="For a study run: its values of the swept paths.")
+    reading = models.ForeignKey(
+        StudyReading, on_delete=models.CASCADE, related_name="runs", null=True, blank=True,
+        help_text="For a preset study's run under an alternative reading: that reading (empty: the default).",
+    )  # fmt: skip
     config = models.JSONField(help_text="The scenario as it was when the run was submitted.")
     scenario_name = models.CharField(
         max_length=200,

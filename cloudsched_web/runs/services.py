@@ -14,10 +14,11 @@ from django.utils import timezone
 import schedulers
 from cloudsched_web.celery import RUN_TASK, app
 from cloudsched_web.runs import budget
-from cloudsched_web.runs.models import Run, Study
+from cloudsched_web.runs.models import Run, Study, StudyReading
 from cloudsched_web.scenarios.models import Scenario
 from cloudsched_web.traces.services import check_refs
 from schedulers.core.sweep import expand, flatten, varying_paths
+from schedulers.reproduce import preset_readings
 
 log = logging.getLogger(__name__)
 MAX_STUDY_POINTS = 200
@@ -175,15 +176,27 @@ def _prepared(scenario, configs, points):
     return configs, points, axes
 
 
-def _create_study(scenario, configs, points, axes, **fields):
-    """The study's rows in one short transaction; its runs go to the broker once it commits."""
-    check_queue_room(scenario.owner, len(configs), "points")
+def _create_study(scenario, configs, points, axes, readings=(), **fields):
+    """The study's rows in one short transaction; its runs go to the broker once it commits.
+
+    ``readings``: a preset's declared readings, default first, as ``(reading, configs)``; the default's
+    configs are ``configs`` (its runs have no reading), each alternative's are the same points with its
+    parameters applied, run after them and counted against the queue like any run."""
+    adding = len(configs) + sum(len(cs) for r, cs in readings if not r.default)
+    check_queue_room(scenario.owner, adding, "points")
     with transaction.atomic():
         study = Study.objects.create(scenario=scenario, axes=axes, **fields)
         rows = [
             Run(scenario=scenario, scenario_name=scenario.name, study=study, config=c, point=p)
             for c, p in zip(configs, points, strict=True)
         ]
+        for i, (r, cs) in enumerate(readings):
+            row = StudyReading.objects.create(
+                study=study, position=i, name=r.name, text=r.text, default=r.default, why=r.why, params=dict(r.params)
+            )
+            if not r.default:
+                rows += [Run(scenario=scenario, scenario_name=scenario.name, study=study, config=c, point=p,
+                             reading=row) for c, p in zip(cs, points, strict=True)]  # fmt: skip
         ids = [r.id for r in Run.objects.bulk_create(rows)]
         transaction.on_commit(lambda: send(ids))
     return study
@@ -212,12 +225,29 @@ def submit_sweep(scenario, axes, name=""):
     )
 
 
-def create_preset_study(owner, family, preset, scale="paper"):
-    """Save the first scenario of a paper preset and run the whole preset (at ``scale``) as a study."""
+def create_preset_study(owner, family, preset, scale="paper", readings=True):
+    """Save the first scenario of a paper preset and run the whole preset (at ``scale``) as a study.
+
+    With ``readings`` (the default), each alternative reading the preset declares runs the same points
+    with its parameters applied (:meth:`schedulers.core.claims.Reading.apply`, as ``claims`` does), so the
+    study page shows a verdict per reading; the runs they add count against the limits like any."""
     doc = schedulers.preset(family, preset, scale)
     name, description = doc.get("name") or preset, doc.get("description", "")
+    declared = preset_readings(family, preset) if readings else []
+    scenarios = doc["scenarios"]
+    variants = [[r.apply(s) for s in scenarios] for r in declared if not r.default]
+    total = len(scenarios) * (1 + len(variants))
+    if variants and total > MAX_STUDY_POINTS:
+        raise schedulers.ScenarioError.single(
+            "readings",
+            f"{len(scenarios)} points under {1 + len(variants)} readings: {total} runs",
+            f"at most {MAX_STUDY_POINTS} runs per study; create it without the alternative readings",
+        )
     probe = Scenario(owner=owner, family=family)  # the owner whose traces the points may name
-    configs, points, axes = _prepared(probe, doc["scenarios"], None)
+    configs, points, axes = _prepared(probe, scenarios, None)
+    # Validated and held to the run budget like the default's points; their axes are the default's.
+    extra = iter([_prepared(probe, v, points)[0] for v in variants])
+    with_configs = [(r, configs if r.default else next(extra)) for r in declared]
     with transaction.atomic():
         # Named after the figure and the preset it came from (the first point's own name says only the point).
         saved = f"{name} · preset {family}/{preset}, {scale} scale"[:200]
@@ -225,8 +255,8 @@ def create_preset_study(owner, family, preset, scale="paper"):
             owner=owner, family=family, name=saved, description=description, config={**configs[0], "name": saved}
         )
         study = _create_study(
-            scenario, configs, points, axes, name=name, description=description, claims=list(doc.get("claims", [])),
-            preset=preset, scale=scale,
+            scenario, configs, points, axes, readings=with_configs, name=name, description=description,
+            claims=list(doc.get("claims", [])), preset=preset, scale=scale,
         )  # fmt: skip
     study.missing_traces = doc.get("missing_traces", [])  # real logs not stored here: the caller says so
     return study

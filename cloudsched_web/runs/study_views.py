@@ -16,7 +16,7 @@ from django.views.decorators.http import require_POST
 
 from cloudsched_web.results import charts, exports, kinds, queries
 from cloudsched_web.runs import trash
-from cloudsched_web.runs.claims import study_claims
+from cloudsched_web.runs.claims import study_claims, study_readings
 from cloudsched_web.runs.models import Run, Study
 from cloudsched_web.runs.responses import (
     attachment,
@@ -35,7 +35,9 @@ def _get_study_for_user(request, pk):
 
 
 def _study_payload(study):
-    runs = list(study.runs.order_by("id"))
+    """The chart's payload and the runs it is drawn from: the default reading's (an alternative reading runs the
+    same points again, so it would draw each point twice; its verdicts are in the claims table)."""
+    runs = list(study.runs.filter(reading=None).order_by("id"))
     states = ",".join(f"{r.pk}{r.status[0]}{r.finished_at}" for r in runs)
     key = f"study-payload:{study.pk}:" + hashlib.sha256(states.encode()).hexdigest()
     payload = cache.get(key)
@@ -58,13 +60,15 @@ def _run_summary(run):
 
 
 def _render_study(request, study, token=None):
-    runs, payload = _study_payload(study)
+    _, payload = _study_payload(study)
+    runs = list(study.runs.select_related("reading").order_by("id"))  # every reading's, for the runs table
     counts = study.status_counts()
-    if Study.finished_from(counts):
-        study.check_claims()  # normally done by the worker that finished the last run; cancelled studies land here
+    # Normally done by the worker that finished a reading's last run; cancelled runs land here.
+    study.check_claims()
     ctx = {
         "study": study,
         "runs": runs,
+        "readings": study_readings(study),
         "counts": counts,
         "payload": payload,
         "token": token,
@@ -90,9 +94,9 @@ def _study_status(request, study):
     counts = study.status_counts()
     out = {"counts": counts, "finished": Study.finished_from(counts)}
     if request.GET.get("payload") == "1":
-        runs, payload = _study_payload(study)
+        _, payload = _study_payload(study)
         out["payload"] = payload
-        out["runs"] = [[r.pk, r.status] for r in runs]
+        out["runs"] = [list(r) for r in study.runs.order_by("id").values_list("id", "status")]  # every reading's
     return JsonResponse(out)
 
 
@@ -173,7 +177,7 @@ def shared_study_dist_figure(request, token, chart, fmt):
 def study_export(request, pk):
     """The study's points as CSV: every run (finished or not), its swept values, each algorithm's metric means and CIs."""
     study = _get_study_for_user(request, pk)
-    runs = list(study.runs.order_by("id"))
+    runs = list(study.runs.filter(reading=None).order_by("id"))  # the chart's points (an alternative's: its runs)
     rows = [(r, _run_summary(r) if r.status == Run.Status.SUCCEEDED else {}) for r in runs]
     body = exports.points_csv(study.scenario.family, rows)
     return attachment(HttpResponse(body, content_type="text/csv"), f"study-{study.pk}-points.csv")

@@ -21,6 +21,7 @@ from cloudsched_web.scenarios.services import clone_config
 from cloudsched_web.traces.lists import picker_rows, traces_of
 from cloudsched_web.traces.services import INLINE_FIELDS, max_upload_bytes
 from schedulers import plugins
+from schedulers.reproduce import preset_readings
 
 SORTS = {
     "updated": "-updated_at",
@@ -297,6 +298,7 @@ def _preset_docs():
                 doc = schedulers.preset(name, preset)
             except Exception as exc:  # a family mid-edit must not take the gallery down
                 doc = {"name": preset, "description": f"(unavailable: {exc})", "claims": [], "scenarios": []}
+            alternatives = [r for r in preset_readings(name, preset) if not r.default]
             gallery.append(
                 {
                     "family": name,
@@ -305,6 +307,8 @@ def _preset_docs():
                     "description": doc.get("description", ""),
                     "claims": doc.get("claims", []),
                     "points": len(doc.get("scenarios", [])),
+                    "readings": alternatives,
+                    "reading_runs": len(alternatives) * len(doc.get("scenarios", [])),
                 }
             )
     return gallery
@@ -330,7 +334,9 @@ def presets(request):
 @require_POST
 def preset_run(request, family, name):
     try:
-        study = create_preset_study(request.user, family, name, request.POST.get("scale", "paper"))
+        # The form sends readings=0 then, when the box is ticked, readings=1: the last one counts.
+        readings = request.POST.get("readings", "1") != "0"
+        study = create_preset_study(request.user, family, name, request.POST.get("scale", "paper"), readings)
     except schedulers.ScenarioError as exc:
         messages.error(request, exc.format())
         return redirect("presets")
