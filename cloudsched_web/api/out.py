@@ -1,6 +1,7 @@
 """Model rows to response dicts (the shapes in schemas.py)."""
 
 from cloudsched_web.api.common import absolute
+from cloudsched_web.runs.claims import study_readings
 from cloudsched_web.runs.models import Run
 
 
@@ -27,13 +28,14 @@ def run_out(request, run):
 
 
 def study_out(request, study):
-    runs = list(study.runs.order_by("pk").only("id", "status", "progress", "point", "summary"))
+    runs = list(study.runs.order_by("pk").only("id", "status", "progress", "point", "summary", "reading"))
     counts = {}
     for r in runs:
         counts[r.status] = counts.get(r.status, 0) + 1
     finished = all(r.status in Run.FINISHED for r in runs)
-    if finished:
-        study.check_claims()  # normally stored by the worker that finished the last run
+    study.check_claims()  # normally stored by the worker that finished a reading's last run
+    side_by_side = study_readings(study)
+    names = {r.pk: r.name for r in study.readings.all()}
     return {
         "id": study.pk,
         "scenario_id": study.scenario_id,
@@ -48,8 +50,19 @@ def study_out(request, study):
         "status_counts": {s: counts.get(s, 0) for s in Run.Status.values},
         "finished": finished,
         "runs": [
-            {"id": r.pk, "status": r.status, "progress": r.progress, "point": r.point or {}, "summary": r.summary or {}}
+            {
+                "id": r.pk,
+                "status": r.status,
+                "progress": r.progress,
+                "point": r.point or {},
+                "summary": r.summary or {},
+                "reading": names.get(r.reading_id, ""),
+            }
             for r in runs
+        ],
+        "readings": [
+            {k: x[k] for k in ("name", "text", "default", "why", "params", "runs", "failed", "state", "verdicts")}
+            for x in (side_by_side["readings"] if side_by_side else [])
         ],
         "share_url": absolute(request, "study_shared", study.share_token) if study.share_token else None,
     }

@@ -149,6 +149,11 @@ class PresetIn(Schema):
     family: str = Field(max_length=64)
     preset: str = Field(max_length=100)
     scale: str = Field("paper", max_length=8, description="paper, or small (the preset's documented reduction)")
+    readings: bool = Field(
+        True,
+        description="Also run the preset's points under each alternative reading it declares (one more run per "
+        "point per reading, counted against your limits like any run), for a verdict per reading",
+    )
 
 
 class Verdict(Schema):
@@ -165,6 +170,19 @@ class StudyRun(Schema):
     progress: float
     point: dict[str, Any]
     summary: dict[str, Any]
+    reading: str = Field("", description="The alternative reading this run evaluates (empty: the default)")
+
+
+class StudyReadingOut(Schema):
+    name: str
+    text: str
+    default: bool
+    why: str = Field(description="For the default reading: why it is the default")
+    params: dict[str, Any] = Field(description="The scenario parameters the reading sets")
+    runs: int
+    failed: int = Field(description="Its runs that failed or were cancelled")
+    state: str = Field(description="waiting, running, evaluated, or failed (every run failed: nothing to check)")
+    verdicts: list[Verdict] | None = Field(description="The claims checked on this reading's runs (null before)")
 
 
 class StudyOut(Schema):
@@ -181,6 +199,9 @@ class StudyOut(Schema):
     status_counts: dict[str, int]
     finished: bool
     runs: list[StudyRun]
+    readings: list[StudyReadingOut] = Field(
+        description="A preset study's readings, default first, each with its verdicts (empty: none were run)"
+    )
     share_url: str | None
 
 

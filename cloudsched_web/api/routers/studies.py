@@ -58,7 +58,7 @@ def submit_preset(request, body: PresetIn):
     family = schedulers.get_family(body.family)  # unknown family: 400 naming the allowed ones
     if body.preset not in family.presets or body.scale not in schedulers.SCALES:
         schedulers.preset(body.family, body.preset, body.scale)  # raises the ScenarioError naming the field
-    study = create_preset_study(owner(request), body.family, body.preset, body.scale)
+    study = create_preset_study(owner(request), body.family, body.preset, body.scale, body.readings)
     return Status(202, study_out(request, study))
 
 
