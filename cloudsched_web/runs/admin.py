@@ -2,7 +2,7 @@ from django.contrib import admin, messages
 from django.db import transaction
 
 from cloudsched_web.runs import services
-from cloudsched_web.runs.models import Run, Study
+from cloudsched_web.runs.models import Run, Study, StudyReading
 from cloudsched_web.scenarios.admin import TrashAdmin, pretty_json
 
 
@@ -14,7 +14,10 @@ def requeue(runs):
         started_at=None, finished_at=None, heartbeat_at=None,
     )  # fmt: skip
     if ids:
-        Study.objects.filter(runs__id__in=ids).update(verdicts=None)  # checked again when the runs finish
+        # Checked again when the runs finish: the default reading's verdicts (its runs have no reading) or the
+        # alternative reading's whose runs these are.
+        Study.objects.filter(runs__id__in=ids, runs__reading=None).update(verdicts=None)
+        StudyReading.objects.filter(runs__id__in=ids).update(verdicts=None)
         transaction.on_commit(lambda: services.send(ids))
     return ids
 
@@ -112,10 +115,11 @@ class StudyAdmin(TrashAdmin):
     @admin.action(description="Duplicate the selected studies (new runs of the same points)")
     def duplicate(self, request, queryset):
         for study in queryset:
-            runs = list(study.runs.order_by("id"))
+            runs = list(study.runs.filter(reading=None).order_by("id"))  # the default reading's; then each other's
+            readings = [(r, [x.config for x in r.runs.order_by("id")]) for r in study.readings.all()]
             services.submit_study(
                 study.scenario, [r.config for r in runs], points=[r.point for r in runs],
                 name=f"copy of {study.name}"[:200], description=study.description, claims=study.claims,
-                preset=study.preset, scale=study.scale,
+                preset=study.preset, scale=study.scale, readings=readings,
             )  # fmt: skip
         messages.success(request, f"Duplicated {queryset.count()} study(ies).")

@@ -202,12 +202,16 @@ def _create_study(scenario, configs, points, axes, readings=(), **fields):
     return study
 
 
-def submit_study(scenario, configs, points=None, name="", description="", claims=(), preset="", scale="paper"):
-    """Create a study of ``configs`` (full scenarios) under ``scenario`` and queue all its runs."""
+def submit_study(
+    scenario, configs, points=None, name="", description="", claims=(), preset="", scale="paper", readings=()
+):
+    """Create a study of ``configs`` (full scenarios) under ``scenario`` and queue all its runs; ``readings``
+    as :func:`_create_study` takes them (each alternative's configs checked as the points are)."""
     configs, points, axes = _prepared(scenario, configs, points)
+    readings = [(r, cs if r.default else _prepared(scenario, cs, points)[0]) for r, cs in readings]
     return _create_study(
-        scenario, configs, points, axes, name=name or scenario.name, description=description, claims=list(claims),
-        preset=preset, scale=scale,
+        scenario, configs, points, axes, readings=readings, name=name or scenario.name, description=description,
+        claims=list(claims), preset=preset, scale=scale,
     )  # fmt: skip
 
 

@@ -66,6 +66,32 @@ def test_requeued_runs_of_a_preset_study_have_its_claims_checked_again(
     assert verdicts is not None and verdicts[1]["verdict"] == "not reproduced"  # m=1 ran: LPT = FCFS there
 
 
+def test_a_duplicated_preset_study_keeps_its_readings_and_a_requeue_rechecks_only_the_reading_requeued(
+    admin_client, admin_user
+):
+    from cloudsched_web.runs.models import StudyReading
+    from cloudsched_web.runs.services import create_preset_study
+
+    study = create_preset_study(admin_user, "ep_jobs", "fig4", "small")  # not committed: runs stay queued
+    optra = StudyReading.objects.get(study=study, default=False)
+    points = study.runs.filter(reading=None).count()
+    assert points > 0 and optra.runs.count() == points
+    admin_client.post("/admin/runs/study/", {"action": "duplicate", "_selected_action": [study.pk]})
+    copy = Study.objects.exclude(pk=study.pk).get()
+    copied = StudyReading.objects.get(study=copy, default=False)
+    assert [r.name for r in copy.readings.all()] == ["static shares", "optra"]
+    assert copy.runs.filter(reading=None).count() == copied.runs.count() == points
+    assert [r.config for r in copied.runs.order_by("id")] == [r.config for r in optra.runs.order_by("id")]
+
+    study.runs.update(status=Run.Status.FAILED)
+    Study.objects.filter(pk=study.pk).update(verdicts=[{"text": "kept"}])
+    StudyReading.objects.filter(pk=optra.pk).update(verdicts=[{"text": "stale"}])
+    Run.objects.filter(reading=None, study=study).update(status=Run.Status.SUCCEEDED)
+    admin_client.post("/admin/runs/study/", {"action": "requeue_failed", "_selected_action": [study.pk]})
+    optra.refresh_from_db()
+    assert optra.verdicts is None and Study.objects.get(pk=study.pk).verdicts == [{"text": "kept"}]
+
+
 def test_the_admin_delete_moves_to_the_trash_and_deletes_for_good_only_from_there(admin_client, scenario):
     run = Run.objects.create(scenario=scenario, config=scenario.config)
     url = f"/admin/scenarios/scenario/{scenario.pk}/delete/"
