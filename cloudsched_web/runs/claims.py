@@ -53,10 +53,12 @@ def counts(claims):
     return ", ".join(f"{n} {v}" for v, n in tally.items())
 
 
-def study_claims(study):
-    """The claims beside a study: its verdicts once checked, else the preset's claims (not yet evaluated)."""
-    if study.verdicts:
-        return study.verdicts
+def study_claims(study, reading=None):
+    """The claims beside a study: its verdicts once checked, else the preset's claims (not yet evaluated);
+    with an alternative ``reading`` (a :class:`StudyReading` of the study), that reading's verdicts."""
+    verdicts = reading.verdicts if reading is not None and not reading.default else study.verdicts
+    if verdicts:
+        return verdicts
     if study.preset:
         return preset_claims(study.scenario.family, study.preset) or [{"text": c} for c in study.claims]
     return [{"text": c, "verdict": "not checked"} for c in study.claims]

@@ -35,7 +35,9 @@ from cloudsched_web.traces.lists import traces_of
 
 
 def _get_run_for_user(request, pk):
-    return get_object_or_404(Run.objects.select_related("scenario", "study"), pk=pk, scenario__owner=request.user)
+    return get_object_or_404(
+        Run.objects.select_related("scenario", "study", "reading"), pk=pk, scenario__owner=request.user
+    )
 
 
 def _render_run(request, run, shared=False, token=None):
@@ -63,7 +65,7 @@ def _render_run(request, run, shared=False, token=None):
         "dropped": describe.dropped(doc),
         "share_url": _share_url(request, run) if not shared else None,
         "cuts": cuts.schedule_cuts(doc) if doc else [],
-        "run_claims": study_claims(run.study) if run.study_id and run.study.preset else None,
+        "run_claims": study_claims(run.study, run.reading) if run.study_id and run.study.preset else None,
         "same_workload": 0 if shared else _same_workload(request, run).count(),
         "downloads": _downloads(run) if doc and not shared else None,
         "has_jobs": bool(doc) and has_jobs(run),
@@ -324,7 +326,7 @@ def share(request, pk):
 
 
 def _shared_run(token):
-    return get_object_or_404(Run.objects.select_related("scenario", "study"), share_token=token)
+    return get_object_or_404(Run.objects.select_related("scenario", "study", "reading"), share_token=token)
 
 
 def shared(request, token):

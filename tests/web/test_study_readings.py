@@ -112,6 +112,11 @@ def test_a_preset_study_runs_each_reading_and_its_page_shows_a_verdict_per_readi
     assert "Why the default: " + default.why.replace("'", "&#x27;") in page
     assert "<code>params.baseline_allocation = optra</code>" in page
     assert page.count('data-reading="optra"') == 2 + points  # the list, the column head, and each of its runs
+    # A run's page shows the verdicts of the reading it ran under.
+    label = '<strong class="verdict-label">{}</strong> ' + SMALLEST_JCT
+    run_page = alice_client.get(f"/runs/{alt[0].pk}/").content.decode()
+    assert "under the alternative reading “optra”" in run_page and label.format("not reproduced") in run_page
+    assert label.format("reproduced") in alice_client.get(f"/runs/{base[0].pk}/").content.decode()
 
 
 def test_reading_columns_say_waiting_running_and_failed(alice, alice_client):
