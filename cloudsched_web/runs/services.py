@@ -229,6 +229,15 @@ def submit_sweep(scenario, axes, name=""):
     )
 
 
+def _reading_prepared(probe, reading, configs, points):
+    """An alternative reading's points, checked as the default's are; an error names the reading."""
+    try:
+        return _prepared(probe, configs, points)[0]
+    except schedulers.ScenarioError as exc:
+        errors = [{**e, "field": f"readings[{reading.name}].{e['field']}"} for e in exc.errors]
+        raise schedulers.ScenarioError(errors) from None
+
+
 def create_preset_study(owner, family, preset, scale="paper", readings=True):
     """Save the first scenario of a paper preset and run the whole preset (at ``scale``) as a study.
 
@@ -239,7 +248,8 @@ def create_preset_study(owner, family, preset, scale="paper", readings=True):
     name, description = doc.get("name") or preset, doc.get("description", "")
     declared = preset_readings(family, preset) if readings else []
     scenarios = doc["scenarios"]
-    variants = [[r.apply(s) for s in scenarios] for r in declared if not r.default]
+    alternatives = [r for r in declared if not r.default]
+    variants = [[r.apply(s) for s in scenarios] for r in alternatives]
     total = len(scenarios) * (1 + len(variants))
     if variants and total > MAX_STUDY_POINTS:
         raise schedulers.ScenarioError.single(
@@ -250,7 +260,7 @@ def create_preset_study(owner, family, preset, scale="paper", readings=True):
     probe = Scenario(owner=owner, family=family)  # the owner whose traces the points may name
     configs, points, axes = _prepared(probe, scenarios, None)
     # Validated and held to the run budget like the default's points; their axes are the default's.
-    extra = iter([_prepared(probe, v, points)[0] for v in variants])
+    extra = iter([_reading_prepared(probe, r, v, points) for r, v in zip(alternatives, variants, strict=True)])
     with_configs = [(r, configs if r.default else next(extra)) for r in declared]
     with transaction.atomic():
         # Named after the figure and the preset it came from (the first point's own name says only the point).

@@ -14,6 +14,7 @@ import schedulers
 from cloudsched_web.runs import services
 from cloudsched_web.runs.models import Run, Study, StudyReading
 from cloudsched_web.runs.services import create_preset_study
+from schedulers.core.claims import Reading
 from schedulers.reproduce import preset_readings, run_claims
 
 pytestmark = pytest.mark.django_db
@@ -192,3 +193,14 @@ def test_the_gallery_offers_the_readings_with_their_run_count_ticked(alice_clien
     alice_client.post(f"/presets/{FAMILY}/{PRESET}/", {"scale": SCALE, "readings": ["0"]})
     first, second = Study.objects.order_by("id")
     assert (first.runs.count(), second.runs.count()) == (2 * points, points)
+
+
+def test_a_reading_whose_points_are_invalid_is_named_and_nothing_is_created(alice, monkeypatch):
+    bad = Reading("bogus", "an allocation no model has", {"baseline_allocation": "bogus"})
+    monkeypatch.setattr(services, "preset_readings", lambda family, preset: [*preset_readings(family, preset), bad])
+    with pytest.raises(schedulers.ScenarioError) as refused:
+        create_preset_study(alice, FAMILY, PRESET, SCALE)
+    fields = [e["field"] for e in refused.value.errors]
+    assert fields and all(f.startswith("readings[bogus].points[") for f in fields)
+    assert fields[0] == "readings[bogus].points[0].params.baseline_allocation"
+    assert not Study.objects.exists() and not Run.objects.exists()
