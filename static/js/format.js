@@ -138,6 +138,30 @@ export function exact(v, spec) {
   return unit ? `${text} ${unit}` : text;
 }
 
+// A duration, or a time since the run's start, exact and readable: "1 d 21 h 25 min 23 s", "42.8 s" (the
+// tooltips, the window status and the diff table). The whole number is rounded once to the decimals `full`
+// keeps (15 significant digits: no float noise), then split into days, hours, minutes and seconds; parts that
+// are zero are left out. Past HUGE, days by their magnitude. Default unit: seconds.
+export function duration(v, spec) {
+  if (v === null || v === undefined || (typeof v === "number" && !Number.isFinite(v))) return "—";
+  const sec = toBase("duration", (spec && spec.unit) || "s", v);
+  if (Math.abs(sec) >= R().huge) return `${scientific(sec / 86400, 15)} d`;
+  const decimals = sec === 0 ? 0 : Math.max(0, Math.min(12, 14 - Math.floor(Math.log10(Math.abs(sec)))));
+  let rest = Number(Math.abs(sec).toFixed(decimals));
+  const parts = [];
+  [
+    ["d", 86400],
+    ["h", 3600],
+    ["min", 60],
+  ].forEach(([name, size]) => {
+    const n = Math.floor(rest / size);
+    if (n) parts.push(`${group(String(n))} ${name}`);
+    rest -= n * size;
+  });
+  if (rest > 0 || !parts.length) parts.push(`${fixed(rest, decimals)} s`);
+  return (sec < 0 && parts.join("") !== "0 s" ? "-" : "") + parts.join(" ");
+}
+
 // A chart axis's display unit for values up to `ref`: how many stored units make one display unit.
 export function unit(spec, ref) {
   spec = spec || DEFAULT_SPEC;

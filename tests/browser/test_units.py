@@ -2,8 +2,9 @@
 
 Read in Chromium: power and energy tooltips in the axis' unit (kW, kWh), never the stored watts or
 joules; the per-job CDF and box axes, their tooltips and the job table's measure columns in min, h or d,
-never a raw number of seconds above 10⁴; the diff's window status as a duration. A tooltip may give the
-exact seconds, always with the time read as days, hours and minutes beside them ("… s (1 d 21 h …)").
+never a raw number of seconds above 10⁴; the diff's window status and its table of changed jobs as
+durations. Exact times read as days, hours, minutes and seconds ("1 d 21 h 25 min 23 s"); the stored
+number of seconds is only ever a cell's title, to copy.
 """
 
 import re
@@ -18,7 +19,7 @@ from tests.browser.test_run_flow import _login
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
 NUMBER = r"(-?\d[\d\u202f ,]*(?:\.\d+)?)"
-SECONDS = re.compile(NUMBER + r" s\b(?! \()")  # "163 523 s" alone; "163 523 s (1 d 21 h …)" reads
+SECONDS = re.compile(NUMBER + r" s\b")  # "163 523 s"; "1 d 21 h 25 min 23 s" reads
 JOULES = re.compile(NUMBER + r" ?J\b")
 DURATION = re.compile(r"^-?[\d\u202f ,.]+ (ms|s|min|h)$|^-?[\d ,]+ d \d+ h$|^[\d.]+ × 10\S+ d$")
 
@@ -114,6 +115,31 @@ def test_the_diff_window_status_reads_as_a_duration(page, live_server, alice):
     status = page.inner_text("#timeline-status")
     assert status.startswith("window ") and hi * 0.5 >= 1e4 and _raw([status]) == [], status
     assert _raw([page.inner_text("#diff-counts"), page.inner_text("#diff-summary")]) == []
+
+
+EXACT = re.compile(r"^-?(?:[\d\u202f]+ d)?(?: ?\d+ h)?(?: ?\d+ min)?(?: ?\d+(?:\.\d+)? s)?$")
+
+
+def test_the_diff_table_writes_times_as_exact_durations(page, live_server, alice):
+    """The changed jobs' starts, ends and their changes: days, hours, minutes and seconds, every digit kept, never
+    "163 523 s"; the stored seconds in each cell's title."""
+    run = _open(page, live_server, alice, "backfill")
+    page.goto(f"{live_server.url}/runs/{run.pk}/diff/?a=0&b=1")
+    page.wait_for_function("() => document.querySelectorAll('#diff-table tbody tr').length > 0")
+    cells = page.evaluate(
+        """() => [...document.querySelectorAll('#diff-table tbody td[title]')].map((c) => [c.textContent, c.title])"""
+    )
+    stored = [float(title.removesuffix(" s")) for _, title in cells]
+    assert cells and max(stored) >= 1e4, "the demo's diff has times above 10⁴ s"
+    texts = [text for text, _ in cells]
+    assert _raw(texts) == [] and all(EXACT.match(t) for t in texts), [t for t in texts if not EXACT.match(t)][:5]
+    for (text, _), seconds in zip(cells, stored, strict=True):  # the text says the stored number, to the digit
+        sign = -1 if text.startswith("-") else 1
+        parts = {u: float(n.replace("\u202f", "")) for n, u in re.findall(r"([\d\u202f.]+) (d|h|min|s)", text)}
+        back = sign * sum(parts.get(u, 0) * f for u, f in (("d", 86400), ("h", 3600), ("min", 60), ("s", 1)))
+        assert back == pytest.approx(seconds, abs=1e-6), (text, seconds)
+    body = page.inner_text("#diff-table")
+    assert _raw([body]) == [], body[:400]
 
 
 def test_every_series_axis_starts_at_zero(page, live_server, alice):
