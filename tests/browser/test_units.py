@@ -15,6 +15,7 @@ from cloudsched_web.scenarios.models import Scenario
 from tests.api.factories import finished_run
 from tests.browser.test_result_numbers import _result
 from tests.browser.test_run_flow import _login
+from tests.jobdata import two_point_study
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
@@ -149,3 +150,58 @@ def test_every_series_axis_starts_at_zero(page, live_server, alice):
     axes = page.evaluate("() => Object.entries(window.cloudsched.series).map(([k, c]) => [k, c.scales.y.min])")
     assert len(axes) >= 2 and "power_w" in dict(axes)
     assert {k: lo for k, lo in axes if lo != 0} == {}
+
+
+STUDY = """() => { const c = window.cloudsched.study, label = c.options.plugins.tooltip.callbacks.label;
+  const tips = c.data.datasets.flatMap((d) => d.data.map((p, k) => label({ dataset: d, raw: p, dataIndex: k })));
+  return { ticks: c.scales.y.ticks.map((t) => t.label), tips,
+           table: document.getElementById('study-table').innerText }; }"""
+
+
+def test_the_study_page_writes_every_metric_in_its_unit(page, live_server, alice):
+    """Every metric the study page offers: its axis ticks, each point's tooltip and the table, never a raw number
+    of seconds above 10⁴ or joules (the makespan of the study's runs is above 10⁴ s)."""
+    study, points = two_point_study(alice, "units study")
+    _login(page, live_server.url)
+    page.set_viewport_size({"width": 1400, "height": 1000})
+    page.goto(f"{live_server.url}/studies/{study.pk}/")
+    page.wait_for_function("() => document.body.dataset.studyDrawn === '1'")
+    metrics = page.eval_on_selector_all("#study-metric option", "(os) => os.map((o) => o.value)")
+    assert "makespan_s" in metrics and points[0].load_header()
+    big = 0
+    for metric in metrics:
+        page.select_option("#study-metric", metric)
+        drawn = page.evaluate(STUDY)
+        texts = [*drawn["ticks"], *drawn["tips"], drawn["table"]]
+        assert drawn["tips"] and _raw(texts) == [], (metric, _raw(texts))
+        big += metric == "makespan_s" and any(t.endswith(" h") or " d " in t for t in drawn["tips"])
+    assert big, "the makespan (above 10⁴ s) was read in hours or days"
+    assert _raw([page.inner_text("main")]) == []
+
+
+def _trace(span_s):
+    """An SWF log whose submit times span ``span_s`` seconds."""
+    lines = ["; MaxProcs: 64"] + [
+        f"{i} {round(i * span_s / 4)} 0 100 4 -1 -1 4 200 -1 1 1 1 -1 1 -1 -1 -1" for i in range(5)
+    ]
+    return ("\n".join(lines) + "\n").encode()
+
+
+def test_the_trace_pages_write_a_trace_s_span_as_a_duration(page, live_server, alice):
+    """The trace list and the wizard's trace picker: a span of 40,000 s reads "11.1 h" (not "0" days, not seconds),
+    the stored seconds in the list cell's title."""
+    from cloudsched_web.results import formatting
+    from cloudsched_web.traces.services import store
+
+    trace, _ = store(_trace(40_000), "long log", owner=alice)
+    want = formatting.value_text(trace.span_s, {"kind": "duration", "unit": "s"})
+    assert trace.span_s == 40_000 and want == "11.1 h"
+    _login(page, live_server.url)
+    page.goto(f"{live_server.url}/traces/")
+    row = page.locator("tr", has_text="long log")
+    assert want in row.inner_text() and _raw([page.inner_text("main")]) == []
+    assert row.locator("td[title='40000 s']").inner_text() == want
+    page.goto(f"{live_server.url}/scenarios/new/?family=backfill")
+    page.click("[data-tab='workload:trace']")
+    picked = page.locator(".trace-picker tr", has_text="long log").inner_text()
+    assert want in picked and _raw([page.inner_text(".trace-picker")]) == [], picked
