@@ -13,7 +13,7 @@ from cloudsched_web.results.queries import get_result
 from cloudsched_web.runs.models import Run
 from cloudsched_web.scenarios.models import Scenario
 from tests.api.factories import finished_run
-from tests.browser.conftest import shoot
+from tests.browser.conftest import screens_dir, shoot
 from tests.browser.test_result_numbers import _result
 from tests.browser.test_run_flow import _login
 
@@ -67,6 +67,8 @@ def _hover_exact(page, canvas_id, stored, checks=3):
             f"bar {bar['k']} drawn at {bar['s']}–{bar['e']} (q = {bar['q']}), stored {seg['start']}–{seg['end']}: {lines}"
         )
         checked += 1
+        if checked == 1:  # the chart with the tooltip over it, for a person to look at
+            tip.locator("xpath=..").screenshot(path=str(screens_dir() / f"gantt-tip-{canvas_id}.png"))
         if checked == checks:
             break
     return checked

@@ -13,6 +13,7 @@ import pytest
 
 from cloudsched_web.scenarios.models import Scenario
 from tests.api.factories import finished_run
+from tests.browser.conftest import screens_dir, shoot
 from tests.browser.test_result_numbers import _result
 from tests.browser.test_run_flow import _login
 from tests.jobdata import two_point_study
@@ -48,14 +49,16 @@ def _open(page, live_server, alice, family):
     return run
 
 
-# Each series chart: its y title, tick labels, and the tooltip of its largest point of every line.
+# Each series chart: its y title, tick labels, its note (buckets' width …) and the tooltip of its largest point of
+# every line.
 SERIES = """() => Object.entries(window.cloudsched.series).map(([key, c]) => {
   const label = c.options.plugins.tooltip.callbacks.label;
   const tips = c.data.datasets.filter((d) => d.data.length).map((d) => {
     const top = d.data.reduce((a, p) => (p.y > a.y ? p : a));
     return label({ dataset: d, parsed: top, chart: c });
   });
-  return { key, title: c.options.scales.y.title.text, ticks: c.scales.y.ticks.map((t) => t.label), tips };
+  return { key, title: c.options.scales.y.title.text, ticks: c.scales.y.ticks.map((t) => t.label), tips,
+           note: c.options.plugins.subtitle.text || "" };
 })"""
 
 
@@ -69,7 +72,7 @@ def test_power_and_energy_tooltips_read_in_the_axis_unit(page, live_server, alic
         assert unit in ("W", "kW", "MW", "Wh", "kWh", "MWh", "GWh"), s["title"]
         assert s["tips"] and all(t.endswith(" " + unit) for t in s["tips"]), s
         assert all(t.endswith(" " + unit) for t in s["ticks"]), s
-    texts = [t for s in series.values() for t in [s["title"], *s["ticks"], *s["tips"]]]
+    texts = [t for s in series.values() for t in [s["title"], s["note"], *s["ticks"], *s["tips"]]]
     assert texts and _raw(texts) == []
 
 
@@ -141,6 +144,8 @@ def test_the_diff_table_writes_times_as_exact_durations(page, live_server, alice
         assert back == pytest.approx(seconds, abs=1e-6), (text, seconds)
     body = page.inner_text("#diff-table")
     assert _raw([body]) == [], body[:400]
+    page.locator("#diff-table tbody tr").nth(12).scroll_into_view_if_needed()
+    page.screenshot(path=str(screens_dir() / "diff-table-durations.png"))  # the table's first rows, as seen
 
 
 def test_every_series_axis_starts_at_zero(page, live_server, alice):
@@ -201,7 +206,9 @@ def test_the_trace_pages_write_a_trace_s_span_as_a_duration(page, live_server, a
     row = page.locator("tr", has_text="long log")
     assert want in row.inner_text() and _raw([page.inner_text("main")]) == []
     assert row.locator("td[title='40000 s']").inner_text() == want
+    shoot(page, "trace-list")
     page.goto(f"{live_server.url}/scenarios/new/?family=backfill")
     page.click("[data-tab='workload:trace']")
     picked = page.locator(".trace-picker tr", has_text="long log").inner_text()
     assert want in picked and _raw([page.inner_text(".trace-picker")]) == [], picked
+    shoot(page, "wizard-trace-span")
