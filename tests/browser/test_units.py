@@ -52,13 +52,14 @@ def _open(page, live_server, alice, family):
 # Each series chart: its y title, tick labels, its note (buckets' width …) and the tooltip of its largest point of
 # every line.
 SERIES = """() => Object.entries(window.cloudsched.series).map(([key, c]) => {
-  const label = c.options.plugins.tooltip.callbacks.label;
+  const { label, title } = c.options.plugins.tooltip.callbacks;
   const tips = c.data.datasets.filter((d) => d.data.length).map((d) => {
     const top = d.data.reduce((a, p) => (p.y > a.y ? p : a));
     return label({ dataset: d, parsed: top, chart: c });
   });
+  const last = c.data.datasets.flatMap((d) => d.data).reduce((a, p) => (p.x > a.x ? p : a), { x: -Infinity });
   return { key, title: c.options.scales.y.title.text, ticks: c.scales.y.ticks.map((t) => t.label), tips,
-           note: c.options.plugins.subtitle.text || "" };
+           note: c.options.plugins.subtitle.text || "", when: title([{ parsed: last }]) };
 })"""
 
 
@@ -72,8 +73,9 @@ def test_power_and_energy_tooltips_read_in_the_axis_unit(page, live_server, alic
         assert unit in ("W", "kW", "MW", "Wh", "kWh", "MWh", "GWh"), s["title"]
         assert s["tips"] and all(t.endswith(" " + unit) for t in s["tips"]), s
         assert all(t.endswith(" " + unit) for t in s["ticks"]), s
-    texts = [t for s in series.values() for t in [s["title"], s["note"], *s["ticks"], *s["tips"]]]
+    texts = [t for s in series.values() for t in [s["title"], s["note"], s["when"], *s["ticks"], *s["tips"]]]
     assert texts and _raw(texts) == []
+    assert any(" d " in s["when"] or " h " in s["when"] for s in series.values())  # the last time, read as time
 
 
 DIST = """() => ['jobs-cdf', 'jobs-box'].map((id) => {
