@@ -38,6 +38,16 @@ def _raw(texts):
     return out
 
 
+def _round_duration(seconds):
+    """1, 2, 5, 10, 20 or 30 of a second (or ms), minute or hour (3, 6 and 12 h too), or 1, 2, 5 × 10^k days."""
+    for unit, steps in ((86400, (1, 2, 5)), (3600, (1, 2, 3, 6, 12)), (60, (1, 2, 5, 10, 20, 30))):
+        if seconds >= unit:
+            n = seconds / unit
+            return any(abs(n - k * 10**e) < 1e-9 * n for k in steps for e in range(0, 6 if unit == 86400 else 1))
+    n = seconds
+    return any(abs(n - k * 10**e) < 1e-9 * n for k in (1, 2, 3, 5) for e in range(-3, 2))
+
+
 def _open(page, live_server, alice, family):
     config, stock = _result(family)
     scenario = Scenario.objects.create(owner=alice, family=family, name=f"units {family}", config=config)
@@ -85,7 +95,8 @@ DIST = """() => ['jobs-cdf', 'jobs-box'].map((id) => {
     ? { dataset: c.data.datasets[0], raw: c.data.datasets[0].data.at(-1), dataIndex: 0 }
     : { dataIndex: 0 };
   const lines = [tip(item)].flat();
-  return { id, title: axis.options.title.text, ticks: axis.ticks.map((t) => t.label), lines };
+  return { id, title: axis.options.title.text, ticks: axis.ticks.map((t) => t.label), lines, type: axis.type,
+           values: axis.ticks.map((t) => t.value) };
 })"""
 
 
@@ -95,10 +106,13 @@ def test_the_per_job_views_write_durations_in_units(page, live_server, alice):
     measure = page.eval_on_selector("#jobs-measure", "(s) => s.selectedOptions[0].textContent")
     assert measure.endswith("(s)"), measure  # a duration measure drawn first (backfill: response time)
     charts = page.evaluate(DIST)
+    assert {c["type"] for c in charts} == {"logarithmic"}  # response times: a log scale first
     for c in charts:
-        assert len(c["ticks"]) >= 2, c
+        assert len(c["ticks"]) >= 3, c
         assert all(DURATION.match(t) for t in c["ticks"]), c
         assert _raw(c["lines"]) == [], c
+        # round times, not Chart.js's 1–9 × 10^k s ("1.17 min", "1.67 min"): 1, 2, 5, 10, 20, 30 of a unit, …
+        assert all(_round_duration(v) for v in c["values"]), c["ticks"]
     page.wait_for_function("() => Number(document.getElementById('jobs-table-box').dataset.loaded || 0) >= 1")
     table = page.evaluate(
         """() => { const t = document.getElementById('jobs-table');
