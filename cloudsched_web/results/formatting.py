@@ -9,7 +9,8 @@ line for line alike; a browser test compares their output on every cell of a res
 
 * count — an integer with thin-space thousands (a mean over repetitions keeps one decimal);
 * flag — ✓ / ✗ (a mean over repetitions: the share of repetitions where it held);
-* duration — ``3.2 s``, ``12.5 min``, ``40.2 h``, ``2 d 22 h``, the exact seconds in the title;
+* duration — ``3.2 s``, ``12.5 min``, ``40.2 h``, ``2 d 22 h``, the exact seconds in the title; exact and still
+  readable (tooltips, the diff table): ``1 d 21 h 25 min 23.5 s`` (:func:`duration_text`);
 * energy Wh / kWh / MWh, power W / kW / MW, frequency MHz / GHz — by size;
 * fraction — a percentage (its spread in percentage points, ``± 1.2 pp``); ratio, quantity and undeclared numbers — four significant digits.
 
@@ -21,8 +22,8 @@ from __future__ import annotations
 
 import math
 
-__all__ = ["DEFAULT_SPEC", "HUGE", "RULES", "THIN", "exact_text", "fixed", "full", "page_refs", "scientific",
-           "setting_text", "significant", "spec_dict", "specs", "spread_text", "value_text", "with_ref"]  # fmt: skip
+__all__ = ["DEFAULT_SPEC", "HUGE", "RULES", "THIN", "duration_text", "exact_text", "fixed", "full", "page_refs",
+           "scientific", "setting_text", "significant", "spec_dict", "specs", "spread_text", "value_text", "with_ref"]  # fmt: skip
 
 THIN = "\u202f"  # narrow no-break space: the SI thousands separator, never a line break
 HUGE = 1e15  # from here on a number is written as mantissa × 10 to a power (RULES["huge"])
@@ -199,6 +200,31 @@ def exact_text(value, spec=None) -> str:
         return f"{full(_to_base(kind, unit, value))} s"
     text = fixed(value, 6)
     return f"{text} {unit}" if unit else text
+
+
+def duration_text(value, spec=None) -> str:
+    """A duration, or a time since the run's start, exact and readable: ``1 d 21 h 25 min 23 s``, ``42.8 s``.
+
+    The whole number is rounded once to the decimals :func:`full` keeps (15 significant digits: no float
+    noise), then split into days, hours, minutes and seconds, so the seconds never read 60; parts that are
+    zero are left out. Past :data:`HUGE`, days by their magnitude. ``spec``'s unit (default seconds)."""
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return "—"
+    sec = _to_base("duration", (spec or {}).get("unit") or "s", value)
+    if abs(sec) >= HUGE:
+        return f"{scientific(sec / 86400, 15)} d"
+    decimals = 0 if sec == 0 else max(0, min(12, 14 - math.floor(math.log10(abs(sec)))))
+    rest = float(f"{abs(sec):.{decimals}f}")
+    parts = []
+    for name, size in (("d", 86400), ("h", 3600), ("min", 60)):
+        n = math.floor(rest / size)
+        if n:
+            parts.append(f"{_group(str(n))} {name}")
+        rest -= n * size
+    if rest > 0 or not parts:
+        parts.append(f"{fixed(rest, decimals)} s")
+    text = " ".join(parts)
+    return "-" + text if sec < 0 and text != "0 s" else text
 
 
 def spec_dict(metric) -> dict:

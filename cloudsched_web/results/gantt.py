@@ -22,15 +22,16 @@ from cloudsched_web.results.cuts import cut_for_chart, recording_cut
 from cloudsched_web.results.events import events
 from cloudsched_web.results.lanes import lane_counts, window_lanes
 from cloudsched_web.results.occupancy import occupancy_and_zoom, page_rows, segment_arrays
-from cloudsched_web.results.queries import bounded, window
+from cloudsched_web.results.queries import QueryError, bounded, window
 
-__all__ = ["MAX_BARS", "MAX_PIXELS", "MAX_ROWS", "PIXELS", "ROWS", "gantt"]
+__all__ = ["MAX_BARS", "MAX_EXACT", "MAX_PIXELS", "MAX_ROWS", "PIXELS", "ROWS", "exact_bars", "gantt"]
 
 MAX_BARS = 100_000  # bars drawn one by one (a canvas fast path); past it, per-pixel occupancy
 ROWS = 40
 MAX_ROWS = 200
 PIXELS = 1000
 MAX_PIXELS = 4000
+MAX_EXACT = 50  # segments of one job on one resource in a bar's window (a tooltip wants one)
 EXTRA_KEYS = ("freq_ghz", "tier", "cloud", "host", "vm_type", "pm_type", "ended")
 
 
@@ -163,3 +164,34 @@ def _gantt(parsed, index, t0, t1, row0, rows, pixels, max_bars, status=None):
     if tiers is None:
         out["lanes"] = [lanes["count"].get(n, 1) for n in page]  # after the page's lanes were assigned
     return out
+
+
+def exact_bars(parsed, index, resource, job, t0, t1):
+    """The stored segments of job ``job`` on ``resource`` in run ``index`` overlapping ``[t0, t1]``, with their exact
+    times (``start``, ``end``, ``task``), in start order: what a Gantt tooltip shows for the bar under the pointer.
+
+    A Gantt's bars carry their times in ticks of the window (``results.bars``: a whole-run window of a
+    long schedule places them to 10 s); their exact times would more than double a payload of 100,000
+    bars, so the tooltip asks for the one bar it shows, with the window its ticks bound. At most
+    :data:`MAX_EXACT` segments (``truncated`` says more overlap)."""
+    parsed.run(index)
+    lo, hi = window(t0, t1, parsed.span(index))
+    if not resource:
+        raise QueryError("resource", "no resource named", "a resource of the run, as the Gantt's rows name it")
+    stored = parsed.stored(index)
+    schema = stored.schema("segments")
+    present = set(schema.names) if schema is not None else set()
+    segments = []
+    if {"start", "end", "resource"} <= present:
+        table = stored.window(lo, hi, [c for c in ("start", "end", "resource", "job", "task") if c in present])
+        keep = pc.equal(pc.cast(table["resource"], pa.string()), pa.scalar(str(resource)))
+        if "job" in present:
+            keep = pc.and_(keep, pc.equal(pc.cast(table["job"], pa.string()), pa.scalar(str(job or ""))))
+        table = table.filter(keep)
+        segments = [{"start": r["start"], "end": r["end"], "task": None if r.get("task") is None else str(r["task"])}
+                    for r in table.slice(0, MAX_EXACT).to_pylist()]  # fmt: skip
+        total = table.num_rows
+    else:
+        total = 0
+    return {"index": index, "resource": str(resource), "job": str(job or ""), "window": [lo, hi],
+            "segments": segments, "truncated": total > len(segments)}  # fmt: skip

@@ -28,10 +28,12 @@ def _job_table(parsed, index):
     return parsed.memo(("job_table", index), build)
 
 
-def _status(delta_start, moved):
-    """What happened to each job in B: waiting first (it is what users feel), then moving."""
+def _change(delta_start, delta_end, moved):
+    """What happened to each job in B, as :data:`STATUSES` names it: waiting first (it is what users feel), then
+    moving, then ending at another time."""
     later, earlier = delta_start > 1e-9, delta_start < -1e-9
-    return np.where(later, "later", np.where(earlier, "earlier", np.where(moved, "moved", "same"))).tolist()
+    other_end = np.where(np.abs(delta_end) > 1e-9, "other_end", "same")
+    return np.where(later, "later", np.where(earlier, "earlier", np.where(moved, "moved", other_end))).tolist()
 
 
 def _missing(jobs, absent, cut):
@@ -106,7 +108,8 @@ def diff(parsed, a, b, limit=ROWS, other=None, offset=0):
     """What changed between run ``a`` and run ``b`` of the same workload: the changed jobs counted once each in
     ``later``, ``earlier`` (by the first start), ``moved`` (same start, other resources) and ``other_end`` (same
     start and resources, another end), which add up to ``changed``; and one page of the changed jobs (``rows``:
-    ``limit`` from ``offset``; a row's ``moved`` says whether its resources differ, whatever its start).
+    ``limit`` from ``offset``; a row's ``change`` is its category, its ``moved`` whether its resources differ,
+    whatever its start).
 
     ``b`` indexes ``other`` (another stored run with the same workload digest) when given, else
     ``parsed``. Jobs on one side only are counted apart from jobs the other side's schedule
@@ -128,9 +131,10 @@ def diff(parsed, a, b, limit=ROWS, other=None, offset=0):
     top = order[offset : offset + limit]
     names = ja["job"].take(pa.array(ia[top])).to_pylist()
     columns = (sa[top].tolist(), sb[top].tolist(), ea[top].tolist(), eb[top].tolist(), dstart[top].tolist(),
-               dend[top].tolist(), moved[top].tolist())  # fmt: skip
-    rows = [{"job": job, "start_a": s_a, "start_b": s_b, "end_a": e_a, "end_b": e_b, "delta_start": ds,
-             "delta_end": de, "moved": mv} for job, s_a, s_b, e_a, e_b, ds, de, mv in zip(names, *columns, strict=True)]  # fmt: skip
+               dend[top].tolist(), moved[top].tolist(), _change(dstart[top], dend[top], moved[top]))  # fmt: skip
+    rows = [{"job": job, "change": ch, "start_a": s_a, "start_b": s_b, "end_a": e_a, "end_b": e_b, "delta_start": ds,
+             "delta_end": de, "moved": mv}
+            for job, s_a, s_b, e_a, e_b, ds, de, mv, ch in zip(names, *columns, strict=True)]  # fmt: skip
     cut_a, cut_b = cut_at(parsed, a), cut_at(other, b)
     cut_in_b, cut_in_a = _missing(ja, only_a, cut_b), _missing(jb, only_b, cut_a)
     later, earlier = dstart > 1e-9, dstart < -1e-9

@@ -10,6 +10,7 @@ own and raises ``queries.QueryError`` naming the field and the allowed range.
 |---|---|---|
 | ``gantt`` | a window of one run's schedule: bars, or occupancy beyond the bar budget | run, t0, t1, row0, rows, pixels |
 | ``gantt`` with ``side`` | one side of the diff, each job with its status in the diff | side (a, b), a, b, t0, t1, … |
+| ``bar`` | the exact times of one job's segments on one resource in a window (a Gantt bar's tooltip) | run (or side, a, b), resource, job, t0, t1 |
 | ``series`` | a window of one repetition's series, every algorithm, envelopes exact at the edges | rep, t0, t1, points |
 | ``strips`` | DVFS host frequency strips of one repetition | rep, t0, t1, points |
 | ``diff`` | what changed between two runs, and a page of the changed jobs | a, b, offset, limit |
@@ -65,6 +66,20 @@ def _gantt(parsed, get, other):
                        get("pixels", gantt.PIXELS))  # fmt: skip
 
 
+def _side(parsed, get, other):
+    """``(result, run index)`` a Gantt request names: ``run``, or on the diff page ``side`` of ``a`` and ``b``."""
+    if get("side", None) in ("a", "b"):
+        if get("side", None) == "a":
+            return parsed, _int(get, "a")
+        return (other if other is not None else parsed), _int(get, "b", 1)
+    return parsed, _int(get, "run")
+
+
+def _bar(parsed, get, other):
+    side, index = _side(parsed, get, other)
+    return gantt.exact_bars(side, index, get("resource", ""), get("job", ""), get("t0", None), get("t1", None))
+
+
 def _series(parsed, get, other):
     return series.series(parsed, _int(get, "rep"), get("t0", None), get("t1", None), get("points", "") or series.POINTS)
 
@@ -98,6 +113,8 @@ KINDS = {
     for k in (
         Kind("gantt", ("run", "t0", "t1", "row0", "rows", "pixels", "side", "a", "b"), _gantt,
              "a window of one run's schedule (bars, or occupancy beyond the bar budget); with side: the diff's"),
+        Kind("bar", ("run", "side", "a", "b", "resource", "job", "t0", "t1"), _bar,
+             "the exact times of one job's segments on one resource in a window (a Gantt bar's tooltip)"),
         Kind("series", ("rep", "t0", "t1", "points"), _series, "a window of one repetition's series"),
         Kind("strips", ("rep", "t0", "t1", "points"), _strips, "DVFS host frequency strips of one repetition"),
         Kind("diff", ("a", "b", "offset", "limit"), _diff, "what changed between two runs, a page of the changed jobs"),

@@ -47,13 +47,6 @@ function fixed(value, decimals) {
   return group(text);
 }
 
-// 15 significant digits, all a float holds without noise; at most 12 decimals (formatting.full).
-function full(value) {
-  if (value === 0 || !Number.isFinite(value) || Math.abs(value) >= R().huge)
-    return Number.isFinite(value) && Math.abs(value) < R().huge ? fixed(value, 0) : scientific(value, 15);
-  return fixed(value, 14 - Math.floor(Math.log10(Math.abs(value))));
-}
-
 function significant(value, digits) {
   if (value === 0 || !Number.isFinite(value)) return Number.isFinite(value) ? fixed(value, 0) : String(value);
   if (Math.abs(value) >= R().huge) return scientific(value, digits);
@@ -127,15 +120,29 @@ export function setting(v) {
     : String(v);
 }
 
-// The tooltip and the diff table: the stored number in full (durations in seconds).
-export function exact(v, spec) {
-  if (v === null || v === undefined) return "";
-  spec = spec || DEFAULT_SPEC;
-  const kind = spec.kind || "number";
-  const unit = spec.unit || "";
-  if (kind === "duration") return `${full(toBase(kind, unit, v))} s`;
-  const text = fixed(v, 6);
-  return unit ? `${text} ${unit}` : text;
+// A duration, or a time since the run's start, exact and readable: "1 d 21 h 25 min 23 s", "42.8 s" (the
+// tooltips, the window status and the diff table; the twin of formatting.duration_text). The whole number is
+// rounded once to 15 significant digits (all a float holds without noise; at most 12 decimals), then split
+// into days, hours, minutes and seconds; parts that are zero are left out. Past HUGE, days by their magnitude.
+// Default unit: seconds.
+export function duration(v, spec) {
+  if (v === null || v === undefined || (typeof v === "number" && !Number.isFinite(v))) return "—";
+  const sec = toBase("duration", (spec && spec.unit) || "s", v);
+  if (Math.abs(sec) >= R().huge) return `${scientific(sec / 86400, 15)} d`;
+  const decimals = sec === 0 ? 0 : Math.max(0, Math.min(12, 14 - Math.floor(Math.log10(Math.abs(sec)))));
+  let rest = Number(Math.abs(sec).toFixed(decimals));
+  const parts = [];
+  [
+    ["d", 86400],
+    ["h", 3600],
+    ["min", 60],
+  ].forEach(([name, size]) => {
+    const n = Math.floor(rest / size);
+    if (n) parts.push(`${group(String(n))} ${name}`);
+    rest -= n * size;
+  });
+  if (rest > 0 || !parts.length) parts.push(`${fixed(rest, decimals)} s`);
+  return (sec < 0 && parts.join("") !== "0 s" ? "-" : "") + parts.join(" ");
 }
 
 // A chart axis's display unit for values up to `ref`: how many stored units make one display unit.

@@ -135,8 +135,9 @@ def test_the_api_answers_chart_kinds_through_the_page_s_registry(api, alice, sce
     finished_run.save()
     api.client.force_login(alice)  # the page's endpoint takes the session, the API the token
 
-    assert set(kinds.KINDS) == {"gantt", "series", "strips", "diff", "jobs", "dist"}
-    queries_by_kind = {"gantt": {"run": 1, "pixels": 300}, "series": {"rep": 0, "points": 50},
+    assert set(kinds.KINDS) == {"gantt", "bar", "series", "strips", "diff", "jobs", "dist"}
+    queries_by_kind = {"gantt": {"run": 1, "pixels": 300}, "bar": {"run": 0, "resource": "p0", "job": "1"},
+                       "series": {"rep": 0, "points": 50},
                        "diff": {"a": 0, "b": 1, "limit": 5}, "jobs": {"limit": 7}, "dist": {}}  # fmt: skip
     for kind, query in queries_by_kind.items():
         via_api = api.get(f"/runs/{finished_run.pk}/result/charts/{kind}", **query)
@@ -145,6 +146,6 @@ def test_the_api_answers_chart_kinds_through_the_page_s_registry(api, alice, sce
         assert page.status_code == 200 and via_api.json() == page.json(), kind
     bad = api.get(f"/runs/{finished_run.pk}/result/charts/nope")
     assert bad.status_code == 400 and bad.json()["error"]["field"] == "kind"
-    assert "'gantt', 'series', 'strips', 'diff', 'jobs' or 'dist'" in bad.json()["error"]["allowed"]
+    assert "'gantt', 'bar', 'series', 'strips', 'diff', 'jobs' or 'dist'" in bad.json()["error"]["allowed"]
     bad = api.get(f"/runs/{finished_run.pk}/result/charts/gantt", run="x")
     assert bad.status_code == 400 and bad.json()["error"]["field"] == "run"

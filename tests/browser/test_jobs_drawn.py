@@ -182,3 +182,79 @@ def test_more_outliers_than_pixel_rows_are_drawn_per_row_and_the_chart_says_so(p
             _drawn(page, "#jobs-dist", at_least=3)  # asked again: rows cut in log
             scale_type = "() => Chart.getChart(document.getElementById('jobs-box')).scales.y.type"
             assert page.evaluate(scale_type) == "logarithmic"
+
+
+# The painted box chart, read back from the canvas: for each box, its bar's geometry (Chart.js's element) and
+# two columns of canvas pixels (RGBA, top to bottom): one between the box's centre and its caps' ends (the caps
+# cross it, the whisker line and the mean's diamond do not), and the centre line (the whisker line itself).
+PAINTED = """(id) => { const c = Chart.getChart(document.getElementById(id)), dpr = c.currentDevicePixelRatio;
+  const ctx = c.canvas.getContext('2d'), h = c.canvas.height;
+  const column = (x) => Array.from(ctx.getImageData(Math.round(x * dpr), 0, 1, h).data);
+  return { dpr, boxes: c.getDatasetMeta(0).data.map((bar, k) => ({ label: c.data.labels[k], x: bar.x, width: bar.width,
+    top: Math.min(bar.y, bar.base), bottom: Math.max(bar.y, bar.base),
+    side: column(bar.x + bar.width / 8), centre: [-1, 0, 1].map((o) => column(bar.x + o / dpr)) })) }; }"""
+PIXELS = "([id, values]) => { const y = Chart.getChart(document.getElementById(id)).scales.y; return values.map((v) => y.getPixelForValue(v)); }"
+
+
+def _whiskers(values):
+    """Tukey's whiskers, from the values alone: the furthest value within 1.5 IQR of each quartile."""
+    q1, q3 = np.quantile(values, [0.25, 0.75])
+    fence = 1.5 * (q3 - q1)
+    return values[values >= q1 - fence].min(), values[values <= q3 + fence].max()
+
+
+def _ink(column, dpr):
+    """How much of the whiskers' grey (#333, drawn opaque over a transparent canvas) covers each row of a canvas
+    column, 0–1: coloured pixels (boxes, outliers), white (the mean's fill) and faint grid lines count 0."""
+    px = np.asarray(column, float).reshape(-1, 4)
+    r, g, b, a = px.T
+    grey = (np.maximum(np.maximum(r, g), b) <= 80) & (np.ptp(px[:, :3], axis=1) <= 16) & (a >= 60)
+    return np.where(grey, a / 255, 0.0)
+
+
+def _lines(ink, dpr, skip):
+    """The centres (CSS px) of the runs of inked rows outside the rows ``skip`` (lo, hi in CSS px)."""
+    rows = np.flatnonzero(ink > 0)
+    rows = rows[(rows / dpr < skip[0]) | (rows / dpr > skip[1])]
+    runs = np.split(rows, np.flatnonzero(np.diff(rows) > 1) + 1) if rows.size else []
+    return [float(((r + 0.5) * ink[r]).sum() / ink[r].sum()) / dpr for r in runs]
+
+
+def test_the_painted_whiskers_are_tukeys(page, live_server, alice, tmp_path):
+    """The whiskers as painted: each cap's line on the canvas sits at Tukey's whisker computed here from the stored
+    jobs (not the chart's data), and the whisker line reaches it and no further, on a run whose min and max lie
+    beyond them (outliers), so whiskers drawn to min/max would be seen."""
+    run = _run(alice, "backfill", algorithms=["easy", "keasy"])
+    _login(page, live_server.url)
+    page.set_viewport_size({"width": 1400, "height": 1000})
+    page.goto(f"{live_server.url}/runs/{run.pk}/")
+    _drawn(page, "#jobs-dist")
+    stored = _stored(run, "response_s")
+    painted = page.evaluate(PAINTED, "jobs-box")
+    dpr = painted["dpr"]
+    assert [b["label"] for b in painted["boxes"]] == ["easy #0", "keasy #0"]
+    beyond = 0
+    for box in painted["boxes"]:
+        values = stored[box["label"].split(" #")[0]]
+        lo, hi = _whiskers(values)
+        want_lo, want_hi, at_min, at_max, at_mean = page.evaluate(
+            PIXELS, ["jobs-box", [lo, hi, values.min(), values.max(), values.mean()]]
+        )
+        assert box["width"] / 8 > 7, "the side column must miss the mean's diamond (±5 px) and the whisker line"
+        beyond += abs(at_max - want_hi) > 3 or abs(at_min - want_lo) > 3
+        # The caps: the two grey lines across the side column outside the box, at the whiskers, to a pixel.
+        caps = _lines(_ink(box["side"], dpr), dpr, (box["top"] - 2, box["bottom"] + 2))
+        assert len(caps) == 2, f"{box['label']}: {len(caps)} grey lines beside the box, not two caps: {caps}"
+        assert caps[0] == pytest.approx(want_hi, abs=1.0) and caps[1] == pytest.approx(want_lo, abs=1.0), (
+            f"{box['label']}: caps painted at {caps} px, Tukey's whiskers at {[want_hi, want_lo]} px "
+            f"(min/max at {[at_max, at_min]} px)"
+        )
+        # The whisker line: grey from the box out to each cap and no further (outliers are drawn in colour).
+        ink = np.max([_ink(c, dpr) for c in box["centre"]], axis=0)
+        rows = np.flatnonzero(ink >= 0.3) / dpr
+        above, below = rows[rows < box["top"] - 2], rows[rows > box["bottom"] + 2]
+        if want_hi <= at_mean <= want_lo:  # the mean's diamond, grey-edged, sits inside the whiskers' reach
+            assert above.size and above.min() == pytest.approx(want_hi, abs=1.5), box["label"]
+            assert below.size and below.max() == pytest.approx(want_lo, abs=1.5), box["label"]
+    assert beyond, "no box has an outlier a whisker drawn to min/max would reach: the check would see nothing"
+    _shot(page, tmp_path, "#jobs-dist", "jobs-box-whiskers")

@@ -139,7 +139,7 @@ def test_identical_lines_are_named_and_both_drawn(page, live_server, alice):
     assert dashes[a] == 0 and dashes[b] > 0  # the second is dashed over the first
 
 
-def test_the_diff_table_writes_every_digit_and_its_time_axes_align(page, live_server, alice):
+def test_the_diff_table_writes_exact_readable_times_and_its_time_axes_align(page, live_server, alice):
     run = _open(page, live_server, alice, "backfill")
     page.goto(f"{live_server.url}/runs/{run.pk}/diff/?a=0&b=1")
     page.wait_for_function("() => document.body.dataset.timelineLoaded")
@@ -147,11 +147,17 @@ def test_the_diff_table_writes_every_digit_and_its_time_axes_align(page, live_se
     cells = page.evaluate(
         "() => [...document.querySelectorAll('#diff-table tbody tr')].map((tr) => [...tr.cells].map((c) => c.textContent))"
     )
-    spec = {"kind": "duration", "unit": "s"}
     keys = ("start_a", "start_b", "delta_start", "end_a", "end_b", "delta_end")
+    words = {"later": "started later", "earlier": "started earlier", "moved": "same start, other resources",
+             "other_end": "same start and resources, other end"}  # fmt: skip
     assert cells and cells == [
-        [r["job"], *(formatting.exact_text(r[k], spec) for k in keys), "yes" if r["moved"] else ""] for r in d["rows"]
+        [r["job"], words[r["change"]], *(formatting.duration_text(r[k]) for k in keys), "yes" if r["moved"] else ""]
+        for r in d["rows"]
     ]
+    titles = page.evaluate(
+        "() => [...document.querySelectorAll('#diff-table tbody tr')].map((tr) => [...tr.cells].slice(2, 8).map((c) => c.title))"
+    )
+    assert [[float(t.removesuffix(" s")) for t in row] for row in titles] == [[r[k] for k in keys] for r in d["rows"]]
     gantts = page.evaluate(
         TIME_CHARTS.replace("#series-charts canvas, #freq-charts canvas, #gantt-charts canvas", "#diff canvas")
     )

@@ -214,3 +214,34 @@ def test_a_name_the_user_typed_is_kept_when_a_trace_is_chosen(page, live_server,
     page.click("[data-tab='workload:trace']")
     page.check("tr:has-text('CTC-SP2 sample') input[type=radio]")
     assert page.input_value("#w-name") == "my own study"
+
+
+@pytest.mark.skipif("backfill" not in FAMILIES, reason="needs backfill")
+def test_an_uploaded_wide_trace_refused_ends_in_a_run_in_three_clicks(page, live_server, alice, tmp_path, monkeypatch):
+    """Upload a trace with a job wider than the machine and save: refused at the machine size, the upload kept and
+    chosen; then choose "drop" (1), save (2), run (3): no re-upload, no "give exactly one of" dead end."""
+    from cloudsched_web.runs import services
+
+    monkeypatch.setattr(services, "send", lambda ids: True)  # queued: the run's own work is another test's
+    wide = tmp_path / "wide.swf"
+    wide.write_bytes(_swf("; MaxProcs: 128", [4, 8, 120, 16]))
+    _login(page, live_server.url)
+    page.goto(f"{live_server.url}/scenarios/new/?family=backfill")
+    page.click("[data-tab='workload:trace']")
+    page.fill("#w-datacenter\\.processors", "64")
+    page.set_input_files(".trace-picker #id_trace_file", str(wide))
+    page.click("#save-button")
+    error = page.inner_text("[data-path='datacenter.processors'] .field-error")
+    assert "1 job of the trace needs more than the machine's 64 processors (the widest needs 120)" in error, error
+    assert not Scenario.objects.exists()
+    stored = Trace.objects.get()  # the upload is kept, and chosen: nothing to upload again
+    assert page.is_checked(f"tr:has-text('{stored.name}') input[type=radio]")
+    page.select_option("#w-workload\\.wider_jobs", '"drop"')  # click 1
+    assert "refused unless" not in page.inner_text("#w-trace-wider")
+    page.click("#save-button")  # click 2
+    page.wait_for_selector("#run-button")
+    scenario = Scenario.objects.get()
+    assert scenario.config["workload"]["trace"] == stored.ref and scenario.config["workload"]["wider_jobs"] == "drop"
+    page.click("#run-button")  # click 3
+    page.wait_for_selector("#run-status")
+    assert scenario.runs.count() == 1

@@ -179,3 +179,23 @@ def test_without_a_page_reference_each_value_keeps_its_own_unit():
     assert formatting.page_refs({"e": spec, "n": {"kind": "count"}}, {"e": [0.5, -3.0, None], "n": [1e9]}) == {
         "energy": 3000.0
     }
+
+
+@pytest.mark.parametrize(
+    ("value", "spec", "text"),
+    [
+        (163_523, D, "1 d 21 h 25 min 23 s"),  # the diff table's "163 523 s"
+        (67_902_282.8, D, "785 d 21 h 44 min 42.8 s"),
+        (254_234.244005, D, "2 d 22 h 37 min 14.244005 s"),  # every digit the float holds
+        (122_420_000.125, D, f"1{T}416 d 21 h 33 min 20.125 s"),
+        (0.1 + 0.2, D, "0.3 s"),  # and no float noise
+        (3600, D, "1 h"),  # zero parts left out
+        (0, D, "0 s"),
+        (-3600.5, D, "-1 h 0.5 s"),  # a Δ start
+        (10, {"kind": "duration", "unit": "min"}, "10 min"),
+        (1e300, D, "1.15740740740741 × 10²⁹⁵ d"),
+        (None, D, "—"),
+    ],
+)
+def test_exact_durations_read_in_days_hours_minutes_and_seconds(value, spec, text):
+    assert formatting.duration_text(value, spec) == text

@@ -60,7 +60,8 @@ def reference_diff(parsed, a, b, limit=100, other=None, offset=0):
         moved += abs(dstart) <= 1e-9 and is_moved
         other_end += abs(dstart) <= 1e-9 and not is_moved and abs(eb - ea) > 1e-9
         if is_moved or abs(dstart) > 1e-9 or abs(eb - ea) > 1e-9:
-            rows.append({"job": job, "start_a": sa, "start_b": sb, "end_a": ea, "end_b": eb,
+            change = "later" if dstart > 1e-9 else "earlier" if dstart < -1e-9 else "moved" if is_moved else "other_end"
+            rows.append({"job": job, "change": change, "start_a": sa, "start_b": sb, "end_a": ea, "end_b": eb,
                          "delta_start": dstart, "delta_end": eb - ea, "moved": is_moved})  # fmt: skip
     rows.sort(key=lambda r: -abs(r["delta_end"]) - abs(r["delta_start"]))
     cut_a, cut_b = cuts.cut_at(parsed, a), cuts.cut_at(other, b)

@@ -135,10 +135,11 @@ def get_distributions(request, run_id: DbId, q: Query[DistributionQuery]):
 @router.get(
     "/{run_id}/result/charts/{kind}",
     response=dict,
-    summary="Chart data exactly as the run page draws it (gantt, series, strips, diff, jobs, dist)",
+    summary="Chart data exactly as the run page draws it (gantt, bar, series, strips, diff, jobs, dist)",
     description="The result engine's chart kinds (`cloudsched_web/results/kinds.py`), answered by the same functions "
     "as the run page's charts; the query string holds the kind's parameters: gantt: run, t0, t1, row0, rows, pixels "
-    "(and side, a, b for the diff's sides); series, strips: rep, t0, t1, points; diff: a, b, offset, limit; jobs: alg, "
+    "(and side, a, b for the diff's sides); bar (a Gantt bar's exact times): run (or side, a, b), resource, job, t0, t1; "
+    "series, strips: rep, t0, t1, points; diff: a, b, offset, limit; jobs: alg, "
     "rep, order, offset, limit; dist: measure, rep, pixels, log. A bad parameter is a 400 naming it and its range.",
 )
 def get_chart(request, run_id: DbId, kind: Literal[tuple(kinds.KINDS)]):  # type: ignore[valid-type]

@@ -20,7 +20,7 @@ function axisRange(scale) {
   if (!scale || scale.type === "category") return "";
   const title = scale.options.title && scale.options.title.text;
   const isTime = scale.axis === "x" && /time/i.test(Array.isArray(title) ? title.join(" ") : title || "");
-  const text = (v) => (isTime ? timeText(v, scale.chart.$per || 1) : plain(v)); // time in exact seconds
+  const text = (v) => (isTime ? timeText(v, scale.chart.$per || 1) : plain(v)); // time exact, in d h min s
   return `${scale.axis} from ${text(scale.min)} to ${text(scale.max)}`;
 }
 

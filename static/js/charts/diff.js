@@ -1,6 +1,6 @@
 // The renderer of the data endpoint's kind=diff (results/jobdiff): the counts of jobs in both runs,
 // changed, missing from a side or cut by a side's schedule limit, and the changed jobs a page at a time.
-import { exact as exactText } from "../format.js";
+import { duration } from "../format.js";
 import { timeText } from "./time.js";
 
 const number = (n) => n.toLocaleString("en-US");
@@ -61,8 +61,18 @@ export function counts(t, d, per) {
   });
 }
 
+// A changed job's category (the server's row.change: results/jobdiff), as the summary counts it and the Gantts
+// colour it, in the legend's words.
+const CHANGE = {
+  later: "started later",
+  earlier: "started earlier",
+  moved: "same start, other resources",
+  other_end: "same start and resources, other end",
+};
+
 // A page of the changed jobs (the server orders all of them; d.offset, d.rows, d.changed) into table `t`,
-// its position and buttons into `pager`. Times in full, in seconds.
+// its position and buttons into `pager`. Times exact and readable ("1 d 21 h 25 min 23 s"), the stored number
+// in each cell's title (to copy), as the job table.
 export function changedJobs(t, pager, d, unit) {
   const first = d.changed ? d.offset + 1 : 0;
   const last = d.offset + d.rows.length;
@@ -72,18 +82,22 @@ export function changedJobs(t, pager, d, unit) {
   pager.dataset.offset = String(d.offset);
   t.innerHTML = "";
   const head = t.createTHead().insertRow();
-  ["job", "start A", "start B", "Δ start", "end A", "end B", "Δ end", "moved"].forEach((h) => {
+  ["job", "change", "start A", "start B", "Δ start", "end A", "end B", "Δ end", "other resources"].forEach((h) => {
     const th = document.createElement("th");
     th.textContent = h;
     head.appendChild(th);
   });
   const body = t.createTBody();
-  const exact = (v) => exactText(v, { kind: "duration", unit }); // every digit, in seconds
   d.rows.forEach((r) => {
     const row = body.insertRow();
-    const cells = [r.start_a, r.start_b, r.delta_start, r.end_a, r.end_b, r.delta_end].map(exact);
-    [r.job, ...cells, r.moved ? "yes" : ""].forEach((v) => {
-      row.insertCell().textContent = v;
+    row.insertCell().textContent = r.job;
+    row.insertCell().textContent = CHANGE[r.change] || r.change;
+    [r.start_a, r.start_b, r.delta_start, r.end_a, r.end_b, r.delta_end].forEach((v) => {
+      const cell = row.insertCell();
+      cell.textContent = duration(v, { kind: "duration", unit });
+      cell.className = "num";
+      if (v !== null && v !== undefined) cell.title = `${v} ${unit}`; // the stored number
     });
+    row.insertCell().textContent = r.moved ? "yes" : "";
   });
 }

@@ -17,8 +17,27 @@ const textOf = (m) => {
   return (v) => formatValue(v, spec);
 };
 
+// Round durations (s) for a logarithmic axis of times: Chart.js's own ticks fall at 1–9 × 10^k seconds, which
+// read as "1.17 min", "1.67 min", "19.4 h" side by side.
+const ROUND_S = [
+  [0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 30],
+  [60, 120, 300, 600, 1200, 1800, 3600, 7200, 3 * 3600, 6 * 3600, 12 * 3600],
+  [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 1e4, 2e4, 5e4, 1e5].map((d) => d * 86400),
+].flat();
+function roundLogTicks(spec) {
+  const per = { ms: 0.001, s: 1, min: 60, h: 3600, d: 86400 }[spec.unit] || 1;
+  return (axis) => {
+    const all = ROUND_S.filter((t) => t >= axis.min * per * (1 - 1e-9) && t <= axis.max * per * (1 + 1e-9));
+    const room = Math.max(2, Math.floor(axis.isHorizontal() ? (axis.width || 600) / 64 : (axis.height || 300) / 22));
+    const stride = Math.ceil(all.length / room);
+    const ticks = all.filter((_, i) => i % stride === 0); // every stride-th: still round, spread over the axis
+    if (ticks.length >= 2) axis.ticks = ticks.map((t) => ({ value: t / per }));
+  };
+}
+
 // A value axis of measure `m` up to `hi`: the title (the unit in it only where the ticks do not say it),
-// ticks written in one display unit, at 1, 2 or 5 × 10^k of it on a linear axis.
+// ticks written in one display unit, at 1, 2 or 5 × 10^k of it on a linear axis; round durations on a
+// logarithmic axis of times.
 function valueAxis(m, type, hi) {
   const spec = specOfUnit(m.unit);
   const scaled = spec.kind !== "number";
@@ -33,6 +52,7 @@ function valueAxis(m, type, hi) {
     const mag = 10 ** Math.floor(Math.log10(want));
     axis.ticks.stepSize = ([1, 2, 5, 10].find((k) => k * mag >= want) || 10) * mag * per;
   }
+  if (spec.kind === "duration" && type === "logarithmic") axis.afterBuildTicks = roundLogTicks(spec);
   return axis;
 }
 const count = (n) => Number(n).toLocaleString("en");

@@ -1,12 +1,15 @@
 // Time axes: every chart whose x axis is time, on every page, reads time alike.
 // The unit follows the axis span (s, min, h, d) with round ticks (0, 6 h, 12 h …); a window far
 // from t = 0 counts from a round origin named in the axis title (“s after 785 d 21 h 44 min”), so
-// no tick is ever a raw number of seconds; tooltips give the exact seconds (timeText). And the
-// plot area of every time chart of a page starts and ends at the same x (alignTime), so one
-// instant is one pixel column on the power, energy, DVFS and Gantt charts alike.
+// no tick is ever a raw number of seconds; tooltips give the exact time in days, hours, minutes and
+// seconds (timeText, format.js's duration). And the plot area of every time chart of a page starts and
+// ends at the same x (alignTime), so one instant is one pixel column on the power, energy, DVFS and
+// Gantt charts alike.
 //
 // Times are stored in the result's unit (vm_reservations: minutes); every function takes `per`, the
 // seconds one stored unit holds (secondsPer(unit)), from its caller: nothing here remembers a page's unit.
+import { duration } from "../format.js";
+
 export const SECONDS = { ms: 0.001, s: 1, min: 60, h: 3600, d: 86400 };
 const ROUND = {
   s: [0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 15, 30],
@@ -27,23 +30,9 @@ function decimalText(v, decimals) {
   return whole.replace(/\B(?=(\d{3})+$)/g, THIN) + (frac ? "." + frac : "");
 }
 
-// 67,902,240 s → "785 d 21 h 44 min"; parts that are zero are left out
-function clock(sec) {
-  const sign = sec < 0 ? "-" : "";
-  let rest = Math.abs(sec);
-  const parts = [];
-  [
-    ["d", 86400],
-    ["h", 3600],
-    ["min", 60],
-  ].forEach(([u, f]) => {
-    const n = Math.floor(rest / f + 1e-9);
-    if (n) parts.push(`${decimalText(n, 0)} ${u}`);
-    rest -= n * f;
-  });
-  if (rest > 1e-9 || !parts.length) parts.push(`${decimalText(rest, 3)} s`);
-  return sign + parts.join(" ");
-}
+// 67,902,240 s → "785 d 21 h 44 min" (format.js: the one formatter of every number a page shows), to the
+// millisecond: a window's edges come from a pointer, their further digits say nothing.
+const clock = (sec) => duration(Math.round(sec * 1000) / 1000);
 const timeUnitOf = (span) => (span >= 4 * 86400 ? "d" : span >= 3 * 3600 ? "h" : span >= 180 ? "min" : "s");
 
 function stepOf(unit, want) {
@@ -77,11 +66,11 @@ export function timeTicks(lo, hi, maxTicks, per) {
   return { unit, origin, step, ticks, title };
 }
 
-// A time in stored units as exact seconds, for tooltips: "67 902 282.8 s (785 d 21 h 44 min 42.8 s)".
+// A time in stored units, exact and readable, for tooltips: "785 d 21 h 44 min 42.8 s" (every digit of the
+// seconds the stored number holds, format.js's duration).
 export function timeText(t, per) {
   if (t === null || t === undefined) return "—";
-  const sec = t * per;
-  return `${decimalText(sec, 3)} s` + (Math.abs(sec) >= 60 ? ` (${clock(sec)})` : "");
+  return duration(t * per);
 }
 
 // A window [lo, hi] in words, its width in parentheses: "1 d 11 h 21 min 32.258 s – 2 d 5 h (17 h 38 min 27.742 s)".

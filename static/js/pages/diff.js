@@ -57,7 +57,12 @@ function draw(which, g) {
   if (charts[which]) gantt.update(charts[which], g);
   else {
     const canvas = document.getElementById("gantt-" + which);
-    charts[which] = gantt.create(canvas, g, link, { colourOf: statusColour, statusColour: occupancyColour });
+    const pair = `a=${a}&b=${b}${other ? `&with=${other}` : ""}`;
+    charts[which] = gantt.create(canvas, g, link, {
+      colourOf: statusColour,
+      statusColour: occupancyColour,
+      exactUrl: () => `${url}?kind=bar&side=${which}&${pair}`,
+    });
   }
 }
 

@@ -47,7 +47,11 @@ export function runGantts(holder, dataUrl, link) {
     document.getElementById("gantt-box-" + g.index).style.height = gantt.height(g) + "px";
     showPager(g);
     if (charts[g.index]) gantt.update(charts[g.index], g, colourKey);
-    else charts[g.index] = gantt.create(document.getElementById("gantt-" + g.index), g, link, { colour: colourKey });
+    else
+      charts[g.index] = gantt.create(document.getElementById("gantt-" + g.index), g, link, {
+        colour: colourKey,
+        exactUrl: (shown) => `${dataUrl}?kind=bar&run=${shown.index}`,
+      });
   }
 
   function drawLegend() {

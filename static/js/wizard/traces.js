@@ -1,10 +1,10 @@
 // Scenario wizard: the trace picker of families that read SWF traces.
 import { $, el, joinPath } from "./dom.js";
+import { value as formatValue } from "../format.js";
 
 const bytesText = (b) =>
   b >= 1048576 ? (b / 1048576).toFixed(1) + " MB" : b >= 1024 ? (b / 1024).toFixed(1) + " kB" : b + " bytes";
-const spanText = (s) =>
-  s >= 86400 ? (s / 86400).toFixed(1) + " days" : s >= 3600 ? (s / 3600).toFixed(1) + " h" : Math.round(s) + " s";
+const spanText = (s) => formatValue(s, { kind: "duration", unit: "s" }); // the one formatter: "11.1 h", "2 d 5 h"
 // Where a trace's machine size comes from: its largest job (`largest`), a header field, or as stored (`stored`).
 const machineFrom = (t, largest, stored) =>
   t.processors_from === "largest job" ? largest : t.processors_from ? "header " + t.processors_from : stored;

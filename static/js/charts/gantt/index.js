@@ -55,7 +55,7 @@ export function create(canvas, g, link, opts) {
   chart.$colour = (opts && opts.colour) || "job";
   chart.$colourOf = opts && opts.colourOf;
   chart.$statusColour = opts && opts.statusColour;
-  attachTooltip(chart);
+  attachTooltip(chart, opts && opts.exactUrl);
   link.add(chart);
   return chart;
 }

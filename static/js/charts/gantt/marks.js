@@ -3,7 +3,7 @@ import { MARKERS } from "./colours.js";
 import { JOB_ROW, xPixel } from "./bars.js";
 import { timeText } from "../time.js";
 
-const at = (chart, t) => timeText(t, chart.$per); // a time of the chart in exact seconds
+const at = (chart, t) => timeText(t, chart.$per); // a time of the chart, exact, in d h min s
 
 // Group headings: the group's name beside its rows, a rule between groups.
 export const groupsPlugin = {
