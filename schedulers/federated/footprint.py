@@ -3,7 +3,9 @@
 Measured with ``bench/estimate.py`` (generator, 200–3,000 applications of 4–16 tasks, ``vms_max`` 32;
 all six algorithms), 2026-11-27: 31–35 segments per application, i.e. about 3.3 per task (taken as
 3.6 × (log2 vms_max + 1) / 6 for other ``vms_max``: a reading, measured at 32 only); 215 B per segment
-held and as much again while the largest run is simulated; 13 µs CPU per segment. A trace job is
+held and as much again while the largest run is simulated; 13 µs CPU per segment (taken at 16.5 µs: on a
+real Celery worker, 2026-11-29, 200–3,000 applications ran at 15 µs, a loaded machine's; memory 1.48–1.73×
+the measurement, CPU 1.11–1.23×). A trace job is
 about 13 segments (the full LLNL-Thunder log, docs/results.md: 1.1–1.6 M segments per algorithm).
 """
 
@@ -13,7 +15,7 @@ import math
 
 from schedulers.core.estimate import Footprint, RunSize, first_jobs, trace_summary
 
-SEGMENT_B, CPU_PER_SEGMENT_S, TRACE_JOB_SEGMENTS = 220, 15e-6, 13
+SEGMENT_B, CPU_PER_SEGMENT_S, TRACE_JOB_SEGMENTS = 220, 16.5e-6, 13
 
 
 def footprint(cfg) -> Footprint:
