@@ -361,7 +361,8 @@ def main():
                 peak, rss, sim, task = m["end"]["VmPeak"], m["end"]["VmHWM"], m["end"]["sim_cpu"], m["task_cpu"]
             rows.append({"label": _label(config), "config": config, "vmpeak_mb": round(peak), "rss_mb": round(rss),
                          "sim_cpu_s": round(sim, 2), "est_mb": round(est.peak_memory_mb),
-                         "est_cpu_s": round(est.cpu_s, 2), "cores": os.cpu_count(), "load": round(os.getloadavg()[0], 1),
+                         "est_cpu_s": round(est.cpu_s, 2), "cores": os.cpu_count(),
+                         "load": round(os.getloadavg()[0], 1),
                          "env": {k: os.environ[k] for k in THREAD_ENV if k in os.environ}})  # fmt: skip
             print(f"| {_label(config)} | {peak:.0f} ({est.peak_memory_mb:.0f}) | {est.peak_memory_mb / peak:.2f} | "
                   f"{rss:.0f} | {sim:.2f} ({est.cpu_s:.2f}) | {est.cpu_s / max(sim, 1e-3):.2f} | {task:.1f} |"
@@ -373,8 +374,8 @@ def main():
         return
     mem = [r["est_mb"] / r["vmpeak_mb"] for r in rows]
     cpu = [r["est_cpu_s"] / max(r["sim_cpu_s"], 1e-3) for r in rows]
-    print(f"memory estimate/measured: {min(mem):.2f}–{max(mem):.2f}; CPU {min(cpu):.2f}–{max(cpu):.2f} (target 1–2); "
-          f"load average now {os.getloadavg()[0]:.2f}")  # fmt: skip
+    print(f"memory estimate/measured: {min(mem):.2f}–{max(mem):.2f}; CPU {min(cpu):.2f}–{max(cpu):.2f} "
+          f"(target 1–2); load average now {os.getloadavg()[0]:.2f}")  # fmt: skip
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=1))
 
