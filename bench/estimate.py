@@ -311,9 +311,12 @@ def _label(config):
     keys = ("n_jobs", "n_requests", "apps", "duration_h", "tasks", "arrival_end_s")
     size = next((f"{k}={w[k]:,}" for k in keys if k in w), "")
     size += f" durations ≤ {w['max_duration_slots']:,}" if "max_duration_slots" in w else ""
+    size += f" trace {Path(w['path']).name}" if w.get("path") else ""
+    name = config.get("name", "")
+    size = f"preset point {name!r} {size}" if name and name not in ("estimate bench", "bench") else size
     procs = config.get("datacenter", {}).get("processors")
-    return (f"{config['family']} {size}" + (f" on {procs}" if procs else "")
-            + f" × {'+'.join(config['algorithms'])} × {config.get('repetitions', 1)}")  # fmt: skip
+    return (f"{config['family']} {size.strip()}" + (f" on {procs}" if procs else "")
+            + f" × {'+'.join(config['algorithms'])} × {config.get('repetitions', 1)}").replace("  ", " ")  # fmt: skip
 
 
 def main():

@@ -16,7 +16,7 @@ jobs on 320 and 1,024 processors), 2026-11-27:
   a quiet core; bench/results_scale.py's 200,000-job run took 0.67 µs under load).
 
 Re-measured on a real Celery worker, 2026-11-29 (``bench/estimate.py``, 5,000–200,000 jobs): memory
-1.08–1.56× and CPU 1.09–1.88× the measurement (``tests/schedulers/test_estimate_calibration.py``).
+1.06–1.65× and CPU 1.06–1.88× the measurement (``tests/schedulers/test_estimate_calibration.py``).
 """
 
 from __future__ import annotations
