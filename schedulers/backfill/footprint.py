@@ -8,11 +8,15 @@ jobs on 320 and 1,024 processors), 2026-11-27:
 
 - stretches per job-processor: EASY/FCFS 1.00 exactly; KEASY 3.35–3.42, REASY 3.45–3.62, MEASY 3.36–3.43
   (taken a little above: more load, more moves);
-- a result holds 66 B per segment (Columns: codes, floats, ``task_k``) and ~450 B per job (its
+- a result holds 66 B per segment (Columns: codes, floats, ``task_k``; taken at 70 B, which puts the
+  largest point, 200,000 jobs × four algorithms, at 1.08× its measured peak) and ~450 B per job (its
   record and about two series points per job, kept as Python lists); simulating the largest run
   needs 60 B per segment more while its segments are built;
-- CPU: 0.5 µs per segment plus 10 µs per job (0.47–0.54 µs per segment at 50,000–100,000 jobs on
+- CPU: 0.5 µs per segment plus 5 µs per job (0.47–0.54 µs per segment at 50,000–100,000 jobs on
   a quiet core; bench/results_scale.py's 200,000-job run took 0.67 µs under load).
+
+Re-measured on a real Celery worker, 2026-11-29 (``bench/estimate.py``, 5,000–200,000 jobs): memory
+1.06–1.65× and CPU 1.06–1.88× the measurement (``tests/schedulers/test_estimate_calibration.py``).
 """
 
 from __future__ import annotations
@@ -33,8 +37,8 @@ def pieces_per_job_processor(alg: str) -> float:
     return STRETCHES["easy"] if alg.startswith("easy:") else max(STRETCHES.values())
 
 
-SEGMENT_B, JOB_B, WORKING_SEGMENT_B = 66, 450, 60
-CPU_PER_SEGMENT_S, CPU_PER_JOB_S = 0.5e-6, 10e-6
+SEGMENT_B, JOB_B, WORKING_SEGMENT_B = 70, 450, 60
+CPU_PER_SEGMENT_S, CPU_PER_JOB_S = 0.5e-6, 5e-6
 PILOT_JOBS = 1000  # Jann and Lublin sizes: the mean of a fixed-seed draw of this many jobs (a few ms)
 
 

@@ -4,7 +4,7 @@ A run does ``repetitions × algorithms`` simulations in one process (``scheduler
 every one's result — schedule segments, job records, series — until the whole document is stored
 (the web worker: ``Run.store_result``, Parquet through pyarrow). So the peak is
 
-    peak = BASE_MB + STORE_MB + Σ over runs of held_mb + max over runs of working_mb
+    peak = BASE_MB + store_mb() + Σ over runs of held_mb + max over runs of working_mb
 
 where ``held_mb`` is what a run's result holds and ``working_mb`` what simulating it needs on top
 (the simulator's state, the instance, the records being built), released when it ends. A family
@@ -12,36 +12,72 @@ reads its scenario into one :class:`RunSize` per algorithm (counts × its bytes 
 ``schedulers/<family>/footprint.py``; a family without one is estimated at the base only.
 
 The figures are *address space*, not RSS: the worker's limit (``RUN_MEMORY_LIMIT_MB``) is an
-``RLIMIT_AS``, and storing the result reserves about a gigabyte of address space in pyarrow's
-pools and threads that is never resident. Coefficients: ``bench/estimate.py`` (measured vs
-estimated for every family), 2026-11-27, a 2-core machine, Python 3.11, numpy 2, pyarrow 18.
+``RLIMIT_AS``. A Celery pool process starts a run at about 585 MB of it (forked from the worker
+that imported the library, scipy and pyarrow: ``tasks.warm_imports``). Storing the result starts
+Arrow's threads — its CPU pool, one per core, and its I/O pool of 8 — and the run its heartbeat
+thread; with the C library's malloc (``ARROW_DEFAULT_MEMORY_POOL=system``) each thread that
+allocates reserves an arena of 64 MB, never resident but counted: that is ``store_mb()``, taken
+at every thread (small runs start fewer; 11 were seen at the largest on 2 cores). Measured with
+``bench/estimate.py`` on a real Celery worker (run.sh's flags), 2026-11-29, a 2-core machine,
+Python 3.11, numpy 2, pyarrow 18: every point of every family is estimated at 1–2× its measured
+``VmPeak`` (``tests/schedulers/test_estimate_calibration.py`` holds the table).
 """
 
 from __future__ import annotations
 
 import importlib
 import math
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 __all__ = [
     "BASE_MB",
-    "STORE_MB",
+    "THREAD_MB",
     "Estimate",
     "Footprint",
     "RunSize",
     "estimate",
     "first_jobs",
     "refusal",
+    "store_mb",
     "trace_summary",
+    "worker_threads",
 ]
 
-# A worker process with the library, scipy and pyarrow imported (tasks.warm_imports): VmPeak 478 MB.
-BASE_MB = 480.0
-# What storing adds to the address space whatever the result's size: 0.9–1.16 GB above the
-# simulation's VmPeak at every size measured (bench/estimate.py), taken at its largest.
-STORE_MB = 1170.0
+# A Celery pool process when its task starts (forked from a worker that ran tasks.warm_imports; run.sh's flags):
+# VmPeak 583–585 MB on every point measured.
+BASE_MB = 590.0
+# A thread's share of the address space: the C library's malloc gives each thread that allocates an arena of
+# 64 MB (reserved, HEAP_MAX_SIZE on 64-bit Linux). Stacks (8 MB, RLIMIT_STACK's default) are not added: a pool
+# process's maps showed four new arenas but one new stack for four new threads, and with 72 MB a thread the
+# smallest results sat at 2.0× their measured peak (vm_reservations 100,000 × 4) where 64 keeps the largest
+# points at ≥ 1.06× (bench/estimate.py).
+THREAD_MB = 64.0
+ARROW_IO_THREADS = 8  # Arrow's I/O pool (ARROW_IO_THREADS overrides it); reading results back fills it
+
+
+def _env_int(name: str) -> int | None:
+    """The first integer of an environment variable (OpenMP's comma lists), as Arrow reads it; None if unset."""
+    try:
+        return max(int(os.environ.get(name, "").split(",")[0]), 1)
+    except ValueError:
+        return None
+
+
+def worker_threads() -> int:
+    """Threads a worker process runs while it stores a result, besides its main one: Arrow's CPU pool
+    (``OMP_NUM_THREADS``, else one per core, at most ``OMP_THREAD_LIMIT``), its I/O pool and the run's
+    heartbeat. Read where the estimate is computed: a worker on a host with more cores reserves more."""
+    cpu = _env_int("OMP_NUM_THREADS") or os.cpu_count() or 1
+    cpu = min(cpu, _env_int("OMP_THREAD_LIMIT") or cpu)
+    return cpu + (_env_int("ARROW_IO_THREADS") or ARROW_IO_THREADS) + 1
+
+
+def store_mb() -> float:
+    """What storing adds to the address space whatever the result's size: every thread's arena and stack."""
+    return THREAD_MB * worker_threads()
 
 
 @dataclass(frozen=True)
@@ -105,7 +141,7 @@ def footprint(family: Any, cfg: Any) -> Footprint | None:
 def _combine(runs: Mapping[str, RunSize], algorithms: list[str], repetitions: int) -> tuple[float, float]:
     sizes = [runs[a] for a in algorithms]
     held = repetitions * sum(r.held_mb for r in sizes)
-    peak = BASE_MB + STORE_MB + held + max((r.working_mb for r in sizes), default=0.0)
+    peak = BASE_MB + store_mb() + held + max((r.working_mb for r in sizes), default=0.0)
     return peak, repetitions * sum(r.cpu_s for r in sizes)
 
 
@@ -122,7 +158,7 @@ def estimate(scenario: Any) -> Estimate:
     fp = footprint(family, cfg)
     shape = f"{_plural(len(algorithms), 'algorithm')} × {_plural(reps, 'repetition')}"
     if fp is None:
-        return Estimate(BASE_MB + STORE_MB, 0.0, {"shape": shape, "driver": "(scenario)", "estimated": False})
+        return Estimate(BASE_MB + store_mb(), 0.0, {"shape": shape, "driver": "(scenario)", "estimated": False})
     peak, cpu = _combine(fp.runs, algorithms, reps)
     one_rep = _combine(fp.runs, algorithms, 1)
     heaviest = max(algorithms, key=lambda a: (fp.runs[a].held_mb, fp.runs[a].cpu_s))

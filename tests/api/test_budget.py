@@ -48,8 +48,8 @@ def test_a_limit_of_zero_means_none(api, settings):
 
 
 def test_it_refuses_a_scenario_over_the_time_limit(api, settings):
-    settings.CELERY_TASK_SOFT_TIME_LIMIT = 1
-    response = api.post("/scenarios", backfill(OVER))
+    settings.CELERY_TASK_SOFT_TIME_LIMIT = 1  # the limit is whole seconds: a scenario estimated above 1 s
+    response = api.post("/scenarios", backfill(OVER, repetitions=2))
     assert response.status_code == 400
     error = response.json()["error"]
     assert "computing" in error["message"] and "RUN_SOFT_TIME_LIMIT_S" in error["allowed"]
