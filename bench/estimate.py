@@ -203,9 +203,6 @@ def child(config, with_indexes, limit_mb=0):
     print(json.dumps(out))
 
 
-THREAD_ENV = ("OMP_NUM_THREADS", "OMP_THREAD_LIMIT", "ARROW_IO_THREADS")  # what sizes Arrow's thread pools
-
-
 def table(files):
     """The docs' table (docs/architecture.md) from ``--json`` files, estimates as the code gives them now; a point
     measured more than once shows every measurement (``a / b``) and the ratio's range."""
@@ -213,17 +210,13 @@ def table(files):
 
     points = {}
     for row in (r for f in files for r in json.loads(Path(f).read_text())):
-        env = row.get("env", {})
-        points.setdefault(row["label"] + "".join(f" ({k}={v})" for k, v in env.items()), []).append(row)
+        if row.get("env"):
+            continue  # measured before the worker set Arrow's pool sizes itself: a set-up that no longer exists
+        points.setdefault(row["label"], []).append(row)
     print("| point | VmPeak MB measured | estimated | ratio | sim CPU s measured | estimated | ratio |")
     print("|---|---|---|---|---|---|---|")
     for label, rows in points.items():
-        saved = {k: os.environ.pop(k) for k in THREAD_ENV if k in os.environ}
-        os.environ.update(rows[0].get("env", {}))
         est = schedulers.estimate(rows[0]["config"])
-        for k in THREAD_ENV:
-            os.environ.pop(k, None)
-        os.environ.update(saved)
 
         def cells(key, estimated, fmt, rows=rows):
             values = [r[key] for r in rows]
@@ -365,8 +358,7 @@ def main():
             rows.append({"label": _label(config), "config": config, "vmpeak_mb": round(peak), "rss_mb": round(rss),
                          "sim_cpu_s": round(sim, 2), "est_mb": round(est.peak_memory_mb),
                          "est_cpu_s": round(est.cpu_s, 2), "cores": os.cpu_count(),
-                         "load": round(os.getloadavg()[0], 1),
-                         "env": {k: os.environ[k] for k in THREAD_ENV if k in os.environ}})  # fmt: skip
+                         "load": round(os.getloadavg()[0], 1)})  # fmt: skip
             print(f"| {_label(config)} | {peak:.0f} ({est.peak_memory_mb:.0f}) | {est.peak_memory_mb / peak:.2f} | "
                   f"{rss:.0f} | {sim:.2f} ({est.cpu_s:.2f}) | {est.cpu_s / max(sim, 1e-3):.2f} | {task:.1f} |"
                   f" <!-- est. {est_ms:.1f} ms -->", flush=True)  # fmt: skip

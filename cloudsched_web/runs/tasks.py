@@ -11,6 +11,7 @@ import time
 import uuid
 from contextlib import contextmanager
 
+import pyarrow
 from celery import group, shared_task, signals
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
@@ -22,6 +23,7 @@ import schedulers
 from cloudsched_web.runs import fanout, page
 from cloudsched_web.runs.models import Run, heartbeat_every_s, stale_after_s
 from schedulers import plugins
+from schedulers.core.estimate import ARROW_CPU_THREADS, ARROW_IO_THREADS
 from schedulers.plugins import RunLimit, stop_on, time_limit
 
 log = logging.getLogger(__name__)
@@ -46,6 +48,9 @@ def warm_imports():
             importlib.import_module(info.name)
     for name in WARM_MODULES:
         importlib.import_module(name)
+    # The pools' sizes the memory estimate counts, on any host: sizes only, no thread starts before a task.
+    pyarrow.set_cpu_count(ARROW_CPU_THREADS)
+    pyarrow.set_io_thread_count(ARROW_IO_THREADS)
     plugins.log_left_out(log)  # the worker's log names every plug-in it cannot run
     from cloudsched_web.results import store  # noqa: F401
 

@@ -14,8 +14,8 @@ reads its scenario into one :class:`RunSize` per algorithm (counts × its bytes 
 The figures are *address space*, not RSS: the worker's limit (``RUN_MEMORY_LIMIT_MB``) is an
 ``RLIMIT_AS``. A Celery pool process starts a run at about 585 MB of it (forked from the worker
 that imported the library, scipy and pyarrow: ``tasks.warm_imports``). Storing the result starts
-Arrow's threads — its CPU pool, one per core, and its I/O pool of 8 — and the run its heartbeat
-thread; with the C library's malloc (``ARROW_DEFAULT_MEMORY_POOL=system``) each thread that
+Arrow's threads — its CPU pool of ``ARROW_CPU_THREADS`` and its I/O pool of ``ARROW_IO_THREADS``, sizes the
+worker sets — and the run its heartbeat thread; with the C library's malloc (``ARROW_DEFAULT_MEMORY_POOL=system``) each thread that
 allocates reserves an arena of 64 MB, never resident but counted: that is ``store_mb()``, taken
 at every thread (small runs start fewer; 11 were seen at the largest on 2 cores). Measured with
 ``bench/estimate.py`` on a real Celery worker (run.sh's flags), 2026-11-29, a 2-core machine,
@@ -27,12 +27,13 @@ from __future__ import annotations
 
 import importlib
 import math
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 __all__ = [
+    "ARROW_CPU_THREADS",
+    "ARROW_IO_THREADS",
     "BASE_MB",
     "THREAD_MB",
     "Estimate",
@@ -55,28 +56,22 @@ BASE_MB = 590.0
 # smallest results sat at 2.0× their measured peak (vm_reservations 100,000 × 4) where 64 keeps the largest
 # points at ≥ 1.06× (bench/estimate.py).
 THREAD_MB = 64.0
-ARROW_IO_THREADS = 8  # Arrow's I/O pool (ARROW_IO_THREADS overrides it); reading results back fills it
-
-
-def _env_int(name: str) -> int | None:
-    """The first integer of an environment variable (OpenMP's comma lists), as Arrow reads it; None if unset."""
-    try:
-        return max(int(os.environ.get(name, "").split(",")[0]), 1)
-    except ValueError:
-        return None
+# A worker sets Arrow's two pools to these sizes before it forks its pool (``tasks.warm_imports``), whatever the
+# host's cores or environment: the estimate is computed on the web host, and a worker with more cores would
+# otherwise reserve an arena more for each (64 cores: 4 GB) than the estimate counted. Two CPU threads write a
+# result's Parquet files as fast as more on the sizes measured; the I/O pool keeps Arrow's default.
+ARROW_CPU_THREADS = 2
+ARROW_IO_THREADS = 8
 
 
 def worker_threads() -> int:
-    """Threads a worker process runs while it stores a result, besides its main one: Arrow's CPU pool
-    (``OMP_NUM_THREADS``, else one per core, at most ``OMP_THREAD_LIMIT``), its I/O pool and the run's
-    heartbeat. Read where the estimate is computed: a worker on a host with more cores reserves more."""
-    cpu = _env_int("OMP_NUM_THREADS") or os.cpu_count() or 1
-    cpu = min(cpu, _env_int("OMP_THREAD_LIMIT") or cpu)
-    return cpu + (_env_int("ARROW_IO_THREADS") or ARROW_IO_THREADS) + 1
+    """Threads a worker process runs while it stores a result, besides its main one: Arrow's CPU and I/O pools
+    (their sizes set by the worker) and the run's heartbeat."""
+    return ARROW_CPU_THREADS + ARROW_IO_THREADS + 1
 
 
 def store_mb() -> float:
-    """What storing adds to the address space whatever the result's size: every thread's arena and stack."""
+    """What storing adds to the address space whatever the result's size: every thread's arena."""
     return THREAD_MB * worker_threads()
 
 
