@@ -109,11 +109,12 @@ def code_digest(family: str) -> str:
     """SHA-256 of the library code a family's results depend on: its package, ``core``, and the front door.
 
     The family's ``presets.py`` is left out: it builds scenarios (part of a unit's key) and words the
-    claims and notes, but computes nothing a unit's result depends on."""
+    claims and notes, but computes nothing a unit's result depends on; so is ``core/claims.py``, which
+    only checks finished results (a change to how a claim is checked re-checks, it never reruns)."""
     root = Path(schedulers.__file__).resolve().parent
     files = sorted([*(f for f in (root / family).rglob("*.py") if f.name != "presets.py"),
-                    *(root / "core").rglob("*.py"), root / "result.py", root / "registry.py",
-                    root / "__init__.py"])  # fmt: skip
+                    *(f for f in (root / "core").rglob("*.py") if f.name != "claims.py"), root / "result.py",
+                    root / "registry.py", root / "__init__.py"])  # fmt: skip
     h = hashlib.sha256()
     for f in files:
         h.update(str(f.relative_to(root)).encode() + b"\0" + f.read_bytes() + b"\0")
