@@ -113,3 +113,17 @@ def test_a_resubmitted_application_never_starts_before_its_required_start():
     run = _run(_scenario(ONE, apps, rejected_ar_apps="run_best_effort"))
     assert run["metrics"]["resubmitted_apps"] == 1
     assert {s["task"]: s["start"] for s in run["schedule"]} == {"0.0": 5.0, "1.0": 18.0}
+
+
+def test_claims_evaluate_the_fcfs_readings_side_by_side():
+    """The energy figure runs once per reading: FCFS at home (default) and anywhere, each with its verdicts."""
+    from schedulers import reproduce
+
+    (report,) = reproduce.run_claims([("federated", "fig9_energy_loose")], "small", 1)
+    names = [r["name"] for r in report["readings"]]
+    assert names == ["FCFS at home, refused AR left out", "FCFS places anywhere"]
+    default, anywhere = report["readings"]
+    assert default["default"] and default["why"] and anywhere["params"] == {"fcfs_placement": "any"}
+    assert len(anywhere["verdicts"]) == len(report["verdicts"]) > 0
+    assert "FCFS 0 %" in report["verdicts"][0]["measured"]  # the context line
+    assert anywhere["verdicts"][0]["measured"] != report["verdicts"][0]["measured"]
