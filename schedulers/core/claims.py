@@ -1,6 +1,7 @@
 """Claims that check themselves: a paper's statement as a predicate over a study's results.
 
-A study's results are a tidy :class:`Table` of ``(point, algorithm, metric) → mean``, one
+A study's results are a tidy :class:`Table` of ``(point, algorithm, metric) → mean`` (with the
+repetitions' 95 % CI half-widths when a point ran several), one
 point per scenario of the study (labelled by the scenario's name, in the preset's order).
 A :class:`Claim` pairs the paper's sentence and number with a check ``Table → (bool, str)``:
 whether the measurement agrees, and the measured numbers that decided it. Checks are
@@ -161,13 +162,29 @@ class Quantity:
     label: str
     at: Callable[[Table, str], float]
     percent: bool = False
+    # the 95 % CI half-width of the quantity at a point, from the repetitions' (None: one run, or not derivable)
+    ci: Callable[[Table, str], float | None] = lambda t, p: None
 
     def fmt(self, x: float) -> str:
         return f"{100 * x:.1f}%" if self.percent else number(x)
 
 
 def value(algorithm: str, metric: str) -> Quantity:
-    return Quantity(f"{algorithm} {metric}", lambda t, p: t.get(p, algorithm, metric))
+    return Quantity(
+        f"{algorithm} {metric}",
+        lambda t, p: t.get(p, algorithm, metric),
+        ci=lambda t, p: t.cis.get((p, algorithm, metric)),
+    )
+
+
+def _ratio_ci(t: Table, p: str, metric: str, num: str, den: str) -> float | None:
+    """Half-width of ``num/den``'s 95 % CI from the two means' (first-order propagation, the runs taken as
+    independent): ``|r| · sqrt((h_num/num)² + (h_den/den)²)``; None without both intervals."""
+    hn, hd = t.cis.get((p, num, metric)), t.cis.get((p, den, metric))
+    a, b = t.values.get((p, num, metric)), t.values.get((p, den, metric))
+    if hn is None or hd is None or not a or not b:
+        return None
+    return abs(a / b) * math.hypot(hn / a, hd / b)
 
 
 def ratio(metric: str, num: str, den: str) -> Quantity:
@@ -177,18 +194,23 @@ def ratio(metric: str, num: str, den: str) -> Quantity:
         d = t.get(p, den, metric)
         return t.get(p, num, metric) / d if d else float("inf")
 
-    return Quantity(f"{num}/{den} {metric}", at)
+    return Quantity(f"{num}/{den} {metric}", at, ci=lambda t, p: _ratio_ci(t, p, metric, num, den))
 
 
 def difference(metric: str, a: str, b: str) -> Quantity:
     """``a``'s metric minus ``b``'s (e.g. the gap between two rejection rates)."""
-    return Quantity(f"{a} − {b} {metric}", lambda t, p: t.get(p, a, metric) - t.get(p, b, metric))
+
+    def ci(t: Table, p: str) -> float | None:
+        ha, hb = t.cis.get((p, a, metric)), t.cis.get((p, b, metric))
+        return None if ha is None or hb is None else math.hypot(ha, hb)
+
+    return Quantity(f"{a} − {b} {metric}", lambda t, p: t.get(p, a, metric) - t.get(p, b, metric), ci=ci)
 
 
 def reduction(metric: str, algorithm: str, base: str) -> Quantity:
     """How much lower ``algorithm``'s metric is than ``base``'s: ``1 − algorithm / base``."""
     r = ratio(metric, algorithm, base)
-    return Quantity(f"{algorithm} vs {base} {metric} reduction", lambda t, p: 1.0 - r.at(t, p), percent=True)
+    return Quantity(f"{algorithm} vs {base} {metric} reduction", lambda t, p: 1.0 - r.at(t, p), percent=True, ci=r.ci)
 
 
 def spread_ratio(metric: str, algorithms: Sequence[str]) -> Quantity:
@@ -229,10 +251,24 @@ def at_every_point(q: Quantity, lo: float | None = None, hi: float | None = None
 
     def check(t: Table) -> tuple[bool, str]:
         s = _series(q, t, points)
-        bad = [t.short(p) for p, x in s if not _within(x, lo, hi)]
-        return not bad, _listing(q, t, s) + (f" (outside at {', '.join(bad)})" if bad else "")
+        bad = [(p, x) for p, x in s if not _within(x, lo, hi)]
+        text = _listing(q, t, s) + (f" (outside at {', '.join(t.short(p) for p, _ in bad)})" if bad else "")
+        return not bad, text + _bound_within_ci(q, t, bad, lo, hi)
 
     return check
+
+
+def _bound_within_ci(q: Quantity, t: Table, bad: Sequence[tuple[str, float]], lo: float | None, hi: float | None
+                     ) -> str:  # fmt: skip
+    """`` (the bound lies within the 95 % CI of the repetitions at …)`` for the misses whose interval reaches the
+    bound they miss: with that many runs the measurement does not tell the two sides apart."""
+    close = []
+    for p, x in bad:
+        h = q.ci(t, p)
+        bound = lo if lo is not None and x < lo else hi
+        if h is not None and bound is not None and abs(x - bound) <= h:
+            close.append(f"{t.short(p)}: {q.fmt(x)} ± {q.fmt(h)}")
+    return f" (the bound lies within the 95 % CI of the repetitions at {', '.join(close)})" if close else ""
 
 
 _STATS: dict[str, Callable[[list[float]], float]] = {
