@@ -281,9 +281,13 @@ def run_claims(
             dict.fromkeys(k for i in range(len(variants[(family, name)])) for k in keys[((family, name), i)])
         )
         evaluated = []
+        base = keys[((family, name), 0)]  # the default reading's scenarios (readings list the default first)
         for i, (reading, scenarios) in enumerate(variants[(family, name)]):
             pairs = list(zip(keys[((family, name), i)], scenarios, strict=True))
-            points = [(s["name"], merged[k][0], s) for k, s in pairs]
+            points = [
+                (s["name"], reading.merged(merged[k][0], merged[d][0]) if reading else merged[k][0], s)
+                for (k, s), d in zip(pairs, base, strict=True)
+            ]
             errors = sorted({f"{s['name']}: {merged[k][1]}" for k, s in pairs if merged[k][1]})
             evaluated.append((reading, pairs, errors, check_study(family, name, points)))
         _, pairs, errors, verdicts = evaluated[0]
@@ -310,6 +314,7 @@ def run_claims(
                         "default": r.default,
                         "why": r.why,
                         "params": dict(r.params),
+                        "algorithms": list(r.algorithms),
                         "errors": errs,
                         "verdicts": vs,
                     }
@@ -422,6 +427,8 @@ def _readings_section(r: Mapping[str, Any]) -> list[str]:
         params = (
             ", ".join(f"`params.{k} = {json.dumps(v)}`" for k, v in x["params"].items()) or "the scenarios as given"
         )
+        if x.get("algorithms"):  # the other algorithms' runs are the default reading's
+            params += "; runs only " + ", ".join(x["algorithms"]) + " again"
         lines.append(f"- **{x['name']}**" + (" (default)" if x["default"] else "") + f" ({params}): {x['text']}"
                      + (f" Default because {x['why']}" if x["default"] and x["why"] else ""))  # fmt: skip
     for x in readings_[1:]:

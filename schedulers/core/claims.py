@@ -446,7 +446,10 @@ class Reading:
 
     A preset lists its readings under ``"readings"``; the first marked ``default`` is what its
     scenarios run as given (its ``params`` are then empty), and ``why`` says why it is the default.
-    ``claims`` evaluates every claim under every reading, side by side.
+    ``claims`` evaluates every claim under every reading, side by side. ``algorithms``, when given, are
+    the only algorithms whose runs the reading changes (a reading of the FCFS baseline leaves DCLS's runs
+    as they are): :meth:`apply` keeps only those, and the others' results are the default reading's
+    (:meth:`merged`), so they are not run twice.
     """
 
     name: str
@@ -454,11 +457,26 @@ class Reading:
     params: Mapping[str, Any] = field(default_factory=dict)
     default: bool = False
     why: str = ""
+    algorithms: tuple[str, ...] = ()
 
     def apply(self, scenario: dict[str, Any]) -> dict[str, Any]:
+        """The scenario under this reading (as given when the reading changes none of its algorithms)."""
         if not self.params:
             return scenario
-        return {**scenario, "params": {**(scenario.get("params") or {}), **self.params}}
+        out = {**scenario, "params": {**(scenario.get("params") or {}), **self.params}}
+        if self.algorithms:
+            mine = [a for a in scenario.get("algorithms") or [] if a in self.algorithms]
+            if not mine:
+                return scenario
+            out["algorithms"] = mine
+        return out
+
+    def merged(self, summary: Mapping[str, Any] | None, default: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
+        """A point's summary under this reading: its own runs, and the default reading's for the algorithms it
+        leaves alone (None when its own runs failed)."""
+        if not self.algorithms or summary is None:
+            return summary
+        return {**(default or {}), **summary}
 
 
 @dataclass(frozen=True)

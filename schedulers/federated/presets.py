@@ -632,6 +632,7 @@ _FEEDBACK_READINGS = [
         "eq. 7 as printed",
         "fd as eq. 7 prints it, negative when tasks finish early.",
         {"negative_feedback": True},
+        algorithms=("dcls", "dcmms"),  # the feedback of eqs. 6-8 is theirs alone
     ),
 ]
 _FCFS_ANY = Reading(
@@ -639,6 +640,7 @@ _FCFS_ANY = Reading(
     "FCFS sends each task to the cloud where it can start earliest (eq. 5's ERAT, the 8,000 s dataset transfer "
     "included; ties go home), whatever the cloud's speed, instead of keeping it on its home cloud.",
     {"fcfs_placement": "any"},
+    algorithms=("fcfs",),
 )
 _RESUBMIT = Reading(
     "refused AR run best-effort",

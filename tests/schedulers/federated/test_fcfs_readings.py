@@ -9,6 +9,8 @@ for capacity, precedence, transfers and start times (``check_schedule``).
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 import schedulers
@@ -119,7 +121,10 @@ def test_claims_evaluate_the_fcfs_readings_side_by_side():
     """The energy figure runs once per reading: FCFS at home (default) and anywhere, each with its verdicts."""
     from schedulers import reproduce
 
-    (report,) = reproduce.run_claims([("federated", "fig9_energy_loose")], "small", 1)
+    lines: list[str] = []
+    (report,) = reproduce.run_claims([("federated", "fig9_energy_loose")], "small", 1, log=lines.append)
+    # 2 scenarios × 3 algorithms, and FCFS again under the reading: DCLS and DCMMS are not run twice
+    assert any(line.startswith("8 units ") for line in lines), lines
     names = [r["name"] for r in report["readings"]]
     assert names == ["FCFS at home, refused AR left out", "FCFS places anywhere"]
     default, anywhere = report["readings"]
@@ -127,3 +132,19 @@ def test_claims_evaluate_the_fcfs_readings_side_by_side():
     assert len(anywhere["verdicts"]) == len(report["verdicts"]) > 0
     assert "FCFS 0 %" in report["verdicts"][0]["measured"]  # the context line
     assert anywhere["verdicts"][0]["measured"] != report["verdicts"][0]["measured"]
+    assert anywhere["algorithms"] == ["fcfs"]
+    # the other algorithms' numbers are the default reading's: "dcls vs fcfs: <point> → <dcls> vs <fcfs>"
+    dcls = lambda text: re.findall(r"→ ([\d,.]+) vs", text.split("; ")[0])  # noqa: E731
+    assert dcls(anywhere["verdicts"][0]["measured"]) == dcls(report["verdicts"][0]["measured"]) != []
+
+
+def test_a_reading_of_some_algorithms_runs_only_them_and_borrows_the_rest():
+    from schedulers.core.claims import Reading
+
+    r = Reading("x", "x", {"fcfs_placement": "any"}, algorithms=("fcfs",))
+    sc = {"algorithms": ["fcfs", "dcls"], "params": {"alpha": 0.5}}
+    assert r.apply(sc) == {"algorithms": ["fcfs"], "params": {"alpha": 0.5, "fcfs_placement": "any"}}
+    assert r.apply({"algorithms": ["cls"], "params": {}}) == {"algorithms": ["cls"], "params": {}}  # untouched
+    default = {"fcfs": {"m": 1.0}, "dcls": {"m": 2.0}}
+    assert r.merged({"fcfs": {"m": 3.0}}, default) == {"fcfs": {"m": 3.0}, "dcls": {"m": 2.0}}
+    assert r.merged(None, default) is None  # its own run failed: no borrowed half-table
