@@ -107,12 +107,13 @@ def _fcfs_context(t: Table) -> tuple[bool, str]:
 
 
 def _remote_context(t: Table) -> tuple[bool, str]:
-    """Not a test (always holds): per point, the share of tasks DCLS and DCMMS run away from the home cloud."""
+    """Not a test (always holds): per point, the share of tasks each algorithm runs away from the home cloud
+    (FCFS's is 0 unless it places anywhere, ``params.fcfs_placement``)."""
     parts = [
-        f"{t.short(p)}: DCLS {t.get(p, 'dcls', 'remote_task_share'):.1%}, DCMMS {t.get(p, 'dcmms', 'remote_task_share'):.1%}"
+        f"{t.short(p)}: " + ", ".join(f"{a.upper()} {t.get(p, a, 'remote_task_share'):.1%}" for a in CONTENDERS)
         for p in t.points
     ]
-    return True, "context: tasks run off the home cloud (FCFS 0 %): " + "; ".join(parts)
+    return True, "context: tasks run off the home cloud: " + "; ".join(parts)
 
 
 def _alpha_effect(small: bool) -> Check:

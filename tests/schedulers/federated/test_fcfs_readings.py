@@ -130,7 +130,8 @@ def test_claims_evaluate_the_fcfs_readings_side_by_side():
     default, anywhere = report["readings"]
     assert default["default"] and default["why"] and anywhere["params"] == {"fcfs_placement": "any"}
     assert len(anywhere["verdicts"]) == len(report["verdicts"]) > 0
-    assert "FCFS 0 %" in report["verdicts"][0]["measured"]  # the context line
+    assert "FCFS 0.0%" in report["verdicts"][0]["measured"]  # the context line: FCFS keeps its tasks home
+    assert "FCFS 0.0%" not in anywhere["verdicts"][0]["measured"]
     assert anywhere["verdicts"][0]["measured"] != report["verdicts"][0]["measured"]
     assert anywhere["algorithms"] == ["fcfs"]
     # the other algorithms' numbers are the default reading's: "dcls vs fcfs: <point> → <dcls> vs <fcfs>"
