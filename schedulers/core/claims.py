@@ -184,6 +184,8 @@ def _ratio_ci(t: Table, p: str, metric: str, num: str, den: str) -> float | None
     a, b = t.values.get((p, num, metric)), t.values.get((p, den, metric))
     if hn is None or hd is None or not a or not b:
         return None
+    if hd >= abs(b):  # the denominator's interval reaches 0: the ratio is unbounded (first order does not apply)
+        return math.inf
     return abs(a / b) * math.hypot(hn / a, hd / b)
 
 
@@ -267,7 +269,8 @@ def _bound_within_ci(q: Quantity, t: Table, bad: Sequence[tuple[str, float]], lo
         h = q.ci(t, p)
         bound = lo if lo is not None and x < lo else hi
         if h is not None and bound is not None and abs(x - bound) <= h:
-            close.append(f"{t.short(p)}: {q.fmt(x)} ± {q.fmt(h)}")
+            spread = f"± {q.fmt(h)}" if math.isfinite(h) else "with a denominator whose interval reaches 0"
+            close.append(f"{t.short(p)}: {q.fmt(x)} {spread}")
     return f" (the bound lies within the 95 % CI of the repetitions at {', '.join(close)})" if close else ""
 
 

@@ -63,3 +63,12 @@ def test_a_reduction_and_a_difference_carry_their_intervals():
 def test_a_threshold_check_on_one_run_has_no_interval():
     ok, text = at_every_point(ratio("x", "a", "b"), None, 1.0)(_table(1))
     assert not ok and "CI" not in text
+
+
+def test_a_ratio_whose_denominator_may_be_zero_is_unbounded():
+    """b = 10 ± 12: its interval reaches 0, so a/b could be anything: the miss is named without a half-width."""
+    t = Table.from_summaries(
+        [("p1", {"a": {"x": {"mean": 30.0, "ci": 1.0, "n": 5}}, "b": {"x": {"mean": 10.0, "ci": 12.0, "n": 5}}})]
+    )
+    ok, text = at_every_point(ratio("x", "a", "b"), None, 2.0)(t)
+    assert not ok and text.endswith("at p1: 3 with a denominator whose interval reaches 0)")
