@@ -109,11 +109,12 @@ def code_digest(family: str) -> str:
     """SHA-256 of the library code a family's results depend on: its package, ``core``, and the front door.
 
     The family's ``presets.py`` is left out: it builds scenarios (part of a unit's key) and words the
-    claims and notes, but computes nothing a unit's result depends on."""
+    claims and notes, but computes nothing a unit's result depends on; so is ``core/claims.py``, which
+    only checks finished results (a change to how a claim is checked re-checks, it never reruns)."""
     root = Path(schedulers.__file__).resolve().parent
     files = sorted([*(f for f in (root / family).rglob("*.py") if f.name != "presets.py"),
-                    *(root / "core").rglob("*.py"), root / "result.py", root / "registry.py",
-                    root / "__init__.py"])  # fmt: skip
+                    *(f for f in (root / "core").rglob("*.py") if f.name != "claims.py"), root / "result.py",
+                    root / "registry.py", root / "__init__.py"])  # fmt: skip
     h = hashlib.sha256()
     for f in files:
         h.update(str(f.relative_to(root)).encode() + b"\0" + f.read_bytes() + b"\0")
@@ -280,9 +281,13 @@ def run_claims(
             dict.fromkeys(k for i in range(len(variants[(family, name)])) for k in keys[((family, name), i)])
         )
         evaluated = []
+        base = keys[((family, name), 0)]  # the default reading's scenarios (readings list the default first)
         for i, (reading, scenarios) in enumerate(variants[(family, name)]):
             pairs = list(zip(keys[((family, name), i)], scenarios, strict=True))
-            points = [(s["name"], merged[k][0], s) for k, s in pairs]
+            points = [
+                (s["name"], reading.merged(merged[k][0], merged[d][0]) if reading else merged[k][0], s)
+                for (k, s), d in zip(pairs, base, strict=True)
+            ]
             errors = sorted({f"{s['name']}: {merged[k][1]}" for k, s in pairs if merged[k][1]})
             evaluated.append((reading, pairs, errors, check_study(family, name, points)))
         _, pairs, errors, verdicts = evaluated[0]
@@ -309,6 +314,7 @@ def run_claims(
                         "default": r.default,
                         "why": r.why,
                         "params": dict(r.params),
+                        "algorithms": list(r.algorithms),
                         "errors": errs,
                         "verdicts": vs,
                     }
@@ -421,6 +427,8 @@ def _readings_section(r: Mapping[str, Any]) -> list[str]:
         params = (
             ", ".join(f"`params.{k} = {json.dumps(v)}`" for k, v in x["params"].items()) or "the scenarios as given"
         )
+        if x.get("algorithms"):  # the other algorithms' runs are the default reading's
+            params += "; runs only " + ", ".join(x["algorithms"]) + " again"
         lines.append(f"- **{x['name']}**" + (" (default)" if x["default"] else "") + f" ({params}): {x['text']}"
                      + (f" Default because {x['why']}" if x["default"] and x["why"] else ""))  # fmt: skip
     for x in readings_[1:]:

@@ -1,6 +1,7 @@
 """Claims that check themselves: a paper's statement as a predicate over a study's results.
 
-A study's results are a tidy :class:`Table` of ``(point, algorithm, metric) → mean``, one
+A study's results are a tidy :class:`Table` of ``(point, algorithm, metric) → mean`` (with the
+repetitions' 95 % CI half-widths when a point ran several), one
 point per scenario of the study (labelled by the scenario's name, in the preset's order).
 A :class:`Claim` pairs the paper's sentence and number with a check ``Table → (bool, str)``:
 whether the measurement agrees, and the measured numbers that decided it. Checks are
@@ -161,13 +162,31 @@ class Quantity:
     label: str
     at: Callable[[Table, str], float]
     percent: bool = False
+    # the 95 % CI half-width of the quantity at a point, from the repetitions' (None: one run, or not derivable)
+    ci: Callable[[Table, str], float | None] = lambda t, p: None
 
     def fmt(self, x: float) -> str:
         return f"{100 * x:.1f}%" if self.percent else number(x)
 
 
 def value(algorithm: str, metric: str) -> Quantity:
-    return Quantity(f"{algorithm} {metric}", lambda t, p: t.get(p, algorithm, metric))
+    return Quantity(
+        f"{algorithm} {metric}",
+        lambda t, p: t.get(p, algorithm, metric),
+        ci=lambda t, p: t.cis.get((p, algorithm, metric)),
+    )
+
+
+def _ratio_ci(t: Table, p: str, metric: str, num: str, den: str) -> float | None:
+    """Half-width of ``num/den``'s 95 % CI from the two means' (first-order propagation, the runs taken as
+    independent): ``|r| · sqrt((h_num/num)² + (h_den/den)²)``; None without both intervals."""
+    hn, hd = t.cis.get((p, num, metric)), t.cis.get((p, den, metric))
+    a, b = t.values.get((p, num, metric)), t.values.get((p, den, metric))
+    if hn is None or hd is None or not a or not b:
+        return None
+    if hd >= abs(b):  # the denominator's interval reaches 0: the ratio is unbounded (first order does not apply)
+        return math.inf
+    return abs(a / b) * math.hypot(hn / a, hd / b)
 
 
 def ratio(metric: str, num: str, den: str) -> Quantity:
@@ -177,18 +196,23 @@ def ratio(metric: str, num: str, den: str) -> Quantity:
         d = t.get(p, den, metric)
         return t.get(p, num, metric) / d if d else float("inf")
 
-    return Quantity(f"{num}/{den} {metric}", at)
+    return Quantity(f"{num}/{den} {metric}", at, ci=lambda t, p: _ratio_ci(t, p, metric, num, den))
 
 
 def difference(metric: str, a: str, b: str) -> Quantity:
     """``a``'s metric minus ``b``'s (e.g. the gap between two rejection rates)."""
-    return Quantity(f"{a} − {b} {metric}", lambda t, p: t.get(p, a, metric) - t.get(p, b, metric))
+
+    def ci(t: Table, p: str) -> float | None:
+        ha, hb = t.cis.get((p, a, metric)), t.cis.get((p, b, metric))
+        return None if ha is None or hb is None else math.hypot(ha, hb)
+
+    return Quantity(f"{a} − {b} {metric}", lambda t, p: t.get(p, a, metric) - t.get(p, b, metric), ci=ci)
 
 
 def reduction(metric: str, algorithm: str, base: str) -> Quantity:
     """How much lower ``algorithm``'s metric is than ``base``'s: ``1 − algorithm / base``."""
     r = ratio(metric, algorithm, base)
-    return Quantity(f"{algorithm} vs {base} {metric} reduction", lambda t, p: 1.0 - r.at(t, p), percent=True)
+    return Quantity(f"{algorithm} vs {base} {metric} reduction", lambda t, p: 1.0 - r.at(t, p), percent=True, ci=r.ci)
 
 
 def spread_ratio(metric: str, algorithms: Sequence[str]) -> Quantity:
@@ -229,10 +253,25 @@ def at_every_point(q: Quantity, lo: float | None = None, hi: float | None = None
 
     def check(t: Table) -> tuple[bool, str]:
         s = _series(q, t, points)
-        bad = [t.short(p) for p, x in s if not _within(x, lo, hi)]
-        return not bad, _listing(q, t, s) + (f" (outside at {', '.join(bad)})" if bad else "")
+        bad = [(p, x) for p, x in s if not _within(x, lo, hi)]
+        text = _listing(q, t, s) + (f" (outside at {', '.join(t.short(p) for p, _ in bad)})" if bad else "")
+        return not bad, text + _bound_within_ci(q, t, bad, lo, hi)
 
     return check
+
+
+def _bound_within_ci(q: Quantity, t: Table, bad: Sequence[tuple[str, float]], lo: float | None, hi: float | None
+                     ) -> str:  # fmt: skip
+    """`` (the bound lies within the 95 % CI of the repetitions at …)`` for the misses whose interval reaches the
+    bound they miss: with that many runs the measurement does not tell the two sides apart."""
+    close = []
+    for p, x in bad:
+        h = q.ci(t, p)
+        bound = lo if lo is not None and x < lo else hi
+        if h is not None and bound is not None and abs(x - bound) <= h:
+            spread = f"± {q.fmt(h)}" if math.isfinite(h) else "with a denominator whose interval reaches 0"
+            close.append(f"{t.short(p)}: {q.fmt(x)} {spread}")
+    return f" (the bound lies within the 95 % CI of the repetitions at {', '.join(close)})" if close else ""
 
 
 _STATS: dict[str, Callable[[list[float]], float]] = {
@@ -410,7 +449,10 @@ class Reading:
 
     A preset lists its readings under ``"readings"``; the first marked ``default`` is what its
     scenarios run as given (its ``params`` are then empty), and ``why`` says why it is the default.
-    ``claims`` evaluates every claim under every reading, side by side.
+    ``claims`` evaluates every claim under every reading, side by side. ``algorithms``, when given, are
+    the only algorithms whose runs the reading changes (a reading of the FCFS baseline leaves DCLS's runs
+    as they are): :meth:`apply` keeps only those, and the others' results are the default reading's
+    (:meth:`merged`), so they are not run twice.
     """
 
     name: str
@@ -418,11 +460,26 @@ class Reading:
     params: Mapping[str, Any] = field(default_factory=dict)
     default: bool = False
     why: str = ""
+    algorithms: tuple[str, ...] = ()
 
     def apply(self, scenario: dict[str, Any]) -> dict[str, Any]:
+        """The scenario under this reading (as given when the reading changes none of its algorithms)."""
         if not self.params:
             return scenario
-        return {**scenario, "params": {**(scenario.get("params") or {}), **self.params}}
+        out = {**scenario, "params": {**(scenario.get("params") or {}), **self.params}}
+        if self.algorithms:
+            mine = [a for a in scenario.get("algorithms") or [] if a in self.algorithms]
+            if not mine:
+                return scenario
+            out["algorithms"] = mine
+        return out
+
+    def merged(self, summary: Mapping[str, Any] | None, default: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
+        """A point's summary under this reading: its own runs, and the default reading's for the algorithms it
+        leaves alone (None when its own runs failed)."""
+        if not self.algorithms or summary is None:
+            return summary
+        return {**(default or {}), **summary}
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,10 @@ Readings where the paper is silent:
   home cloud, where the dataset is, and each cloud serves its queue first come first
   served; a task larger than its home cloud goes to the first cloud (by index) it fits.
   Its drawback is the workload imbalance the paper names: no sharing between clouds.
+  The paper does not say where FCFS places tasks; ``params.fcfs_placement = "any"`` is the
+  other reading: each task, in index order, goes to the cloud where it can start earliest
+  (the ERAT of eq. 5 from the slot tables, the dataset transfer included; ties go home),
+  whatever the cloud's speed -- first come, first served by whichever cloud serves first.
 * Round robin (Section 4.2) deals tasks to clouds in turn (one counter for the whole
   run, in task order), skipping clouds the task does not fit, regardless of speed.
 * An AR entry task may run on a cloud only if the dataset can be there by its required
@@ -40,9 +44,16 @@ __all__ = ["ASSIGNERS", "assign_app"]
 def _fcfs(planner: Planner, app: int) -> None:
     inst = planner.inst
     home = int(inst.app_home[app])
+    clouds = [home] + [c for c in range(inst.n_clouds) if c != home]  # ties go home
     for t in range(int(inst.app_ptr[app]), int(inst.app_ptr[app + 1])):
         if planner.cloud[t] >= 0:
             continue
+        if planner.fcfs_any:  # tasks in index order (a topological order): predecessors are placed first
+            starts = [planner.estimate(t, c)[0] for c in clouds]
+            k = min(range(len(clouds)), key=lambda i: starts[i])
+            if np.isfinite(starts[k]):
+                planner.commit(t, clouds[k], starts[k])
+                continue
         c = home if np.isfinite(inst.etm[t, home]) else int(np.flatnonzero(np.isfinite(inst.etm[t]))[0])
         planner.cloud[t] = c
 
@@ -108,7 +119,7 @@ def _reserve_entries(algorithm: str, planner: Planner, app: int) -> bool:
                 book.release(c, task)
             return False
     for t, c in placed:
-        if algorithm in ("fcfs", "round_robin"):
+        if algorithm == "round_robin" or (algorithm == "fcfs" and not planner.fcfs_any):
             planner.cloud[t] = c
         else:
             planner.commit(t, c, start)
@@ -123,7 +134,7 @@ def assign_app(algorithm: str, planner: Planner, app: int, assigner: Callable[[P
     lo, hi = int(inst.app_ptr[app]), int(inst.app_ptr[app + 1])
     if not np.isfinite(inst.etm[lo:hi]).any(axis=1).all():
         return False
-    if inst.app_ar[app] and not _reserve_entries(algorithm, planner, app):
+    if planner.app_ar[app] and not _reserve_entries(algorithm, planner, app):
         return False
     (assigner or ASSIGNERS[algorithm])(planner, app)
     return True

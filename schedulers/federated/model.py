@@ -340,6 +340,24 @@ class Params(StrictModel):
     energy_aware: bool = Field(
         default=True, title="Energy-aware local mapping (EL)", description="Algs. 4-5; off = striping over servers"
     )
+    fcfs_placement: Literal["home", "any"] = Field(
+        default="home",
+        title="Where FCFS places tasks",
+        description="The paper does not say. home: every task on its application's home cloud, where the dataset "
+        "is (no sharing between clouds); any: each task on the cloud where it can start earliest (the managers' "
+        "ERAT, eq. 5, dataset transfer included; ties go home), whatever the cloud's speed",
+        json_schema_extra={"x-labels": {"home": "the home cloud", "any": "the cloud where it starts earliest"}},
+    )
+    rejected_ar_apps: Literal["left_out", "run_best_effort"] = Field(
+        default="left_out",
+        title="AR applications refused a reservation",
+        description="The paper does not say how they count. left_out: rejected, and out of the average execution "
+        "time; run_best_effort: the client submits the application again without the reservation at its "
+        "required start, and its execution time counts from the first submission",
+        json_schema_extra={
+            "x-labels": {"left_out": "rejected (left out of the averages)", "run_best_effort": "run as best-effort"}
+        },
+    )
     slot_tables: Literal["current", "plan"] = Field(
         default="current",
         title="Slot tables (ERAT)",

@@ -420,8 +420,10 @@ class Planner:
     Per-task state is kept in Python lists: the estimates are scalar code on the hot path.
     """
 
-    def __init__(self, inst: Instance, alpha: float, feedback: bool, negative_feedback: bool = False):
+    def __init__(self, inst: Instance, alpha: float, feedback: bool, negative_feedback: bool = False,
+                 fcfs_any: bool = False):  # fmt: skip
         self.inst = inst
+        self.fcfs_any = fcfs_any  # FCFS places each task where it starts earliest (allocate.py), not at home
         n = inst.n_tasks
         self.fd_floor = -np.inf if negative_feedback else 0.0
         self.alpha = float(alpha) if feedback else 0.0
@@ -435,6 +437,9 @@ class Planner:
         self.est_fin = [np.nan] * n
         self.is_entry = (np.diff(inst.pred_ptr) == 0).tolist()
         self.is_ar = inst.app_ar[inst.task_app].tolist()
+        # whether an application still asks for a reservation: one refused and resubmitted without it
+        # (params.rejected_ar_apps = "run_best_effort") is best-effort from then on, its tasks too
+        self.app_ar = inst.app_ar.tolist()
         self.preds = inst.pred_lists()
         self.etm = inst.etm.tolist()
         self.vms = inst.task_vms.tolist()

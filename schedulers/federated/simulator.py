@@ -25,6 +25,10 @@ Readings where the paper is silent:
   A preemption is counted (metric ``preemptions``) only when the victim loses time, i.e.
   it had been running (image load included) before the AR task's start; the AR task pays
   the image store ``S_i/b`` only then.
+* An AR application refused its reservation is rejected (left out of the averages) by default;
+  with ``params.rejected_ar_apps = "run_best_effort"`` its client submits it again, without the
+  reservation, at its required start: every task of it is best-effort from then on, and its
+  execution time counts from its first submission.
 * Every event of one instant is handled before any cloud dispatches best-effort work,
   so no best-effort stint is started and preempted at the same instant.
 * A task is ready on cloud ``c`` once the dataset is there (home: at arrival, other
@@ -149,7 +153,9 @@ class Simulation:
             cfg.params.alpha,
             feedback=feedback,
             negative_feedback=cfg.params.negative_feedback,
+            fcfs_any=algorithm == "fcfs" and cfg.params.fcfs_placement == "any",
         )
+        self.resubmit = cfg.params.rejected_ar_apps == "run_best_effort"
         origin = inst.origin
         self.clouds = [
             _Cloud(spec, int(v), origin, inst.n_tasks)
@@ -179,6 +185,7 @@ class Simulation:
         self.app_left = np.diff(inst.app_ptr).astype(np.int64).tolist()
         self.app_finish = np.full(inst.n_apps, np.nan)
         self.app_rejected = np.zeros(inst.n_apps, dtype=bool)
+        self.app_resubmitted = np.zeros(inst.n_apps, dtype=bool)  # refused a reservation, run as best-effort
         self.preemptions = 0
         # the schedule, one row per stint (growing arrays of scalars, never dicts) and one per server of it
         self.st_task, self.st_cloud, self.st_reason, self.st_servers = (array("q") for _ in range(4))
@@ -195,7 +202,9 @@ class Simulation:
         self.slot_tables = cfg.params.slot_tables
         # whether arrivals pull (rebuild the slot tables): only then is what the pull reads kept
         # (each stint's estimated end, each queued task's work)
-        self._pulls = self.slot_tables == "current" and (algorithm in _LIST_ALGORITHMS or self.assigner is not None)
+        self._pulls = self.slot_tables == "current" and (
+            algorithm in _LIST_ALGORITHMS or self.assigner is not None or self.planner.fcfs_any
+        )
         # VM-seconds of a queued task per cloud (what the tail of a long queue adds, :meth:`_pull`)
         self._queue_work = inst.task_vms[:, None] * (inst.image_s + np.where(np.isfinite(inst.etm), inst.etm, 0.0))
         self._synced = -np.inf  # the last instant the slot tables were rebuilt (:meth:`_pull`)
@@ -341,6 +350,16 @@ class Simulation:
             self._pull(now)
         planner.now = now
         if not assign_app(self.algorithm, planner, app, self.assigner):
+            lo, hi = int(inst.app_ptr[app]), int(inst.app_ptr[app + 1])
+            if self.resubmit and planner.app_ar[app] and np.isfinite(inst.etm[lo:hi]).any(axis=1).all():
+                # refused a reservation: submitted again without it at the required start (never earlier,
+                # so no task starts before the time its client asked for)
+                planner.app_ar[app] = False
+                for t in range(lo, hi):
+                    planner.is_ar[t] = False
+                self.app_resubmitted[app] = True
+                self.events.schedule(max(now, float(inst.app_start[app])), "arrival", app, ARRIVAL)
+                return
             self.app_rejected[app] = True
             return
         for t in range(int(inst.app_ptr[app]), int(inst.app_ptr[app + 1])):
@@ -500,9 +519,10 @@ class Simulation:
                     elif ev.kind == "ready":
                         self._ready(ev.data, dirty)
                     else:
+                        again = self.app_resubmitted[ev.data]  # a resubmission is not a new arrival
                         self._arrival(ev.data, now, dirty)
-                        arrived += 1
-                        if arrived % step == 0:
+                        arrived += 0 if again else 1
+                        if not again and arrived % step == 0:
                             self.progress(0.95 * arrived / inst.n_apps)
             for c in sorted(dirty):
                 self._dispatch(c, now)

@@ -76,7 +76,7 @@ def check_schedule(result_run: dict, inst, capacities: dict[str, int]) -> None:
             assert abs(work - need) <= 1e-6 * max(1.0, need), "work lost or invented"
             finish[t] = (ss[-1][1], ss[-1][4])
             first_start[t] = (ss[0][0], ss[0][4])
-            if inst.app_ar[app]:
+            if inst.app_ar[app] and not jobs[str(app)].get("resubmitted"):
                 assert all(s[3] == "finish" for s in ss), "AR tasks are never preempted"
         if rejected:
             continue
@@ -90,7 +90,9 @@ def check_schedule(result_run: dict, inst, capacities: dict[str, int]) -> None:
                 pf, pc = finish[int(p)]
                 need = pf + (inst.edge_s if pc != cloud else 0.0)
                 assert start >= need - EPS, f"task {t} starts before predecessor {p} (+ transfer)"
-            if inst.app_ar[app] and preds.size == 0:
+            if inst.app_ar[app] and preds.size == 0 and jobs[str(app)].get("resubmitted"):
+                assert start >= inst.app_start[app] - EPS, "a resubmitted AR application started before its time"
+            elif inst.app_ar[app] and preds.size == 0:
                 assert abs(start - inst.app_start[app]) <= EPS, "AR entry task off its reserved time"
         assert abs(jobs[str(app)]["finish"] - max(finish[t][0] for t in range(lo, hi))) <= EPS
 
