@@ -27,6 +27,9 @@ def run_out(request, run):
     }
 
 
+READING_FIELDS = ("name", "text", "default", "why", "params", "algorithms", "runs", "failed", "state", "verdicts")
+
+
 def study_out(request, study):
     runs = list(study.runs.order_by("pk").only("id", "status", "progress", "point", "summary", "reading"))
     counts = {}
@@ -60,9 +63,6 @@ def study_out(request, study):
             }
             for r in runs
         ],
-        "readings": [
-            {k: x[k] for k in ("name", "text", "default", "why", "params", "runs", "failed", "state", "verdicts")}
-            for x in (side_by_side["readings"] if side_by_side else [])
-        ],
+        "readings": [{k: x[k] for k in READING_FIELDS} for x in (side_by_side["readings"] if side_by_side else [])],
         "share_url": absolute(request, "study_shared", study.share_token) if study.share_token else None,
     }

@@ -179,6 +179,10 @@ class StudyReadingOut(Schema):
     default: bool
     why: str = Field(description="For the default reading: why it is the default")
     params: dict[str, Any] = Field(description="The scenario parameters the reading sets")
+    algorithms: list[str] = Field(
+        description="The only algorithms whose runs the reading changes; the others' results are the default "
+        "reading's (empty: all)"
+    )
     runs: int
     failed: int = Field(description="Its runs that failed or were cancelled")
     state: str = Field(description="waiting, running, evaluated, or failed (every run failed: nothing to check)")

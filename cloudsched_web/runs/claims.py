@@ -101,6 +101,7 @@ def study_readings(study):
         verdicts = study.verdicts if r.default else r.verdicts
         failed = counts.get(Run.Status.FAILED, 0) + counts.get(Run.Status.CANCELLED, 0)
         readings.append({"name": r.name, "text": r.text, "default": r.default, "why": r.why, "params": r.params,
+                         "algorithms": r.algorithms,
                          "counts": counts, "runs": sum(counts.values()), "failed": failed,
                          "state": _state(counts, verdicts), "verdicts": verdicts})  # fmt: skip
     base = study.verdicts or preset_claims(study.scenario.family, study.preset) or [{"text": c} for c in study.claims]

@@ -176,24 +176,38 @@ class Study(Shareable, Trashable):
         if not self.preset:
             return self.verdicts
         pending = [r for r in self.readings.all() if not r.default and r.verdicts is None]
-        if self.verdicts is None and not self.runs.filter(reading=None).exclude(status__in=Run.FINISHED).exists():
-            verdicts = self._check(self.runs.filter(reading=None))
+        defaults = self.runs.filter(reading=None)
+        defaults_done = not defaults.exclude(status__in=Run.FINISHED).exists()
+        if self.verdicts is None and defaults_done:
+            verdicts = self._check(defaults)
             Study.objects.filter(pk=self.pk, verdicts__isnull=True).update(verdicts=verdicts)
             self.verdicts = verdicts
         for reading in pending:
-            if not reading.runs.exclude(status__in=Run.FINISHED).exists():
-                verdicts = self._check(reading.runs.all())
+            # A reading that reruns some algorithms takes the others' results from the default's runs.
+            if not reading.runs.exclude(status__in=Run.FINISHED).exists() and (defaults_done or not reading.algorithms):
+                verdicts = self._check(reading.runs.all(), reading, defaults)
                 StudyReading.objects.filter(pk=reading.pk, verdicts__isnull=True).update(verdicts=verdicts)
                 reading.verdicts = verdicts
         return self.verdicts
 
-    def _check(self, runs):
-        """The preset's verdicts on ``runs`` (one reading's points, in the study's order)."""
+    def _check(self, runs, reading=None, defaults=None):
+        """The preset's verdicts on ``runs`` (one reading's points, in the study's order); a ``reading`` that
+        reruns only some algorithms has each point's other results from ``defaults``, the default reading's
+        runs of the same points (:meth:`schedulers.core.claims.Reading.merged`, as ``claims`` does)."""
+        from schedulers.core.claims import Reading
         from schedulers.reproduce import check_study
 
-        runs = runs.order_by("id").only("config", "status", "summary")
-        points = [(r.config.get("name", ""), r.summary if r.status == Run.Status.SUCCEEDED else None, r.config)
-                  for r in runs]  # fmt: skip
+        def summary(run):
+            return run.summary if run is not None and run.status == Run.Status.SUCCEEDED else None
+
+        runs = list(runs.order_by("id").only("config", "status", "summary"))
+        if reading is not None and reading.algorithms:
+            merge = Reading(reading.name, reading.text, reading.params, algorithms=tuple(reading.algorithms)).merged
+            base = list(defaults.order_by("id").only("status", "summary"))
+            summaries = [merge(summary(r), summary(d)) for r, d in zip(runs, base, strict=True)]
+        else:
+            summaries = [summary(r) for r in runs]
+        points = [(r.config.get("name", ""), s, r.config) for r, s in zip(runs, summaries, strict=True)]
         try:
             return check_study(self.scenario.family, self.preset, points)
         except schedulers.ScenarioError:  # the preset is gone from this installation
@@ -222,6 +236,11 @@ class StudyReading(models.Model):
     default = models.BooleanField(default=False)
     why = models.TextField(blank=True, help_text="For the default: why it is the default.")
     params = models.JSONField(default=dict, blank=True, help_text="The scenario parameters the reading sets.")
+    algorithms = models.JSONField(
+        default=list, blank=True,
+        help_text="The only algorithms whose runs the reading changes; the others' results are the default reading's "
+                  "(empty: all).",
+    )  # fmt: skip
     verdicts = models.JSONField(
         null=True, blank=True, help_text="An alternative's claims checked when its runs finished (the default's: the study's)."
     )  # fmt: skip

@@ -192,8 +192,9 @@ def _create_study(scenario, configs, points, axes, readings=(), **fields):
         ]
         for i, (r, cs) in enumerate(readings):
             row = StudyReading.objects.create(
-                study=study, position=i, name=r.name, text=r.text, default=r.default, why=r.why, params=dict(r.params)
-            )
+                study=study, position=i, name=r.name, text=r.text, default=r.default, why=r.why, params=dict(r.params),
+                algorithms=list(r.algorithms),
+            )  # fmt: skip
             if not r.default:
                 rows += [Run(scenario=scenario, scenario_name=scenario.name, study=study, config=c, point=p,
                              reading=row) for c, p in zip(cs, points, strict=True)]  # fmt: skip

@@ -204,3 +204,31 @@ def test_a_reading_whose_points_are_invalid_is_named_and_nothing_is_created(alic
     assert fields and all(f.startswith("readings[bogus].points[") for f in fields)
     assert fields[0] == "readings[bogus].points[0].params.baseline_allocation"
     assert not Study.objects.exists() and not Run.objects.exists()
+
+
+def test_a_reading_that_reruns_some_algorithms_takes_the_others_from_the_default_runs(
+    alice, alice_client, django_capture_on_commit_callbacks
+):
+    """federated fig. 9 declares "FCFS places anywhere", which changes FCFS's runs only: the study reruns FCFS
+    alone under it, and its verdicts compare that FCFS with the default's DCLS and DCMMS, as ``claims`` does
+    (the same verdicts and measured numbers)."""
+    family, preset = "federated", "fig9_energy_loose"
+    (report,) = run_claims([(family, preset)], scale=SCALE, workers=1)
+    want = [[v["verdict"] for v in r["verdicts"]] for r in report["readings"]]
+    assert len(want) == 2 and len(want[1]) > 0
+    assert "not evaluated" not in want[1]  # FCFS's runs alone would leave every comparison unevaluated
+    with django_capture_on_commit_callbacks(execute=True):
+        study = create_preset_study(alice, family, preset, SCALE)
+    study.refresh_from_db()
+    anywhere = StudyReading.objects.get(study=study, default=False)
+    assert (anywhere.name, anywhere.algorithms) == ("FCFS places anywhere", ["fcfs"])
+    alt = list(anywhere.runs.order_by("id"))
+    assert alt and all(r.config["algorithms"] == ["fcfs"] for r in alt)
+    assert all(r.config["params"]["fcfs_placement"] == "any" for r in alt)
+    assert all(r.status == Run.Status.SUCCEEDED for r in study.runs.all())
+    assert [v["verdict"] for v in study.verdicts] == want[0]
+    assert [v["verdict"] for v in anywhere.verdicts] == want[1]
+    assert [v["measured"] for v in anywhere.verdicts] == [v["measured"] for v in report["readings"][1]["verdicts"]]
+    page = alice_client.get(f"/studies/{study.pk}/").content.decode()
+    assert [[r[0] for r in _table(page)[1]], [r[1] for r in _table(page)[1]]] == want
+    assert "it reruns only fcfs" in page

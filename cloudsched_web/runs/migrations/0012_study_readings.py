@@ -29,6 +29,15 @@ class Migration(migrations.Migration):
                     models.JSONField(blank=True, default=dict, help_text="The scenario parameters the reading sets."),
                 ),
                 (
+                    "algorithms",
+                    models.JSONField(
+                        blank=True,
+                        default=list,
+                        help_text="The only algorithms whose runs the reading changes; the others' results are the "
+                        "default reading's (empty: all).",
+                    ),
+                ),
+                (
                     "verdicts",
                     models.JSONField(
                         blank=True,
