@@ -281,12 +281,20 @@ def expected_cpu(scenarios):
 
 @cache
 def preset_expected(family, preset):
-    """Each scale's :func:`expected_cpu` for one preset, computed once per process (a federated preset reads
-    its log's size: about a second), and only for the cards a page shows."""
+    """Each scale's :func:`expected_cpu` for one preset, with ``readings_cpu_s`` what its alternative readings'
+    runs add, computed once per process (a federated preset reads its log's size: about a second), and only
+    for the cards a page shows."""
+    alternatives = [r for r in preset_readings(family, preset) if not r.default]
+    out = {}
     try:
-        return {scale: expected_cpu(schedulers.preset(family, preset, scale)["scenarios"]) for scale in SCALES}
+        for scale in SCALES:
+            scenarios = schedulers.preset(family, preset, scale)["scenarios"]
+            out[scale] = expected_cpu(scenarios)
+            # What the alternative readings' runs add (the option is ticked by default): said apart.
+            out[scale]["readings_cpu_s"] = expected_cpu([r.apply(s) for r in alternatives for s in scenarios])["cpu_s"]
     except Exception:  # a family mid-edit: the card says its preset is unavailable
         return {}
+    return out
 
 
 @cache

@@ -114,3 +114,22 @@ def test_the_saved_scenario_is_named_after_the_figure_and_the_preset(alice_clien
     scenario = Scenario.objects.get()
     assert scenario.name == "Toy: makespan vs machines · preset toy/machines_sweep, small scale"
     assert scenario.config["name"] == scenario.name
+
+
+def test_the_gallery_says_what_the_alternative_readings_add_to_the_expected_time(alice_client):
+    """ep_jobs fig. 4 declares the "optra" reading: what its runs add (ticked by default) is expected apart."""
+    import schedulers
+    from cloudsched_web.runs.templatetags.numbers import duration
+    from cloudsched_web.scenarios.views import expected_cpu, preset_expected
+    from schedulers.reproduce import preset_readings
+
+    (optra,) = [r for r in preset_readings("ep_jobs", "fig4") if not r.default]
+    points = schedulers.preset("ep_jobs", "fig4", "small")["scenarios"]
+    assert points
+    added = expected_cpu([optra.apply(p) for p in points])["cpu_s"]
+    assert added > 0 and preset_expected("ep_jobs", "fig4")["small"]["readings_cpu_s"] == pytest.approx(added)
+    page = alice_client.get("/presets/").content.decode()
+    box = page.split('id="expected-ep_jobs-fig4">')[1].split("</p>")[0]
+    assert f"and about {duration(added)} more for the alternative readings" in box
+    box = page.split('id="expected-dvfs_bot-fig2a">')[1].split("</p>")[0]  # no readings: nothing added
+    assert "alternative readings" not in box
