@@ -50,29 +50,31 @@ def _int(get, name, default=0):
         raise queries.QueryError(name, f"{raw!r} is not an integer", "an integer") from None
 
 
-def _gantt(parsed, get, other):
-    t0, t1 = get("t0", None), get("t1", None)
-    if get("side", None) in ("a", "b"):  # the diff page: one side, with each job's status
-        a, b = _int(get, "a"), _int(get, "b", 1)
-        parsed_b = other if other is not None else parsed
-        side, index = (parsed, a) if get("side", None) == "a" else (parsed_b, b)
-        data = gantt.gantt(side, index, t0, t1, get("row0", 0), get("rows", gantt.ROWS), get("pixels", gantt.PIXELS),
-                           status=jobdiff.status_of(parsed, a, parsed_b, b))  # fmt: skip
-        data["bars"]["statuses"] = jobdiff.STATUSES
-        if data.get("occupancy"):
-            data["occupancy"]["statuses"] = jobdiff.STATUSES
-        return data
-    return gantt.gantt(parsed, _int(get, "run"), t0, t1, get("row0", 0), get("rows", gantt.ROWS),
-                       get("pixels", gantt.PIXELS))  # fmt: skip
+def _sides(parsed, get, other):
+    """The diff page's two sides: ``(result, index)`` of ``a`` and of ``b`` (another run's result, or this one's)."""
+    return (parsed, _int(get, "a")), (other if other is not None else parsed, _int(get, "b", 1))
 
 
 def _side(parsed, get, other):
     """``(result, run index)`` a Gantt request names: ``run``, or on the diff page ``side`` of ``a`` and ``b``."""
-    if get("side", None) in ("a", "b"):
-        if get("side", None) == "a":
-            return parsed, _int(get, "a")
-        return (other if other is not None else parsed), _int(get, "b", 1)
+    side = get("side", None)
+    if side in ("a", "b"):
+        return _sides(parsed, get, other)[side == "b"]
     return parsed, _int(get, "run")
+
+
+def _gantt(parsed, get, other):
+    t0, t1 = get("t0", None), get("t1", None)
+    result, index = _side(parsed, get, other)
+    if get("side", None) not in ("a", "b"):
+        return gantt.gantt(result, index, t0, t1, get("row0", 0), get("rows", gantt.ROWS), get("pixels", gantt.PIXELS))
+    (_, a), (parsed_b, b) = _sides(parsed, get, other)  # the diff page: one side, with each job's status
+    data = gantt.gantt(result, index, t0, t1, get("row0", 0), get("rows", gantt.ROWS), get("pixels", gantt.PIXELS),
+                       status=jobdiff.status_of(parsed, a, parsed_b, b))  # fmt: skip
+    data["bars"]["statuses"] = jobdiff.STATUSES
+    if data.get("occupancy"):
+        data["occupancy"]["statuses"] = jobdiff.STATUSES
+    return data
 
 
 def _bar(parsed, get, other):
