@@ -42,13 +42,16 @@ def _swipe(page, x, y, dx, dy, steps=20):
     page.wait_for_timeout(300)
 
 
-def test_a_vertical_swipe_over_a_chart_scrolls_the_page(phone, live_server, alice):
-    scenario = Scenario.objects.create(
-        owner=alice, family="backfill", name="phone", config=schedulers.example("backfill")
-    )
+def _open_run(phone, live_server, owner, family):
+    """The run page of a finished run of ``family``'s example, logged in on the phone."""
+    scenario = Scenario.objects.create(owner=owner, family=family, name="phone", config=schedulers.example(family))
     run = finished_run(scenario)
     _login(phone, live_server.url)
     phone.goto(f"{live_server.url}/runs/{run.pk}/")
+
+
+def test_a_vertical_swipe_over_a_chart_scrolls_the_page(phone, live_server, alice):
+    _open_run(phone, live_server, alice, "backfill")
     phone.wait_for_function("() => Number(document.body.dataset.timelineLoaded || 0) >= 1")
     charts = ["#gantt-charts canvas", "#series-charts canvas"]
     for selector in charts:
@@ -75,12 +78,7 @@ def test_a_vertical_swipe_over_a_chart_scrolls_the_page(phone, live_server, alic
 
 def test_the_metrics_table_scrolls_sideways_with_its_row_names(phone, live_server, alice):
     """ep_jobs' many algorithms make the table wider than a phone: it scrolls in its box, names stay in view."""
-    scenario = Scenario.objects.create(
-        owner=alice, family="ep_jobs", name="phone", config=schedulers.example("ep_jobs")
-    )
-    run = finished_run(scenario)
-    _login(phone, live_server.url)
-    phone.goto(f"{live_server.url}/runs/{run.pk}/")
+    _open_run(phone, live_server, alice, "ep_jobs")
     seen = phone.evaluate(
         """() => { const t = document.getElementById('summary-table');
           const box = [t, ...document.querySelectorAll('.metrics-wrap')].find((e) => e.scrollWidth > e.clientWidth);
