@@ -68,7 +68,7 @@ def _plugin(name: str) -> Plugin:
     return Plugin("backfill", f"bench-{name}", PLUGINS[name], f"bench:{name}", "bench", "0", __file__, "", "")
 
 
-def _cpu(fn, reps: int):
+def cpu_median(fn, reps: int):
     times, out = [], None
     for _ in range(reps):
         c0 = time.process_time()
@@ -96,9 +96,9 @@ def main() -> None:
     print(f"{'two-tier':<10} {'built-in':>9} {'plug-in':>9} {'ratio':>7} {'target':>7} {'kills + migrations':>19}")
     for alg, choice in TIERS.items():  # Deploy's mode: a constant against a tier choice asked per job
         plugin = Plugin("backfill", f"bench-{alg}", choice, f"bench:{alg}", "bench", "0", __file__, "", "")
-        bt, b = _cpu(lambda a=alg: simulate_two_tier(inst, a, cfg.params), reps)
+        bt, b = cpu_median(lambda a=alg: simulate_two_tier(inst, a, cfg.params), reps)
         ask = checked_choice(plugin, choice)
-        pt, p = _cpu(lambda a=alg, c=ask: simulate_two_tier(inst, a, cfg.params, choice=c), reps)
+        pt, p = cpu_median(lambda a=alg, c=ask: simulate_two_tier(inst, a, cfg.params, choice=c), reps)
         assert p.first_start.tolist() == b.first_start.tolist() and p.end.tolist() == b.end.tolist(), alg
         assert p.counters == b.counters, alg
         ratio = pt / bt
@@ -107,13 +107,13 @@ def main() -> None:
 
 
 def one_tier(inst, reps: int) -> None:
-    easy_t, easy = _cpu(lambda: simulate_one_tier(inst, processors=False), reps)
+    easy_t, easy = cpu_median(lambda: simulate_one_tier(inst, processors=False), reps)
     print(f"{'easy.py (specialised EASY)':<44} {easy_t:7.2f}")
     print(f"{'order':<10} {'built-in':>9} {'plug-in':>9} {'ratio':>7} {'target':>7} {'mean response (s)':>18}")
     for name, plug in PLUGINS.items():
         order = ORDERS[name]
-        bt, b = _cpu(lambda o=order: simulate_ordered(inst, o.key, o.dynamic, processors=False), reps)
-        pt, p = _cpu(lambda pl=plug, n=name: simulate_ordered(inst, checked(_plugin(n), pl), pl.dynamic,
+        bt, b = cpu_median(lambda o=order: simulate_ordered(inst, o.key, o.dynamic, processors=False), reps)
+        pt, p = cpu_median(lambda pl=plug, n=name: simulate_ordered(inst, checked(_plugin(n), pl), pl.dynamic,
                                                              processors=False), reps)  # fmt: skip
         assert p.start.tolist() == b.start.tolist(), f"{name}: the plug-in's schedule differs"
         ratio = pt / bt
@@ -126,8 +126,8 @@ def one_tier(inst, reps: int) -> None:
     fcfs = ORDERS["fcfs"]
     rule = _plugin("fcfs")
     admit = checked_admit(rule, Backfill(easy_admit, "EASY's test, as a plug-in"))
-    bt, b = _cpu(lambda: simulate_ordered(inst, fcfs.key, False, processors=False), reps)
-    pt, p = _cpu(lambda: simulate_ordered(inst, fcfs.key, False, processors=False, admit=admit), reps)
+    bt, b = cpu_median(lambda: simulate_ordered(inst, fcfs.key, False, processors=False), reps)
+    pt, p = cpu_median(lambda: simulate_ordered(inst, fcfs.key, False, processors=False, admit=admit), reps)
     assert p.start.tolist() == b.start.tolist(), "the backfill rule's schedule differs"
     ratio = pt / bt
     print(f"{'admit':<10} {bt:9.2f} {pt:9.2f} {ratio:6.2f}× {'yes' if ratio <= 2 else 'NO':>7}   (backfill rule)")

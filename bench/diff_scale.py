@@ -41,8 +41,8 @@ ROOT = Path(os.environ.get("DIFF_BENCH_ROOT") or Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from results_scale import _peak_mb, _rss_mb  # noqa: E402
-from web_pages import _setup  # noqa: E402
+from results_scale import peak_mb, status_mb  # noqa: E402
+from web_pages import setup_lab  # noqa: E402
 
 
 def _request(client, url, params):
@@ -55,7 +55,7 @@ def _request(client, url, params):
 
 def serve(tmp, pk, label, out, other_pk=""):
     """Serve the diff of run 0 and run 1 of run ``pk`` (run 1 of ``other_pk`` when given) in this fresh process."""
-    _setup(tmp)
+    setup_lab(tmp)
     from django.contrib.auth import get_user_model
     from django.test import Client
     from django.urls import get_resolver
@@ -67,12 +67,12 @@ def serve(tmp, pk, label, out, other_pk=""):
     client = Client()
     client.force_login(get_user_model().objects.get(username="bench"))
     params = {"kind": "diff", "a": 0, "b": 1, **({"with": other_pk} if other_pk else {})}
-    rss0 = _rss_mb()
+    rss0 = status_mb()
     cold, cold_wall, body = _request(client, f"/runs/{pk}/data.json", params)
-    grow = _rss_mb() - rss0
+    grow = status_mb() - rss0
     warm = statistics.median(_request(client, f"/runs/{pk}/data.json", params)[0] for _ in range(3))
     ok = cold < 0.5 and warm < 0.1 and len(body) < 1_000_000 and grow < 200
-    print(f"{label:<34} {cold:>8.3f} {warm:>8.3f} {cold_wall:>8.3f} {grow:>7.0f} {_rss_mb('VmHWM:'):>7.0f} "
+    print(f"{label:<34} {cold:>8.3f} {warm:>8.3f} {cold_wall:>8.3f} {grow:>7.0f} {status_mb('VmHWM:'):>7.0f} "
           f"{len(body):>9,} {os.getloadavg()[0]:>5.1f}  {'ok' if ok else 'MISS'}")  # fmt: skip
     payloads = {"sent": json.loads(body)}
     if label.startswith("before"):  # the old diff's full rows, to put its ties in job id order
@@ -109,7 +109,7 @@ def main():
         return serve(*args.serve)
     print(f"load average at start: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
     tmp = tempfile.mkdtemp(prefix="cloudsched-diffbench-")
-    _setup(tmp)
+    setup_lab(tmp)
     from django.contrib.auth import get_user_model
     from django.utils import timezone
 
@@ -140,10 +140,10 @@ def main():
                                result_blob=run.result_blob, workload_digest=run.workload_digest)  # fmt: skip
     parsed = queries.ParsedResult(run.load_header(), run.result_files)
     for i in range(len(segments)):
-        c0, r0 = time.process_time(), _rss_mb()
+        c0, r0 = time.process_time(), status_mb()
         table = jobindex.table_of(parsed.stored(i))
         print(f"worker: job index of run {i} ({table.num_rows:,} jobs) built in {time.process_time() - c0:.2f} CPU s, "
-              f"RSS +{_rss_mb() - r0:.0f} MB (peak {_peak_mb():.0f} MB)")  # fmt: skip
+              f"RSS +{status_mb() - r0:.0f} MB (peak {peak_mb():.0f} MB)")  # fmt: skip
     c0 = time.process_time()
     run.result_files = indexes.build(run.load_header(), run.result_files)
     run.save()

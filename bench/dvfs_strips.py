@@ -33,7 +33,7 @@ def main():
     args = parser.parse_args()
     import web_pages
 
-    web_pages._setup(tempfile.mkdtemp(prefix="cloudsched-bench-"))
+    web_pages.setup_lab(tempfile.mkdtemp(prefix="cloudsched-bench-"))
     import schedulers
 
     if args.preset:
@@ -49,7 +49,7 @@ def main():
     print(
         f"{config.get('name', 'dvfs_bot')}: simulated in {time.perf_counter() - t0:.1f} s; segments per run {segments}"
     )
-    user, run = web_pages._store(result, config)
+    user, run = web_pages.store_run(result, config)
     del result
     from django.test import Client
 

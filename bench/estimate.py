@@ -34,7 +34,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from results_scale import _rss_mb  # noqa: E402  (a /proc/self/status field in MB)
+from results_scale import status_mb  # noqa: E402  (a /proc/self/status field in MB)
 
 # The real worker (``--worker``): run.sh's flags, one task per pool process so each point starts from a
 # freshly forked child of the warm main process (as the first run after a recycle does), and a hook that
@@ -158,15 +158,15 @@ QUICK = {"backfill": POINTS["backfill"][:3], **{k: v[:2] for k, v in POINTS.item
 
 
 def _status_mb():
-    return {key: _rss_mb(key + ":") for key in ("VmPeak", "VmHWM")}
+    return {key: status_mb(key + ":") for key in ("VmPeak", "VmHWM")}
 
 
 def child(config, with_indexes, limit_mb=0):
     """One point, as the worker runs it (under an address-space limit of ``limit_mb`` if given); prints one JSON line."""
-    from web_pages import _setup
+    from web_pages import setup_lab
 
     tmp = tempfile.mkdtemp(prefix="cloudsched-estimate-")
-    _setup(tmp)
+    setup_lab(tmp)
     from django.contrib.auth import get_user_model
     from django.utils import timezone
 
@@ -247,9 +247,9 @@ class RealWorker:
         self._redis = redis_server(self.tmp)
         url = self._redis.__enter__()
         os.environ["CELERY_BROKER_URL"] = url
-        from web_pages import _setup
+        from web_pages import setup_lab
 
-        _setup(str(self.tmp))
+        setup_lab(str(self.tmp))
         from django.contrib.auth import get_user_model
 
         self.user = get_user_model().objects.create_user("bench", "", "bench-pass-123")

@@ -31,8 +31,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from results_scale import _rss_mb as _status_mb  # noqa: E402  (a /proc/self/status field in MB)
-from web_pages import _setup  # noqa: E402
+from results_scale import status_mb  # noqa: E402  (a /proc/self/status field in MB)
+from web_pages import setup_lab  # noqa: E402
 
 
 def _reset_peak():
@@ -47,7 +47,7 @@ def _reset_peak():
 
 def build(args):
     tmp = tempfile.mkdtemp(prefix="cloudsched-exports-")
-    _setup(tmp)
+    setup_lab(tmp)
     from django.contrib.auth import get_user_model
     from django.utils import timezone
 
@@ -76,7 +76,7 @@ def build(args):
 
 
 def serve(tmp, run_pk, all_csv=False, old=False):
-    _setup(tmp)
+    setup_lab(tmp)
     from django.conf import settings
 
     settings.STORAGES = {**settings.STORAGES,
@@ -93,7 +93,7 @@ def serve(tmp, run_pk, all_csv=False, old=False):
     client.force_login(get_user_model().objects.get(username="bench"))
     runs = run.result_files["runs"]
     base = f"/runs/{run.pk}"
-    rss0 = _status_mb("VmRSS:")
+    rss0 = status_mb("VmRSS:")
     print(f"serving from a fresh process: RSS {rss0:.0f} MB; load average {os.getloadavg()[0]:.1f}")
     peaks = _reset_peak()
     print(f"\n{'request':<34} {'wall s':>8} {'CPU s':>7} {'bytes':>15} {'RSS +MB after':>14} {'peak +MB':>9}")
@@ -114,7 +114,7 @@ def serve(tmp, run_pk, all_csv=False, old=False):
         if hasattr(response, "close"):
             response.close()
         wall, cpu = time.perf_counter() - t0, time.process_time() - c0
-        after, peak = _status_mb("VmRSS:") - rss0, _status_mb("VmHWM:") - rss0
+        after, peak = status_mb("VmRSS:") - rss0, status_mb("VmHWM:") - rss0
         shown = "" if estimate is None else f"  page: {'' if estimate['exact'] else 'about '}{estimate['bytes']:,}"
         print(f"{label:<34} {wall:>8.2f} {cpu:>7.2f} {size:>15,} {after:>14.0f} {peak if peaks else float('nan'):>9.0f}"
               f"{shown}")  # fmt: skip
@@ -134,7 +134,7 @@ def serve(tmp, run_pk, all_csv=False, old=False):
         get("every run's schedule, one CSV", f"{base}/export/schedule/", {"run": "all"}, sizes["all_csv"]["schedule"])
     for label, params in _job_requests(runs):
         get(label, f"{base}/data.json", params)
-    print(f"\nRSS grew {_status_mb('VmRSS:') - rss0:.0f} MB over all requests; peak RSS {_status_mb('VmHWM:'):.0f} MB")
+    print(f"\nRSS grew {status_mb('VmRSS:') - rss0:.0f} MB over all requests; peak RSS {status_mb('VmHWM:'):.0f} MB")
     if old:
         import pyarrow.parquet as pq
 
@@ -145,7 +145,7 @@ def serve(tmp, run_pk, all_csv=False, old=False):
         pq.write_table(parsed.stored(len(runs) - 1).table("segments"), buf, compression="zstd")
         print(f"before streaming (whole table in memory), last run's schedule.parquet: "
               f"{time.perf_counter() - t0:.1f} s wall, {time.process_time() - c0:.1f} s CPU, {buf.tell():,} bytes, "
-              f"peak +{_status_mb('VmHWM:') - rss0:.0f} MB")  # fmt: skip
+              f"peak +{status_mb('VmHWM:') - rss0:.0f} MB")  # fmt: skip
 
 
 def _job_requests(runs):

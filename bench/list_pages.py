@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from web_pages import _setup  # noqa: E402
+from web_pages import setup_lab  # noqa: E402
 
 TARGET_S = 0.150
 PAGES = ["/", "/studies/", "/admin/runs/run/", "/admin/runs/study/", "/admin/scenarios/scenario/"]
@@ -63,7 +63,7 @@ def main():
     parser.add_argument("--per-scenario", type=int, default=5)
     parser.add_argument("--heavy-mb", type=float, default=20.0)
     args = parser.parse_args()
-    _setup(tempfile.mkdtemp(prefix="cloudsched-bench-"))
+    setup_lab(tempfile.mkdtemp(prefix="cloudsched-bench-"))
     from django.db import connection
     from django.test import Client
     from django.test.utils import CaptureQueriesContext

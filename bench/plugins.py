@@ -35,7 +35,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import schedulers
-from bench.backfill_plugins import _cpu  # CPU seconds, median of reps
+from bench.backfill_plugins import cpu_median  # CPU seconds, median of reps
 from schedulers.core import rng as rngmod
 from schedulers.plugins import Plugin
 
@@ -65,8 +65,8 @@ def vm_reservations(reps: int, n: int) -> None:
     size = f"{n:,} requests"
     for fit, builtin in (("best", lambda p, o: pack(*p, o, FITS["best"])), ("first", lambda p, o: first_fit(*p, o))):
         choose, _ = checked(_plugin("vm_reservations", PmChoice(FITS[fit], fit)), PmChoice(FITS[fit], fit))
-        bt, b = _cpu(lambda bf=builtin: [bf(p, o) for p, o in zip(pools, orders, strict=True)], reps)
-        pt, q = _cpu(lambda c=choose: [pack(*p, o, c) for p, o in zip(pools, orders, strict=True)], reps)
+        bt, b = cpu_median(lambda bf=builtin: [bf(p, o) for p, o in zip(pools, orders, strict=True)], reps)
+        pt, q = cpu_median(lambda c=choose: [pack(*p, o, c) for p, o in zip(pools, orders, strict=True)], reps)
         assert all(x.pm.tolist() == y.pm.tolist() for x, y in zip(b, q, strict=True)), fit
         _row(f"vm_reservations ffd:{fit}" + (" (ffd.py packer)" if fit == "first" else ""), size, bt, pt)
 
@@ -90,8 +90,8 @@ def federated(reps: int, apps: int) -> None:
 
     plugins.discover().setdefault("federated", {})["bench-cls"] = _plugin(
         "federated", CloudChoice(lambda task: int(np.argmin(task.tau)), "CLS as a plug-in"))  # fmt: skip
-    bt, b = _cpu(lambda: run("cls"), reps)
-    pt, p = _cpu(lambda: run("bench-cls"), reps)
+    bt, b = cpu_median(lambda: run("cls"), reps)
+    pt, p = cpu_median(lambda: run("bench-cls"), reps)
     assert b.schedule == p.schedule
     _row("federated CLS", f"{inst.n_tasks:,} tasks", bt, pt)
 
@@ -109,8 +109,8 @@ def dvfs_bot(reps: int, hours: float) -> None:
     _, inst = _instance(scenario)
     dc, wl = inst.datacenter, inst.workload
     choose = checked(_plugin("dvfs_bot", VmChoice(alg1)), VmChoice(alg1))
-    bt, b = _cpu(lambda: simulate_jobs(dc, wl, True), reps)
-    pt, p = _cpu(lambda: simulate_jobs(dc, wl, True, choose=choose), reps)
+    bt, b = cpu_median(lambda: simulate_jobs(dc, wl, True), reps)
+    pt, p = cpu_median(lambda: simulate_jobs(dc, wl, True, choose=choose), reps)
     assert b.task_vm.tolist() == p.task_vm.tolist() and b.seg_level.tolist() == p.seg_level.tolist()
     _row("dvfs_bot Alg. 1", f"{int(wl.ntasks.sum()):,} tasks", bt, pt)
 
@@ -124,8 +124,8 @@ def ep_jobs(reps: int, tasks: int) -> None:
                          "workload": {"kind": "generator", "tasks": tasks}, "algorithms": ["min_min"]})  # fmt: skip
     rule = TaskPlacement(lambda job: rec(job, min_min_placement(job))[0])
     place = checked(_plugin("ep_jobs", rule), rule)
-    bt, b = _cpu(lambda: min_min(inst), reps)
-    pt, p = _cpu(lambda: finish(inst, place(inst)), reps)
+    bt, b = cpu_median(lambda: min_min(inst), reps)
+    pt, p = cpu_median(lambda: finish(inst, place(inst)), reps)
     assert b.server.tolist() == p.server.tolist()
     _row("ep_jobs Min-Min + REC", f"{tasks:,} tasks", bt, pt)
 

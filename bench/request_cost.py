@@ -21,24 +21,24 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.results_scale import _peak_mb, _rss_mb  # noqa: E402
-from bench.web_pages import _setup  # noqa: E402
+from bench.results_scale import peak_mb, status_mb  # noqa: E402
+from bench.web_pages import setup_lab  # noqa: E402
 
 TARGET_MS = 50.0
 TARGET_MB = 100.0
 
 
 def _post(client, token, path, body):
-    t0, peak0, rss0 = time.perf_counter(), _peak_mb(), _rss_mb()
+    t0, peak0, rss0 = time.perf_counter(), peak_mb(), status_mb()
     response = client.post(f"/api/v1{path}", json.dumps(body), content_type="application/json",
                            headers={"Authorization": f"Bearer {token}"})  # fmt: skip
     ms = (time.perf_counter() - t0) * 1000
-    return response, ms, max(_peak_mb() - peak0, 0.0), _rss_mb() - rss0
+    return response, ms, max(peak_mb() - peak0, 0.0), status_mb() - rss0
 
 
 def main():
     with tempfile.TemporaryDirectory() as tmp:
-        _setup(tmp)
+        setup_lab(tmp)
         import os
 
         os.environ["CELERY_BROKER_URL"] = "redis://127.0.0.1:1/0"  # nothing listens: runs stay queued

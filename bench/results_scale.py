@@ -41,10 +41,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from web_pages import _setup  # noqa: E402
+from web_pages import setup_lab  # noqa: E402
 
 
-def _rss_mb(field="VmRSS:"):
+def status_mb(field="VmRSS:"):
     with open("/proc/self/status") as f:
         for line in f:
             if line.startswith(field):
@@ -52,7 +52,7 @@ def _rss_mb(field="VmRSS:"):
     return 0.0
 
 
-def _peak_mb():
+def peak_mb():
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
@@ -113,7 +113,7 @@ def main():
         return serve(*args.serve, profile=args.profile_serve)
     print(f"load average at start: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
     tmp = tempfile.mkdtemp(prefix="cloudsched-bench-")
-    _setup(tmp)
+    setup_lab(tmp)
     from django.conf import settings
 
     # Serve static files from the finders: the bench needs no collectstatic.
@@ -138,7 +138,7 @@ def main():
     t0 = time.perf_counter()
     result = schedulers.run(config)
     sim = time.perf_counter() - t0
-    rss_sim = _peak_mb()
+    rss_sim = peak_mb()
     segments = [len(r["schedule"]) for r in result["runs"]]
     user = get_user_model().objects.create_user("bench", "", "bench-pass-123")
     scenario = Scenario.objects.create(owner=user, family=config["family"], name="bench", config=config)
@@ -147,11 +147,11 @@ def main():
     t0, c0 = time.perf_counter(), time.process_time()
     run.store_result(result, "bench", indexes=False)  # as the worker: indexes after the run is released
     store_s, store_cpu = time.perf_counter() - t0, time.process_time() - c0
-    rss_store = _peak_mb()
+    rss_store = peak_mb()
     t0, c0 = time.perf_counter(), time.process_time()
     run.page = page.summarize(result)
     page_s, page_cpu = time.perf_counter() - t0, time.process_time() - c0
-    rss_page = _peak_mb()
+    rss_page = peak_mb()
     run.save()
     files = [f for info in run.result_files["runs"] for f in info["files"].values()]
     from django.core.files.storage import default_storage
@@ -182,7 +182,7 @@ def main():
     run.save()
     print(
         f"chart indexes (built after the run is marked succeeded, as the worker does): "
-        f"{time.perf_counter() - t0:.2f} s wall, {time.process_time() - c0:.2f} s CPU; peak RSS {_peak_mb():.0f} MB"
+        f"{time.perf_counter() - t0:.2f} s wall, {time.process_time() - c0:.2f} s CPU; peak RSS {peak_mb():.0f} MB"
     )
     if args.profile:
         import cProfile
@@ -214,7 +214,7 @@ def main():
 
 def serve(tmp, run_pk, algorithms, profile=False):
     """Time the result page, Gantt and series windows and the API on the stored run, in this (fresh) process."""
-    _setup(tmp)
+    setup_lab(tmp)
     from django.conf import settings
 
     settings.STORAGES = {
@@ -233,12 +233,12 @@ def serve(tmp, run_pk, algorithms, profile=False):
     from django.urls import get_resolver
 
     _ = get_resolver().url_patterns  # the views imported, as a web worker has them before its first request
-    print(f"serving from a fresh process; RSS {_rss_mb():.0f} MB with the views imported")
+    print(f"serving from a fresh process; RSS {status_mb():.0f} MB with the views imported")
     queries.clear_cache()
     client = Client(HTTP_ACCEPT_ENCODING="gzip")  # as a browser asks: the data endpoint gzips (bytes as sent)
     client.force_login(user)
     base = f"/runs/{run.pk}"
-    rss0 = _rss_mb()
+    rss0 = status_mb()
     rows = []
     rows.append(("result page HTML", *_cold_warm(client, f"{base}/"), 0.3))
     span = run.result_files["runs"][0]["span"]
@@ -281,8 +281,8 @@ def serve(tmp, run_pk, algorithms, profile=False):
         ok = c_cpu < target and w_cpu < 0.1 and size < 1_000_000
         print(f"{label:<28} {c:>8.3f} {w:>8.3f} {c_cpu:>9.3f} {w_cpu:>9.3f} {size:>11,}  {'ok' if ok else 'MISS'}")
     _zoom_session(client, base, algorithms, lo, hi)
-    grow = _rss_mb() - rss0
-    peak = _rss_mb("VmHWM:")  # this process's own peak (ru_maxrss carries the parent's over exec)
+    grow = status_mb() - rss0
+    peak = status_mb("VmHWM:")  # this process's own peak (ru_maxrss carries the parent's over exec)
     print(f"\nweb process RSS grew {grow:.0f} MB while serving (target < 200 MB); peak RSS {peak:.0f} MB")
     if profiler is not None:
         import pstats

@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from web_pages import _setup  # noqa: E402
+from web_pages import setup_lab  # noqa: E402
 
 TARGET_MB = 100
 PAGE = resource.getpagesize()
@@ -103,7 +103,7 @@ def main() -> None:
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-trace-") as tmp:
         os.environ["SECRET_KEY"] = "bench-only"
-        _setup(tmp)
+        setup_lab(tmp)
         import schedulers
         from cloudsched_web.traces.services import local_path, store_upload
 

@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from web_pages import _setup, _store  # noqa: E402
+from web_pages import setup_lab, store_run  # noqa: E402
 
 TARGET_S = 0.3
 
@@ -89,12 +89,12 @@ def main():
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
     tmp = tempfile.mkdtemp(prefix="cloudsched-bench-")
-    _setup(tmp)
+    setup_lab(tmp)
     import schedulers
 
     config = {"family": "backfill", "name": "first page bench", "seed": 1, "algorithms": ["easy", "keasy"],
               "workload": {"kind": "generator", "model": "feitelson", "n_jobs": args.jobs, "load": 0.7}}  # fmt: skip
-    _, run = _store(schedulers.run(config), config)
+    _, run = store_run(schedulers.run(config), config)
     run.share()
     env = {**os.environ, "CLOUDSCHED_VAR_DIR": tmp, "ALLOWED_HOSTS": "127.0.0.1", "DEBUG": "0", "SECURE_HTTPS": "0"}
     load = os.getloadavg()[0]

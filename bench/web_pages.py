@@ -27,7 +27,7 @@ TARGET_S = 1.0
 TARGET_BYTES = 2 * 1024 * 1024
 
 
-def _setup(tmp):
+def setup_lab(tmp):
     os.environ.update({"CLOUDSCHED_VAR_DIR": tmp, "DJANGO_SETTINGS_MODULE": "cloudsched_web.settings",
                        "ALLOWED_HOSTS": "testserver", "SECURE_HTTPS": "0", "DEBUG": "0", "LOG_LEVEL": "WARNING"})  # fmt: skip
     import django
@@ -38,7 +38,7 @@ def _setup(tmp):
     call_command("migrate", verbosity=0)
 
 
-def _store(result, config):
+def store_run(result, config):
     from django.contrib.auth import get_user_model
     from django.utils import timezone
 
@@ -82,7 +82,7 @@ def main():
     parser.add_argument("--algorithms", default="easy,fcfs")
     args = parser.parse_args()
     tmp = tempfile.mkdtemp(prefix="cloudsched-bench-")
-    _setup(tmp)
+    setup_lab(tmp)
     import schedulers
     from cloudsched_web.results import queries
 
@@ -94,7 +94,7 @@ def main():
     sim = time.perf_counter() - t0
     segments = [len(r["schedule"]) for r in result["runs"]]
     jobs = [len(r.get("jobs", [])) for r in result["runs"]]
-    user, run = _store(result, config)
+    user, run = store_run(result, config)
     print(f"simulated {args.jobs} jobs × {len(segments)} algorithms in {sim:.1f} s; stored blob "
           f"{len(run.result_blob) / 1e6:.1f} MB compressed; segments per run {segments}; job records {jobs}")  # fmt: skip
     del result
